@@ -1,0 +1,10 @@
+/** Who is making a request: resolved once at the edge, read by every policy. */
+export interface Caller {
+  /** null for anonymous callers. */
+  readonly username: string | null
+  readonly isAdmin: boolean
+}
+
+export const ANONYMOUS: Caller = Object.freeze({ username: null, isAdmin: false })
+
+export const isAuthenticated = (caller: Caller): caller is Caller & { username: string } => caller.username !== null

@@ -1,0 +1,106 @@
+import { fold } from './code'
+import type { ClubRecord, Tag } from './model'
+
+/** A club with the keys derived from it once, when it is stored, rather than per request. */
+export interface Entry {
+  readonly record: ClubRecord
+  /** Name folded for ordering as a person reads it (case and accents ignored). */
+  readonly nameKey: string
+  /** Folded name, subtitle, code and tag names, for search. */
+  readonly haystack: string
+}
+
+const nameIdentity = (name: string) => name.normalize('NFC').toLowerCase()
+
+/**
+ * Every club and tag in memory, indexed by code and by name. Records are immutable: a change
+ * stores a new record, so caches keyed by record or by `version` never see stale data.
+ */
+export class Catalog {
+  #entries = new Map<string, Entry>()
+  #names = new Map<string, string>()
+  #tags = new Map<number, Tag>()
+  #tagsByName = new Map<string, Tag>()
+  #version = 0
+
+  constructor(clubs: readonly ClubRecord[], tags: readonly Tag[]) {
+    for (const tag of tags) {
+      this.#tags.set(tag.id, tag)
+      this.#tagsByName.set(tag.name.toLowerCase(), tag)
+    }
+    for (const club of clubs) this.put(club)
+  }
+
+  /** Grows on every change; representations cached under one version stay valid until it moves. */
+  get version(): number {
+    return this.#version
+  }
+
+  /** Live (not archived) clubs. */
+  *live(): Iterable<Entry> {
+    for (const entry of this.#entries.values()) if (entry.record.archived_at === null) yield entry
+  }
+
+  get(code: string): Entry | undefined {
+    const entry = this.#entries.get(code)
+    return entry && entry.record.archived_at === null ? entry : undefined
+  }
+
+  /** Codes stay reserved after a club is archived. */
+  hasCode(code: string): boolean {
+    return this.#entries.has(code)
+  }
+
+  /** The code of the live club with this name, ignoring case. */
+  codeForName(name: string): string | undefined {
+    return this.#names.get(nameIdentity(name))
+  }
+
+  tag(id: number): Tag | undefined {
+    return this.#tags.get(id)
+  }
+
+  tagByName(name: string): Tag | undefined {
+    return this.#tagsByName.get(name.toLowerCase())
+  }
+
+  tags(): Tag[] {
+    return [...this.#tags.values()]
+  }
+
+  /** Stores `record`, replacing the club with its code; returns the record it replaced. */
+  put(record: ClubRecord): ClubRecord | undefined {
+    const previous = this.#entries.get(record.code)?.record
+    if (previous && previous.archived_at === null) this.#names.delete(nameIdentity(previous.name))
+    if (record.archived_at === null) this.#names.set(nameIdentity(record.name), record.code)
+    this.#entries.set(record.code, this.#entry(record))
+    this.#version++
+    return previous
+  }
+
+  /** Undoes a `put` whose snapshot could not be saved, unless a later change replaced it since. */
+  revert(record: ClubRecord, previous: ClubRecord | undefined): void {
+    if (this.#entries.get(record.code)?.record !== record) return
+    if (previous) {
+      this.put(previous)
+      return
+    }
+    if (record.archived_at === null) this.#names.delete(nameIdentity(record.name))
+    this.#entries.delete(record.code)
+    this.#version++
+  }
+
+  /** Every club (archived ones too) and tag, as the data file keeps them. */
+  snapshot(): { clubs: ClubRecord[]; tags: Tag[] } {
+    return { clubs: Array.from(this.#entries.values(), (e) => e.record), tags: this.tags() }
+  }
+
+  #entry(record: ClubRecord): Entry {
+    const tagNames = record.tags.map((id) => this.#tags.get(id)?.name ?? '')
+    return {
+      record,
+      nameKey: fold(record.name),
+      haystack: fold([record.name, record.subtitle, record.code, ...tagNames].join('\n')),
+    }
+  }
+}

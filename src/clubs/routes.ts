@@ -1,0 +1,162 @@
+import { Elysia } from 'elysia'
+import type { Caller } from '../caller'
+import { MethodNotAllowed, NotFound, ReadOnlyDirectory } from '../errors'
+import { readJsonBody } from '../http/body'
+import type { Authenticator } from '../http/auth'
+import { ENDPOINTS } from '../http/endpoints'
+import { exchange } from '../http/exchange'
+import { Prepared } from '../http/prepared'
+import { reply, replyJson, type Exchange } from '../http/respond'
+import { ClubWrite, type ClubRecord } from './model'
+import { parseFieldSelection, parseListQuery, type ListQuery } from './query'
+import { ANONYMOUS_VIEW, detail, listItem, select, type Representation } from './represent'
+import type { ClubService } from './service'
+
+export interface ClubRouteDeps {
+  readonly clubs: ClubService
+  readonly auth: Authenticator
+  readonly readOnly: boolean
+}
+
+const CACHE_LIMIT = 512
+const clubUrl = (ex: Exchange, code: string) => `${ex.url.origin}/api/clubs/${code}/`
+
+/** The answers anonymous callers get, serialised once per data version and query. */
+class AnonymousListCache {
+  #version = -1
+  #answers = new Map<string, Prepared>()
+
+  get(version: number, key: string): Prepared | undefined {
+    if (version !== this.#version) {
+      this.#version = version
+      this.#answers.clear()
+    }
+    return this.#answers.get(key)
+  }
+
+  set(key: string, answer: Prepared): void {
+    if (this.#answers.size >= CACHE_LIMIT) this.#answers.clear()
+    this.#answers.set(key, answer)
+  }
+}
+
+/** `/api/clubs/` and `/api/clubs/{code}/`: destructure, call the service, reply. */
+export function clubRoutes({ clubs, auth, readOnly }: ClubRouteDeps) {
+  const cache = new AnonymousListCache()
+  const callerOf = (request: Request): Caller => auth.authenticate(request.headers.get('authorization'))
+  const view = (_caller: Caller, _record: ClubRecord) => ANONYMOUS_VIEW
+  const detailOf = (caller: Caller, record: ClubRecord, ex: Exchange) =>
+    select(
+      detail(record, { ...view(caller, record), seesEmail: caller.isAdmin }, clubs.catalog),
+      parseFieldSelection(ex.url.searchParams),
+    )
+  const writable = (allow: string) => {
+    if (readOnly) throw new ReadOnlyDirectory(allow)
+  }
+
+  function listAnswer(caller: Caller, ex: Exchange): Prepared {
+    const query = parseListQuery(ex.url.searchParams, clubs.catalog)
+    const items = clubs
+      .list(caller, query)
+      .map((entry) =>
+        select(
+          listItem(entry.record, { ...view(caller, entry.record), seesEmail: caller.isAdmin }, clubs.catalog),
+          query.fields,
+        ),
+      )
+    return Prepared.of(query.page ? paginate(items, query.page, ex) : items)
+  }
+
+  return new Elysia({ name: 'clubs' })
+    .get('/api/clubs/', ({ request }) => {
+      const ex = exchange(request)
+      const caller = callerOf(request)
+      if (caller.username !== null) return reply(ex, 200, listAnswer(caller, ex))
+      const version = clubs.catalog.version
+      let answer = cache.get(version, ex.url.search)
+      if (!answer) {
+        answer = listAnswer(caller, ex)
+        cache.set(ex.url.search, answer)
+      }
+      return reply(ex, 200, answer)
+    })
+    .post(
+      '/api/clubs/',
+      async ({ request }) => {
+        const ex = exchange(request)
+        writable(ENDPOINTS.clubList.allow)
+        const caller = callerOf(request)
+        const club = await clubs.create(caller, await readJsonBody(request))
+        return replyJson(ex, 201, detailOf(caller, club, ex), { Location: clubUrl(ex, club.code) })
+      },
+      { parse: 'none' },
+    )
+    .options('/api/clubs/', ({ request }) => options(exchange(request), ENDPOINTS.clubList, true))
+    .all('/api/clubs/', ({ request }) => {
+      throw new MethodNotAllowed(request.method, ENDPOINTS.clubList.allow)
+    })
+    .get('/api/clubs/:code/', ({ request, params }) => {
+      const ex = exchange(request)
+      const caller = callerOf(request)
+      return replyJson(ex, 200, detailOf(caller, clubs.retrieve(caller, params.code), ex))
+    })
+    .put('/api/clubs/:code/', ({ request, params }) => update(request, params.code, false), { parse: 'none' })
+    .patch('/api/clubs/:code/', ({ request, params }) => update(request, params.code, true), { parse: 'none' })
+    .delete(
+      '/api/clubs/:code/',
+      async ({ request, params }) => {
+        const ex = exchange(request)
+        writable(ENDPOINTS.clubDetail.allow)
+        await clubs.destroy(callerOf(request), params.code)
+        return reply(ex, 204, null)
+      },
+      { parse: 'none' },
+    )
+    .options('/api/clubs/:code/', ({ request }) => options(exchange(request), ENDPOINTS.clubDetail, true))
+    .all('/api/clubs/:code/', ({ request }) => {
+      throw new MethodNotAllowed(request.method, ENDPOINTS.clubDetail.allow)
+    })
+
+  async function update(request: Request, code: string, partial: boolean) {
+    const ex = exchange(request)
+    writable(ENDPOINTS.clubDetail.allow)
+    const caller = callerOf(request)
+    const body = await readJsonBody(request)
+    const club = await clubs.update(caller, code, body, partial)
+    return replyJson(ex, 200, detailOf(caller, club, ex))
+  }
+}
+
+function paginate(items: Representation[], page: NonNullable<ListQuery['page']>, ex: Exchange) {
+  const pages = Math.max(1, Math.ceil(items.length / page.size))
+  if (page.number > pages) throw new NotFound('Invalid page.')
+  const link = (n: number) => {
+    const url = new URL(ex.url)
+    url.searchParams.set('page', String(n))
+    return url.toString()
+  }
+  const start = (page.number - 1) * page.size
+  return {
+    count: items.length,
+    next: page.number < pages ? link(page.number + 1) : null,
+    previous: page.number > 1 ? link(page.number - 1) : null,
+    results: items.slice(start, start + page.size),
+  }
+}
+
+/** OPTIONS: the endpoint's metadata (and a CORS preflight answer). */
+export function options(ex: Exchange, page: (typeof ENDPOINTS)[keyof typeof ENDPOINTS], writes: boolean): Response {
+  const metadata = {
+    name: page.name,
+    description: page.description,
+    renders: ['application/json', 'text/html'],
+    parses: ['application/json'],
+    allowed_methods: page.allow.split(', '),
+    ...(writes ? { actions: { [page.allow.includes('POST') ? 'POST' : 'PUT']: ClubWrite } } : {}),
+  }
+  return replyJson(ex, 200, metadata, {
+    'Access-Control-Allow-Methods': `${page.allow}, HEAD, OPTIONS`,
+    'Access-Control-Allow-Headers': 'Authorization, Content-Type, If-None-Match',
+    'Access-Control-Max-Age': '86400',
+  })
+}

@@ -1,0 +1,208 @@
+import { isAuthenticated, type Caller } from '../caller'
+import { NotAuthenticated, NotFound, PermissionDenied, StorageUnavailable, ValidationFailed } from '../errors'
+import type { Catalog, Entry } from './catalog'
+import { firstFreeCode, slugify } from './code'
+import { ClubWrite, type ClubRecord } from './model'
+import { applyListQuery, type ListQuery } from './query'
+import { missingForReplace, validateClubBody, type FieldErrors } from './validate'
+
+export interface ClubServiceOptions {
+  /** Saves a snapshot holding every change made so far; resolves once it is on disk. */
+  readonly persist: () => Promise<void>
+  /** New clubs start approved (CLUBS_AUTO_APPROVE, for hackathons). */
+  readonly autoApprove: boolean
+  readonly now: () => Date
+}
+
+const APPROVAL_FIELDS = ['approved', 'approved_comment'] as const
+const DEFAULTS = Object.fromEntries(
+  Object.entries(ClubWrite.properties)
+    .filter(([, schema]) => 'default' in schema)
+    .map(([field, schema]) => [field, schema.default]),
+)
+
+/** The club domain: visibility, the six operations, approval. Knows nothing of HTTP or files. */
+export class ClubService {
+  constructor(
+    readonly catalog: Catalog,
+    private readonly options: ClubServiceOptions,
+  ) {}
+
+  canSee(caller: Caller, record: ClubRecord): boolean {
+    return caller.isAdmin || (record.approved && record.active)
+  }
+
+  list(caller: Caller, query: ListQuery): Entry[] {
+    const visible = caller.isAdmin ? this.catalog.live() : this.#publicEntries()
+    return applyListQuery(visible, query)
+  }
+
+  retrieve(caller: Caller, code: string): ClubRecord {
+    const entry = this.catalog.get(code)
+    if (!entry || !this.canSee(caller, entry.record)) throw new NotFound()
+    return entry.record
+  }
+
+  async create(caller: Caller, body: unknown): Promise<ClubRecord> {
+    const user = requireUser(caller)
+    const { fields, errors } = validateClubBody(body, this.#today())
+    this.#checkApprovalFields(user, fields, { approved: false, approved_comment: '' })
+    if (!('name' in fields) && !errors.name) errors.name = ['This field is required.']
+    if (typeof fields.code === 'string' && this.catalog.hasCode(fields.code))
+      errors.code = ['A club with this code already exists.']
+    this.#checkName(fields, null, errors)
+    const tags = this.#resolveTags(fields, errors)
+    if (Object.keys(errors).length) throw new ValidationFailed(errors)
+
+    const now = this.#now()
+    const name = fields.name as string
+    const code = (fields.code as string | undefined) ?? firstFreeCode(slugify(name), (c) => this.catalog.hasCode(c))
+    const record: ClubRecord = {
+      ...(DEFAULTS as Omit<ClubRecord, 'code' | 'name'>),
+      ...withoutApproval(fields),
+      code,
+      name,
+      tags: tags ?? [],
+      approved: this.options.autoApprove,
+      approved_by: null,
+      approved_comment: '',
+      approved_on: null,
+      favorite_count: 0,
+      membership_count: 0,
+      created_at: now,
+      updated_at: now,
+      archived_at: null,
+    }
+    return this.#save(decide(record, fields, user, now))
+  }
+
+  /** PUT (`partial` false: every writable field required) and PATCH. */
+  async update(caller: Caller, code: string, body: unknown, partial: boolean): Promise<ClubRecord> {
+    const user = requireUser(caller)
+    const current = this.retrieve(caller, code)
+    if (!this.#mayEdit(user, current)) throw new PermissionDenied()
+    const { fields, errors } = validateClubBody(body, this.#today())
+    this.#checkApprovalFields(user, fields, current)
+    if (!partial && typeof body === 'object' && body !== null) {
+      for (const [field, messages] of Object.entries(missingForReplace(body))) errors[field] ??= messages
+    }
+    if ('code' in fields && fields.code !== current.code) errors.code = ['The code of a club cannot be changed.']
+    this.#checkName(fields, current, errors)
+    const tags = this.#resolveTags(fields, errors)
+    if (Object.keys(errors).length) throw new ValidationFailed(errors)
+
+    const now = this.#now()
+    const { code: _sameCode, ...changes } = withoutApproval(fields)
+    const record: ClubRecord = { ...current, ...changes, tags: tags ?? current.tags, updated_at: now }
+    return this.#save(decide(record, fields, user, now))
+  }
+
+  async destroy(caller: Caller, code: string): Promise<void> {
+    const user = requireUser(caller)
+    const current = this.retrieve(caller, code)
+    if (!user.isAdmin) throw new PermissionDenied()
+    const now = this.#now()
+    await this.#save({ ...current, updated_at: now, archived_at: now })
+  }
+
+  *#publicEntries(): Iterable<Entry> {
+    for (const entry of this.catalog.live()) if (entry.record.approved && entry.record.active) yield entry
+  }
+
+  #mayEdit(user: Caller, _club: ClubRecord): boolean {
+    return user.isAdmin
+  }
+
+  /** Only admins decide approval; anyone may send the stored values back unchanged (GET-edit-PUT). */
+  #checkApprovalFields(
+    user: Caller,
+    fields: Record<string, unknown>,
+    stored: { approved: boolean; approved_comment: string },
+  ) {
+    if (user.isAdmin) return
+    for (const field of APPROVAL_FIELDS) {
+      if (field in fields && fields[field] !== stored[field])
+        throw new PermissionDenied('Only an admin may approve or reject a club.')
+    }
+  }
+
+  #checkName(fields: Record<string, unknown>, current: ClubRecord | null, errors: FieldErrors) {
+    if (typeof fields.name !== 'string') return
+    const holder = this.catalog.codeForName(fields.name)
+    if (holder !== undefined && holder !== current?.code) errors.name = ['A club with this name already exists.']
+  }
+
+  /** Tag references (by id or name) as ids, duplicates collapsed in first-seen order. */
+  #resolveTags(fields: Record<string, unknown>, errors: FieldErrors): number[] | null {
+    if (!Array.isArray(fields.tags)) return null
+    const ids: number[] = []
+    const problems: string[] = []
+    for (const ref of fields.tags as unknown[]) {
+      const tag = tagRef(ref, this.catalog)
+      if (typeof tag === 'string') problems.push(tag)
+      else if (!ids.includes(tag)) ids.push(tag)
+    }
+    if (problems.length) errors.tags = problems
+    return ids
+  }
+
+  async #save(record: ClubRecord): Promise<ClubRecord> {
+    const previous = this.catalog.put(record)
+    try {
+      await this.options.persist()
+    } catch {
+      this.catalog.revert(record, previous)
+      throw new StorageUnavailable()
+    }
+    return record
+  }
+
+  #now(): string {
+    return this.options.now().toISOString()
+  }
+
+  #today(): string {
+    return this.#now().slice(0, 10)
+  }
+}
+
+function requireUser(caller: Caller): Caller & { username: string } {
+  if (!isAuthenticated(caller)) throw new NotAuthenticated()
+  return caller
+}
+
+function withoutApproval(fields: Record<string, unknown>): Partial<ClubRecord> {
+  const { approved: _a, approved_comment: _c, tags: _t, ...rest } = fields
+  return rest as Partial<ClubRecord>
+}
+
+/** The tag id a reference names, or the message saying why it names none. */
+function tagRef(ref: unknown, catalog: Catalog): number | string {
+  if (typeof ref === 'object' && ref !== null && !Array.isArray(ref)) {
+    const { id, name } = ref as { id?: unknown; name?: unknown }
+    if (typeof id === 'number' && Number.isInteger(id)) return catalog.tag(id)?.id ?? `Tag ${id} does not exist.`
+    if (typeof name === 'string') return catalog.tagByName(name.trim())?.id ?? `Tag "${name}" does not exist.`
+  }
+  return 'Name a tag as {"id": <integer>} or {"name": "<text>"}.'
+}
+
+/**
+ * Applies an admin's approval decision. A decision is recorded when `approved` or the comment
+ * changes, or when a pending club is explicitly refused (`approved: false` with a comment or
+ * as the only field); the server sets who decided and when.
+ */
+function decide(
+  record: ClubRecord,
+  fields: Record<string, unknown>,
+  user: Caller & { username: string },
+  now: string,
+): ClubRecord {
+  if (!user.isAdmin || !('approved' in fields || 'approved_comment' in fields)) return record
+  const approved = (fields.approved as boolean | undefined) ?? record.approved
+  const comment = (fields.approved_comment as string | undefined) ?? record.approved_comment
+  const pending = !record.approved && record.approved_on === null
+  const changed = approved !== record.approved || comment !== record.approved_comment
+  const refusesPending = pending && fields.approved === false && Object.keys(fields).length <= 2
+  if (!changed && !refusesPending) return record
+  return { ...record, approved, approved_comment: comment, approved_by: user.username, approved_on: now }
+}

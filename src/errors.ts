@@ -1,0 +1,74 @@
+/** An error that knows the status and body it becomes (CONTRACT §8). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(typeof body.detail === 'string' ? body.detail : `HTTP ${status}`)
+  }
+}
+
+export class ValidationFailed extends ApiError {
+  constructor(errors: Record<string, string[]>) {
+    super(400, errors)
+  }
+}
+
+export class BadRequest extends ApiError {
+  constructor(detail: string) {
+    super(400, { detail })
+  }
+}
+
+export class NotAuthenticated extends ApiError {
+  constructor(detail = 'Authentication credentials were not provided.') {
+    super(401, { detail }, { 'WWW-Authenticate': 'Bearer realm="api"' })
+  }
+}
+
+export class PermissionDenied extends ApiError {
+  constructor(detail = 'You do not have permission to perform this action.') {
+    super(403, { detail })
+  }
+}
+
+export class NotFound extends ApiError {
+  constructor(detail = 'Not found.') {
+    super(404, { detail })
+  }
+}
+
+export class MethodNotAllowed extends ApiError {
+  constructor(method: string, allow: string) {
+    super(405, { detail: `Method "${method}" not allowed.` }, { Allow: allow })
+  }
+}
+
+export class ReadOnlyDirectory extends ApiError {
+  constructor(allow: string) {
+    super(405, { detail: 'This directory is read-only.' }, { Allow: allow })
+  }
+}
+
+export class PayloadTooLarge extends ApiError {
+  constructor(limit: number) {
+    super(413, { detail: `Request body is larger than ${limit} bytes.` })
+  }
+}
+
+export class UnsupportedMediaType extends ApiError {
+  constructor(type: string) {
+    super(415, { detail: `Unsupported media type "${type}" in request.` })
+  }
+}
+
+export class StorageUnavailable extends ApiError {
+  constructor() {
+    super(
+      503,
+      { detail: 'The change could not be saved; storage is unavailable. Try again later.' },
+      { 'Retry-After': '5' },
+    )
+  }
+}

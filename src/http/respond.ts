@@ -1,0 +1,67 @@
+import { HTML_HEADERS, renderBrowsable, type PageInfo } from './browsable'
+import type { Format } from './negotiate'
+import { Prepared } from './prepared'
+
+/** What the edge knows about one request once it has been negotiated. */
+export interface Exchange {
+  readonly request: Request
+  readonly url: URL
+  readonly format: Format
+  /** The Allow header of the endpoint, when it is an API endpoint. */
+  readonly page: PageInfo | null
+}
+
+const BASE_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'Allow, ETag, Location, Retry-After, WWW-Authenticate',
+  'X-Content-Type-Options': 'nosniff',
+} as const
+
+/** True when one of the request's If-None-Match tags names `etag` (weak comparison). */
+function matches(ifNoneMatch: string | null, etag: string): boolean {
+  if (!ifNoneMatch) return false
+  const bare = etag.replace(/^W\//, '')
+  return ifNoneMatch.split(',').some((tag) => {
+    const t = tag.trim()
+    return t === '*' || t.replace(/^W\//, '') === bare
+  })
+}
+
+/**
+ * The one place that turns a status and a JSON body into a response: JSON or the browsable
+ * view, ETag and 304 on reads, gzip when the client takes it, and the headers every answer carries.
+ */
+export function reply(
+  ex: Exchange,
+  status: number,
+  body: Prepared | null,
+  extra: Record<string, string> = {},
+): Response {
+  const headers: Record<string, string> = { ...BASE_HEADERS, Vary: 'Accept', ...extra }
+  if (ex.page) headers.Allow ??= ex.page.allow
+  if (ex.format === 'api') {
+    return new Response(renderBrowsable(ex, status, body?.json ?? null, headers), {
+      status,
+      headers: { ...headers, 'Content-Type': 'text/html; charset=utf-8', ...HTML_HEADERS },
+    })
+  }
+  if (!body) return new Response(null, { status, headers })
+  headers['Content-Type'] = 'application/json'
+  const method = ex.request.method
+  if (status === 200 && (method === 'GET' || method === 'HEAD')) {
+    headers.ETag = body.etag
+    if (matches(ex.request.headers.get('if-none-match'), body.etag)) return new Response(null, { status: 304, headers })
+  }
+  if (body.compressible) {
+    headers.Vary = 'Accept, Accept-Encoding'
+    if (/\bgzip\b/.test(ex.request.headers.get('accept-encoding') ?? '')) {
+      headers['Content-Encoding'] = 'gzip'
+      return new Response(body.gzip(), { status, headers })
+    }
+  }
+  return new Response(body.json, { status, headers })
+}
+
+export function replyJson(ex: Exchange, status: number, value: unknown, extra?: Record<string, string>): Response {
+  return reply(ex, status, Prepared.of(value), extra)
+}

@@ -1,0 +1,28 @@
+import { t } from 'elysia'
+import { Value } from '@sinclair/typebox/value'
+import { ClubRecord, Tag } from '../clubs/model'
+
+/** The whole state as the data file (and the seed) holds it. */
+export const Snapshot = t.Object({
+  version: t.Literal(1),
+  tags: t.Array(Tag),
+  clubs: t.Array(ClubRecord),
+})
+export type Snapshot = typeof Snapshot.static
+
+/** Why `data` is not a snapshot, or null when it is one. */
+export function snapshotProblem(data: unknown): string | null {
+  const error = Value.Errors(Snapshot, data).First()
+  if (error) return `${error.path || '/'}: ${error.message}`
+  const snapshot = data as Snapshot
+  const codes = new Set<string>()
+  for (const club of snapshot.clubs) {
+    if (codes.has(club.code)) return `/clubs: the code "${club.code}" appears twice`
+    codes.add(club.code)
+  }
+  const tagIds = new Set(snapshot.tags.map((tag) => tag.id))
+  if (tagIds.size !== snapshot.tags.length) return '/tags: a tag id appears twice'
+  const orphan = snapshot.clubs.find((club) => club.tags.some((id) => !tagIds.has(id)))
+  if (orphan) return `/clubs: "${orphan.code}" names a tag that does not exist`
+  return null
+}
