@@ -4,6 +4,7 @@ import { MethodNotAllowed, NotFound, ReadOnlyDirectory } from '../errors'
 import { readJsonBody } from '../http/body'
 import type { Authenticator } from '../http/auth'
 import { ENDPOINTS } from '../http/endpoints'
+import { options } from '../http/options'
 import { exchange } from '../http/exchange'
 import { Prepared } from '../http/prepared'
 import { reply, replyJson, type Exchange } from '../http/respond'
@@ -72,11 +73,12 @@ export function clubRoutes({ clubs, auth, readOnly }: ClubRouteDeps) {
       const ex = exchange(request)
       const caller = callerOf(request)
       if (caller.username !== null) return reply(ex, 200, listAnswer(caller, ex))
-      const version = clubs.catalog.version
-      let answer = cache.get(version, ex.url.search)
+      // Keyed by origin too: paging links are absolute URLs built from the request's host.
+      const key = ex.url.origin + ex.url.search
+      let answer = cache.get(clubs.catalog.version, key)
       if (!answer) {
         answer = listAnswer(caller, ex)
-        cache.set(ex.url.search, answer)
+        cache.set(key, answer)
       }
       return reply(ex, 200, answer)
     })
@@ -91,7 +93,7 @@ export function clubRoutes({ clubs, auth, readOnly }: ClubRouteDeps) {
       },
       { parse: 'none' },
     )
-    .options('/api/clubs/', ({ request }) => options(exchange(request), ENDPOINTS.clubList, true))
+    .options('/api/clubs/', ({ request }) => options(exchange(request), ENDPOINTS.clubList, { POST: ClubWrite }))
     .all('/api/clubs/', ({ request }) => {
       throw new MethodNotAllowed(request.method, ENDPOINTS.clubList.allow)
     })
@@ -112,7 +114,7 @@ export function clubRoutes({ clubs, auth, readOnly }: ClubRouteDeps) {
       },
       { parse: 'none' },
     )
-    .options('/api/clubs/:code/', ({ request }) => options(exchange(request), ENDPOINTS.clubDetail, true))
+    .options('/api/clubs/:code/', ({ request }) => options(exchange(request), ENDPOINTS.clubDetail, { PUT: ClubWrite }))
     .all('/api/clubs/:code/', ({ request }) => {
       throw new MethodNotAllowed(request.method, ENDPOINTS.clubDetail.allow)
     })
@@ -142,21 +144,4 @@ function paginate(items: Representation[], page: NonNullable<ListQuery['page']>,
     previous: page.number > 1 ? link(page.number - 1) : null,
     results: items.slice(start, start + page.size),
   }
-}
-
-/** OPTIONS: the endpoint's metadata (and a CORS preflight answer). */
-export function options(ex: Exchange, page: (typeof ENDPOINTS)[keyof typeof ENDPOINTS], writes: boolean): Response {
-  const metadata = {
-    name: page.name,
-    description: page.description,
-    renders: ['application/json', 'text/html'],
-    parses: ['application/json'],
-    allowed_methods: page.allow.split(', '),
-    ...(writes ? { actions: { [page.allow.includes('POST') ? 'POST' : 'PUT']: ClubWrite } } : {}),
-  }
-  return replyJson(ex, 200, metadata, {
-    'Access-Control-Allow-Methods': `${page.allow}, HEAD, OPTIONS`,
-    'Access-Control-Allow-Headers': 'Authorization, Content-Type, If-None-Match',
-    'Access-Control-Max-Age': '86400',
-  })
 }

@@ -47,7 +47,7 @@ export class ClubService {
     const user = requireUser(caller)
     const { fields, errors } = validateClubBody(body, this.#today())
     this.#checkApprovalFields(user, fields, { approved: false, approved_comment: '' })
-    if (!('name' in fields) && !errors.name) errors.name = ['This field is required.']
+    if (!('name' in fields) && !errors.name && !errors.non_field_errors) errors.name = ['This field is required.']
     if (typeof fields.code === 'string' && this.catalog.hasCode(fields.code))
       errors.code = ['A club with this code already exists.']
     this.#checkName(fields, null, errors)

@@ -3,7 +3,7 @@ import { ApprovalWrite, ClubWrite, READ_ONLY_FIELDS } from './model'
 
 export type FieldErrors = Record<string, string[]>
 
-const WRITE_SCHEMAS: Record<string, TSchema> = { ...ClubWrite.properties, ...ApprovalWrite.properties }
+const WRITE_SCHEMAS = new Map<string, TSchema>(Object.entries({ ...ClubWrite.properties, ...ApprovalWrite.properties }))
 const READ_ONLY = new Set<string>(READ_ONLY_FIELDS)
 const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
@@ -20,15 +20,16 @@ export function validateClubBody(
   body: unknown,
   today: string,
 ): { fields: Record<string, unknown>; errors: FieldErrors } {
-  const errors: FieldErrors = {}
-  const fields: Record<string, unknown> = {}
+  const errors: FieldErrors = Object.create(null)
+  // Null prototypes: a "__proto__" key in a JSON body must stay a plain (unknown) field name.
+  const fields: Record<string, unknown> = Object.create(null)
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     errors.non_field_errors = [`Invalid data. Expected a dictionary, but got ${describe(body)}.`]
     return { fields, errors }
   }
   for (const [key, value] of Object.entries(body)) {
     if (READ_ONLY.has(key)) continue
-    const schema = WRITE_SCHEMAS[key]
+    const schema = WRITE_SCHEMAS.get(key)
     if (!schema) {
       errors[key] = ['Unknown field.']
       continue

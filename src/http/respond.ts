@@ -27,6 +27,16 @@ function matches(ifNoneMatch: string | null, etag: string): boolean {
   })
 }
 
+/** True when Accept-Encoding names gzip (or *) with a q above zero. */
+function acceptsGzip(acceptEncoding: string | null): boolean {
+  if (!acceptEncoding) return false
+  return acceptEncoding.split(',').some((part) => {
+    const [coding = '', ...params] = part.trim().toLowerCase().split(';')
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
+    return (coding.trim() === 'gzip' || coding.trim() === '*') && (q === undefined || Number(q.slice(2)) > 0)
+  })
+}
+
 /**
  * The one place that turns a status and a JSON body into a response: JSON or the browsable
  * view, ETag and 304 on reads, gzip when the client takes it, and the headers every answer carries.
@@ -47,17 +57,15 @@ export function reply(
   }
   if (!body) return new Response(null, { status, headers })
   headers['Content-Type'] = 'application/json'
+  if (body.compressible) headers.Vary = 'Accept, Accept-Encoding'
   const method = ex.request.method
   if (status === 200 && (method === 'GET' || method === 'HEAD')) {
     headers.ETag = body.etag
     if (matches(ex.request.headers.get('if-none-match'), body.etag)) return new Response(null, { status: 304, headers })
   }
-  if (body.compressible) {
-    headers.Vary = 'Accept, Accept-Encoding'
-    if (/\bgzip\b/.test(ex.request.headers.get('accept-encoding') ?? '')) {
-      headers['Content-Encoding'] = 'gzip'
-      return new Response(body.gzip(), { status, headers })
-    }
+  if (body.compressible && acceptsGzip(ex.request.headers.get('accept-encoding'))) {
+    headers['Content-Encoding'] = 'gzip'
+    return new Response(body.gzip(), { status, headers })
   }
   return new Response(body.json, { status, headers })
 }

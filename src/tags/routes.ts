@@ -4,6 +4,7 @@ import { ENDPOINTS } from '../http/endpoints'
 import { exchange } from '../http/exchange'
 import { replyJson } from '../http/respond'
 import { MethodNotAllowed } from '../errors'
+import { options } from '../http/options'
 
 /** `GET /api/tags/`: every tag with the number of visible clubs that carry it. */
 export function tagRoutes(catalog: Catalog) {
@@ -20,6 +21,7 @@ export function tagRoutes(catalog: Catalog) {
         .map((tag) => ({ id: tag.id, name: tag.name, clubs: counts.get(tag.id) ?? 0 }))
       return replyJson(exchange(request), 200, tags)
     })
+    .options('/api/tags/', ({ request }) => options(exchange(request), ENDPOINTS.tagList))
     .all('/api/tags/', ({ request }) => {
       throw new MethodNotAllowed(request.method, ENDPOINTS.tagList.allow)
     })

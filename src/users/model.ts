@@ -1,0 +1,33 @@
+import { t } from 'elysia'
+
+export const USERNAME_PATTERN = '^[a-z0-9][a-z0-9._-]{0,63}$'
+export const ROLES = ['owner', 'officer', 'member'] as const
+export type Role = (typeof ROLES)[number]
+
+/** A user as the data file keeps one: never the token, only its SHA-256. */
+export const UserRecord = t.Object({
+  username: t.String({ pattern: USERNAME_PATTERN }),
+  is_admin: t.Boolean(),
+  token_sha256: t.String({ pattern: '^[0-9a-f]{64}$' }),
+  created_at: t.String(),
+})
+export type UserRecord = typeof UserRecord.static
+
+export const Membership = t.Object({
+  club: t.String(),
+  username: t.String(),
+  role: t.Union(ROLES.map((role) => t.Literal(role))),
+})
+export type Membership = typeof Membership.static
+
+/** A favorite or a subscription: one user, one club. */
+export const ClubLink = t.Object({ club: t.String(), username: t.String() })
+export type ClubLink = typeof ClubLink.static
+
+export const UserCreate = t.Object(
+  {
+    username: t.String({ pattern: USERNAME_PATTERN, description: 'Lowercase letters, digits, ".", "_", "-"; 1-64.' }),
+    is_admin: t.Optional(t.Boolean({ default: false })),
+  },
+  { additionalProperties: false },
+)

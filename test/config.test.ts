@@ -1,0 +1,134 @@
+import { afterEach, describe, expect, it } from 'bun:test'
+import type { Subprocess } from 'bun'
+import { join } from 'node:path'
+import { ConfigError, loadConfig } from '../src/config'
+
+// CONTRACT §10: the environment, validated; an invalid value stops the start with a clear message.
+
+const ROOT = join(import.meta.dir, '..')
+const processes: Subprocess[] = []
+
+afterEach(() => {
+  for (const proc of processes.splice(0)) if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL')
+})
+
+/** The ConfigError that `env` causes; fails the test when there is none. */
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env)
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError)
+    return error as ConfigError
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`)
+}
+
+describe('loadConfig', () => {
+  it('uses the defaults for an empty environment', () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      host: '0.0.0.0',
+      dataFile: 'data/db.json',
+      seedFile: 'data/seed.json',
+      adminToken: null,
+      autoApprove: false,
+      readOnly: false,
+      logLevel: 'info',
+    })
+  })
+
+  it('treats empty values as unset', () => {
+    const empty = { PORT: '', HOST: '', CLUBS_DATA_FILE: '', CLUBS_AUTO_APPROVE: '', CLUBS_LOG_LEVEL: '' }
+    expect(loadConfig(empty)).toEqual(loadConfig({}))
+  })
+
+  it('reads every variable', () => {
+    expect(
+      loadConfig({
+        PORT: '8080',
+        HOST: '127.0.0.1',
+        CLUBS_DATA_FILE: '/var/lib/clubs/db.json',
+        CLUBS_SEED_FILE: '/srv/seed.json',
+        CLUBS_ADMIN_TOKEN: 'a-long-secret',
+        CLUBS_AUTO_APPROVE: 'true',
+        CLUBS_READ_ONLY: 'true',
+        CLUBS_LOG_LEVEL: 'debug',
+      }),
+    ).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      dataFile: '/var/lib/clubs/db.json',
+      seedFile: '/srv/seed.json',
+      adminToken: 'a-long-secret',
+      autoApprove: true,
+      readOnly: true,
+      logLevel: 'debug',
+    })
+  })
+
+  it.each([
+    ['0', 0],
+    ['1', 1],
+    ['65535', 65535],
+  ])('accepts PORT=%p', (raw, port) => {
+    expect(loadConfig({ PORT: raw }).port).toBe(port)
+  })
+
+  it.each(['abc', '70000', '65536', '-1', '3000.5', '1e3', '0x50', '80abc'])('refuses PORT=%p, naming PORT', (raw) => {
+    expect(configError({ PORT: raw }).message).toContain('PORT')
+  })
+
+  it.each([
+    ['true', true],
+    ['false', false],
+    ['TRUE', true],
+    ['False', false],
+  ])('parses CLUBS_AUTO_APPROVE=%p', (raw, value) => {
+    expect(loadConfig({ CLUBS_AUTO_APPROVE: raw }).autoApprove).toBe(value)
+  })
+
+  it.each([
+    ['true', true],
+    ['false', false],
+  ])('parses CLUBS_READ_ONLY=%p', (raw, value) => {
+    expect(loadConfig({ CLUBS_READ_ONLY: raw }).readOnly).toBe(value)
+  })
+
+  it.each([
+    ['CLUBS_AUTO_APPROVE', 'maybe'],
+    ['CLUBS_AUTO_APPROVE', 'truee'],
+    ['CLUBS_READ_ONLY', 'perhaps'],
+    ['CLUBS_LOG_LEVEL', 'loud'],
+    ['CLUBS_LOG_LEVEL', 'verbose'],
+    ['CLUBS_ADMIN_TOKEN', 'short'],
+    ['CLUBS_ADMIN_TOKEN', 'has a space in it'],
+  ])('refuses %s=%p, naming the variable', (name, raw) => {
+    expect(configError({ [name]: raw }).message).toContain(name)
+  })
+
+  it.each(['debug', 'info', 'warn', 'error', 'silent'])('accepts CLUBS_LOG_LEVEL=%p', (level) => {
+    expect(loadConfig({ CLUBS_LOG_LEVEL: level }).logLevel).toBe(level)
+  })
+
+  it('does not print the admin token in its error', () => {
+    expect(configError({ CLUBS_ADMIN_TOKEN: 'bad token!' }).message).not.toContain('bad token!')
+  })
+})
+
+describe('the real service', () => {
+  it('exits non-zero with a message naming PORT when PORT=abc', async () => {
+    const proc = Bun.spawn([process.execPath, join(ROOT, 'src', 'index.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: 'abc', CLUBS_DATA_FILE: ':memory:' },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    processes.push(proc)
+    const code = await Promise.race([proc.exited, Bun.sleep(15_000).then(() => 'timeout')])
+    expect(code).not.toBe('timeout')
+    expect(code).not.toBe(0)
+    const stderr = await new Response(proc.stderr as ReadableStream).text()
+    expect(stderr).toContain('PORT')
+    expect(stderr).toContain('abc')
+  })
+})
