@@ -68,6 +68,12 @@ export class Catalog {
     return [...this.#tags.values()]
   }
 
+  /** Stores `record`, replacing the club with its code; returns how to take that back. */
+  change(record: ClubRecord): () => void {
+    const previous = this.put(record)
+    return () => this.#revert(record, previous)
+  }
+
   /** Stores `record`, replacing the club with its code; returns the record it replaced. */
   put(record: ClubRecord): ClubRecord | undefined {
     const previous = this.#entries.get(record.code)?.record
@@ -79,7 +85,7 @@ export class Catalog {
   }
 
   /** Undoes a `put` whose snapshot could not be saved, unless a later change replaced it since. */
-  revert(record: ClubRecord, previous: ClubRecord | undefined): void {
+  #revert(record: ClubRecord, previous: ClubRecord | undefined): void {
     if (this.#entries.get(record.code)?.record !== record) return
     if (previous) {
       this.put(previous)

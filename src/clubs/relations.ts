@@ -1,7 +1,7 @@
 import type { ClubLink, Membership, Role } from '../users/model'
 
 /** Pairs (club, user) kept both ways, for "is this user's" and "this user's clubs" lookups. */
-class LinkSet {
+export class LinkSet {
   #byUser = new Map<string, Set<string>>()
 
   constructor(links: readonly ClubLink[]) {
@@ -20,6 +20,14 @@ class LinkSet {
 
   delete(username: string, club: string): boolean {
     return this.#byUser.get(username)?.delete(club) ?? false
+  }
+
+  /** Adds (`on`) or removes the link; returns how to take that back. */
+  change(username: string, club: string, on: boolean): () => void {
+    const had = this.has(username, club)
+    if (on) this.add(username, club)
+    else this.delete(username, club)
+    return () => (had ? this.add(username, club) : this.delete(username, club))
   }
 
   clubsOf(username: string): ReadonlySet<string> {
@@ -78,6 +86,14 @@ export class Relations {
     let clubs = this.#clubsByUser.get(username)
     if (!clubs) this.#clubsByUser.set(username, (clubs = new Map()))
     clubs.set(club, role)
+  }
+
+  /** Gives `username` a role in `club` (or none, with null); returns how to take that back. */
+  change(club: string, username: string, role: Role | null): () => void {
+    const previous = this.roleOf(username, club)
+    if (role === null) this.removeMember(club, username)
+    else this.setRole(club, username, role)
+    return () => (previous ? this.setRole(club, username, previous) : this.removeMember(club, username))
   }
 
   removeMember(club: string, username: string): void {

@@ -1,22 +1,23 @@
 import { Elysia } from 'elysia'
 import type { Caller } from '../caller'
-import { MethodNotAllowed, NotFound, ReadOnlyDirectory } from '../errors'
+import { NotFound } from '../errors'
 import { readJsonBody } from '../http/body'
-import type { Authenticator } from '../http/auth'
+import type { PageInfo } from '../http/browsable'
+import type { Edge } from '../http/edge'
 import { ENDPOINTS } from '../http/endpoints'
 import { options } from '../http/options'
 import { exchange } from '../http/exchange'
 import { Prepared } from '../http/prepared'
 import { reply, replyJson, type Exchange } from '../http/respond'
+import { refuseOtherMethods } from '../http/route'
 import { ClubWrite, type ClubRecord } from './model'
 import { parseFieldSelection, parseListQuery, type ListQuery } from './query'
-import { ANONYMOUS_VIEW, detail, listItem, select, type Representation } from './represent'
+import { detail, listItem, select, type Representation } from './represent'
 import type { ClubService } from './service'
 
 export interface ClubRouteDeps {
   readonly clubs: ClubService
-  readonly auth: Authenticator
-  readonly readOnly: boolean
+  readonly edge: Edge
 }
 
 const CACHE_LIMIT = 512
@@ -42,29 +43,18 @@ class AnonymousListCache {
 }
 
 /** `/api/clubs/` and `/api/clubs/{code}/`: destructure, call the service, reply. */
-export function clubRoutes({ clubs, auth, readOnly }: ClubRouteDeps) {
+export function clubRoutes({ clubs, edge }: ClubRouteDeps) {
   const cache = new AnonymousListCache()
-  const callerOf = (request: Request): Caller => auth.authenticate(request.headers.get('authorization'))
-  const view = (_caller: Caller, _record: ClubRecord) => ANONYMOUS_VIEW
+  const callerOf = edge.callerOf
+  const writable = (page: PageInfo) => edge.guardWrite(page)
   const detailOf = (caller: Caller, record: ClubRecord, ex: Exchange) =>
-    select(
-      detail(record, { ...view(caller, record), seesEmail: caller.isAdmin }, clubs.catalog),
-      parseFieldSelection(ex.url.searchParams),
-    )
-  const writable = (allow: string) => {
-    if (readOnly) throw new ReadOnlyDirectory(allow)
-  }
+    select(detail(record, clubs.viewOf(caller, record), clubs.catalog), parseFieldSelection(ex.url.searchParams))
 
   function listAnswer(caller: Caller, ex: Exchange): Prepared {
     const query = parseListQuery(ex.url.searchParams, clubs.catalog)
     const items = clubs
       .list(caller, query)
-      .map((entry) =>
-        select(
-          listItem(entry.record, { ...view(caller, entry.record), seesEmail: caller.isAdmin }, clubs.catalog),
-          query.fields,
-        ),
-      )
+      .map((entry) => select(listItem(entry.record, clubs.viewOf(caller, entry.record), clubs.catalog), query.fields))
     return Prepared.of(query.page ? paginate(items, query.page, ex) : items)
   }
 
@@ -86,7 +76,7 @@ export function clubRoutes({ clubs, auth, readOnly }: ClubRouteDeps) {
       '/api/clubs/',
       async ({ request }) => {
         const ex = exchange(request)
-        writable(ENDPOINTS.clubList.allow)
+        writable(ENDPOINTS.clubList)
         const caller = callerOf(request)
         const club = await clubs.create(caller, await readJsonBody(request))
         return replyJson(ex, 201, detailOf(caller, club, ex), { Location: clubUrl(ex, club.code) })
@@ -94,9 +84,7 @@ export function clubRoutes({ clubs, auth, readOnly }: ClubRouteDeps) {
       { parse: 'none' },
     )
     .options('/api/clubs/', ({ request }) => options(exchange(request), ENDPOINTS.clubList, { POST: ClubWrite }))
-    .all('/api/clubs/', ({ request }) => {
-      throw new MethodNotAllowed(request.method, ENDPOINTS.clubList.allow)
-    })
+    .all('/api/clubs/', refuseOtherMethods(ENDPOINTS.clubList))
     .get('/api/clubs/:code/', ({ request, params }) => {
       const ex = exchange(request)
       const caller = callerOf(request)
@@ -108,20 +96,18 @@ export function clubRoutes({ clubs, auth, readOnly }: ClubRouteDeps) {
       '/api/clubs/:code/',
       async ({ request, params }) => {
         const ex = exchange(request)
-        writable(ENDPOINTS.clubDetail.allow)
+        writable(ENDPOINTS.clubDetail)
         await clubs.destroy(callerOf(request), params.code)
         return reply(ex, 204, null)
       },
       { parse: 'none' },
     )
     .options('/api/clubs/:code/', ({ request }) => options(exchange(request), ENDPOINTS.clubDetail, { PUT: ClubWrite }))
-    .all('/api/clubs/:code/', ({ request }) => {
-      throw new MethodNotAllowed(request.method, ENDPOINTS.clubDetail.allow)
-    })
+    .all('/api/clubs/:code/', refuseOtherMethods(ENDPOINTS.clubDetail))
 
   async function update(request: Request, code: string, partial: boolean) {
     const ex = exchange(request)
-    writable(ENDPOINTS.clubDetail.allow)
+    writable(ENDPOINTS.clubDetail)
     const caller = callerOf(request)
     const body = await readJsonBody(request)
     const club = await clubs.update(caller, code, body, partial)

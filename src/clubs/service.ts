@@ -1,40 +1,64 @@
-import { isAuthenticated, type Caller } from '../caller'
-import { NotAuthenticated, NotFound, PermissionDenied, StorageUnavailable, ValidationFailed } from '../errors'
+import { requireUser, type Caller } from '../caller'
+import { NotFound, PermissionDenied, ValidationFailed } from '../errors'
+import type { Role } from '../users/model'
 import type { Catalog, Entry } from './catalog'
 import { firstFreeCode, slugify } from './code'
 import { ClubWrite, type ClubRecord } from './model'
+import { durably, type Persist } from './durably'
 import { applyListQuery, type ListQuery } from './query'
+import type { Relations } from './relations'
+import { ANONYMOUS_VIEW, type Viewpoint } from './represent'
 import { missingForReplace, validateClubBody, type FieldErrors } from './validate'
 
 export interface ClubServiceOptions {
-  /** Saves a snapshot holding every change made so far; resolves once it is on disk. */
-  readonly persist: () => Promise<void>
+  readonly persist: Persist
   /** New clubs start approved (CLUBS_AUTO_APPROVE, for hackathons). */
   readonly autoApprove: boolean
   readonly now: () => Date
 }
 
 const APPROVAL_FIELDS = ['approved', 'approved_comment'] as const
+/** Changing any of these sends an approved club back to the approval queue, unless an admin does it. */
+const REVIEWED_FIELDS = ['name', 'subtitle', 'description', 'image_url'] as const
+const RUNS_CLUB: ReadonlySet<Role | undefined> = new Set<Role | undefined>(['owner', 'officer'])
 const DEFAULTS = Object.fromEntries(
   Object.entries(ClubWrite.properties)
     .filter(([, schema]) => 'default' in schema)
     .map(([field, schema]) => [field, schema.default]),
 )
 
-/** The club domain: visibility, the six operations, approval. Knows nothing of HTTP or files. */
+/** The club domain: visibility, permissions, the six operations, approval. Knows nothing of HTTP or files. */
 export class ClubService {
   constructor(
     readonly catalog: Catalog,
+    readonly relations: Relations,
     private readonly options: ClubServiceOptions,
   ) {}
 
+  /** Owners and officers run a club: they see it in any state and may edit it. */
+  runs(caller: Caller, code: string): boolean {
+    return RUNS_CLUB.has(this.relations.roleOf(caller.username, code))
+  }
+
   canSee(caller: Caller, record: ClubRecord): boolean {
-    return caller.isAdmin || (record.approved && record.active)
+    return caller.isAdmin || (record.approved && record.active) || this.runs(caller, record.code)
+  }
+
+  /** What `caller` sees of `record` beyond the record itself: their flags, and the real e-mail. */
+  viewOf(caller: Caller, record: ClubRecord): Viewpoint {
+    const username = caller.username
+    if (username === null) return ANONYMOUS_VIEW
+    const role = this.relations.roleOf(username, record.code)
+    return {
+      isFavorite: this.relations.favorites.has(username, record.code),
+      isMember: role !== undefined,
+      isSubscribed: this.relations.subscriptions.has(username, record.code),
+      seesEmail: caller.isAdmin || RUNS_CLUB.has(role),
+    }
   }
 
   list(caller: Caller, query: ListQuery): Entry[] {
-    const visible = caller.isAdmin ? this.catalog.live() : this.#publicEntries()
-    return applyListQuery(visible, query)
+    return applyListQuery(this.#visibleTo(caller), query)
   }
 
   retrieve(caller: Caller, code: string): ClubRecord {
@@ -68,19 +92,24 @@ export class ClubService {
       approved_comment: '',
       approved_on: null,
       favorite_count: 0,
-      membership_count: 0,
+      membership_count: 1,
       created_at: now,
       updated_at: now,
       archived_at: null,
     }
-    return this.#save(decide(record, fields, user, now))
+    const club = decide(record, fields, user, now)
+    await durably(this.options.persist, () => [
+      this.catalog.change(club),
+      this.relations.change(club.code, user.username, 'owner'),
+    ])
+    return club
   }
 
   /** PUT (`partial` false: every writable field required) and PATCH. */
   async update(caller: Caller, code: string, body: unknown, partial: boolean): Promise<ClubRecord> {
     const user = requireUser(caller)
     const current = this.retrieve(caller, code)
-    if (!this.#mayEdit(user, current)) throw new PermissionDenied()
+    if (!user.isAdmin && !this.runs(user, code)) throw new PermissionDenied()
     const { fields, errors } = validateClubBody(body, this.#today())
     this.#checkApprovalFields(user, fields, current)
     if (!partial && typeof body === 'object' && body !== null) {
@@ -93,24 +122,27 @@ export class ClubService {
 
     const now = this.#now()
     const { code: _sameCode, ...changes } = withoutApproval(fields)
-    const record: ClubRecord = { ...current, ...changes, tags: tags ?? current.tags, updated_at: now }
+    let record: ClubRecord = { ...current, ...changes, tags: tags ?? current.tags, updated_at: now }
+    if (!user.isAdmin && record.approved && REVIEWED_FIELDS.some((field) => record[field] !== current[field]))
+      record = { ...record, approved: false, approved_by: null, approved_on: null, approved_comment: '' }
     return this.#save(decide(record, fields, user, now))
   }
 
   async destroy(caller: Caller, code: string): Promise<void> {
     const user = requireUser(caller)
     const current = this.retrieve(caller, code)
-    if (!user.isAdmin) throw new PermissionDenied()
+    if (!user.isAdmin && this.relations.roleOf(user.username, code) !== 'owner') throw new PermissionDenied()
     const now = this.#now()
     await this.#save({ ...current, updated_at: now, archived_at: now })
   }
 
-  *#publicEntries(): Iterable<Entry> {
-    for (const entry of this.catalog.live()) if (entry.record.approved && entry.record.active) yield entry
-  }
-
-  #mayEdit(user: Caller, _club: ClubRecord): boolean {
-    return user.isAdmin
+  *#visibleTo(caller: Caller): Iterable<Entry> {
+    if (caller.isAdmin) return yield* this.catalog.live()
+    const runs = caller.username === null ? null : this.relations.clubsOf(caller.username)
+    for (const entry of this.catalog.live()) {
+      const { record } = entry
+      if ((record.approved && record.active) || RUNS_CLUB.has(runs?.get(record.code))) yield entry
+    }
   }
 
   /** Only admins decide approval; anyone may send the stored values back unchanged (GET-edit-PUT). */
@@ -147,13 +179,7 @@ export class ClubService {
   }
 
   async #save(record: ClubRecord): Promise<ClubRecord> {
-    const previous = this.catalog.put(record)
-    try {
-      await this.options.persist()
-    } catch {
-      this.catalog.revert(record, previous)
-      throw new StorageUnavailable()
-    }
+    await durably(this.options.persist, () => this.catalog.change(record))
     return record
   }
 
@@ -164,11 +190,6 @@ export class ClubService {
   #today(): string {
     return this.#now().slice(0, 10)
   }
-}
-
-function requireUser(caller: Caller): Caller & { username: string } {
-  if (!isAuthenticated(caller)) throw new NotAuthenticated()
-  return caller
 }
 
 function withoutApproval(fields: Record<string, unknown>): Partial<ClubRecord> {

@@ -15,12 +15,50 @@ export const ENDPOINTS = {
     allow: 'GET, PUT, PATCH, DELETE',
   },
   tagList: { name: 'Tag List', description: 'Every tag, with the number of clubs that carry it.', allow: 'GET' },
+  memberList: {
+    name: 'Club Members',
+    description:
+      "A club's people and their roles (owner, officer, member). Owners, officers and admins may see and add them; only owners and admins may add owners.",
+    allow: 'GET, POST',
+  },
+  memberDetail: {
+    name: 'Club Member',
+    description:
+      'DELETE removes the member (owners and admins may remove anyone; anyone may leave). A club keeps at least one owner.',
+    allow: 'DELETE',
+  },
+  favoriteList: {
+    name: 'Favorites',
+    description: 'Your favorite clubs. POST {"club": "<code>"} adds one.',
+    allow: 'GET, POST',
+  },
+  favoriteDetail: { name: 'Favorite', description: 'DELETE removes the club from your favorites.', allow: 'DELETE' },
+  subscriptionList: {
+    name: 'Subscriptions',
+    description: 'The clubs whose news you subscribe to. POST {"club": "<code>"} subscribes.',
+    allow: 'GET, POST',
+  },
+  subscriptionDetail: { name: 'Subscription', description: 'DELETE unsubscribes.', allow: 'DELETE' },
+  userList: {
+    name: 'Users',
+    description: 'Admins issue users and their tokens here; the token is shown once.',
+    allow: 'POST',
+  },
+  userMe: { name: 'Current User', description: 'Who your token says you are.', allow: 'GET' },
 } as const satisfies Record<string, PageInfo>
 
 const ROUTES: [RegExp, PageInfo][] = [
   [/^\/api\/clubs\/?$/, ENDPOINTS.clubList],
   [/^\/api\/clubs\/[^/]+\/?$/, ENDPOINTS.clubDetail],
+  [/^\/api\/clubs\/[^/]+\/members\/?$/, ENDPOINTS.memberList],
+  [/^\/api\/clubs\/[^/]+\/members\/[^/]+\/?$/, ENDPOINTS.memberDetail],
   [/^\/api\/tags\/?$/, ENDPOINTS.tagList],
+  [/^\/api\/favorites\/?$/, ENDPOINTS.favoriteList],
+  [/^\/api\/favorites\/[^/]+\/?$/, ENDPOINTS.favoriteDetail],
+  [/^\/api\/subscriptions\/?$/, ENDPOINTS.subscriptionList],
+  [/^\/api\/subscriptions\/[^/]+\/?$/, ENDPOINTS.subscriptionDetail],
+  [/^\/api\/users\/?$/, ENDPOINTS.userList],
+  [/^\/api\/users\/me\/?$/, ENDPOINTS.userMe],
 ]
 
 export function endpointFor(pathname: string): PageInfo | null {

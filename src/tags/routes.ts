@@ -3,7 +3,7 @@ import type { Catalog } from '../clubs/catalog'
 import { ENDPOINTS } from '../http/endpoints'
 import { exchange } from '../http/exchange'
 import { replyJson } from '../http/respond'
-import { MethodNotAllowed } from '../errors'
+import { refuseOtherMethods } from '../http/route'
 import { options } from '../http/options'
 
 /** `GET /api/tags/`: every tag with the number of visible clubs that carry it. */
@@ -22,7 +22,5 @@ export function tagRoutes(catalog: Catalog) {
       return replyJson(exchange(request), 200, tags)
     })
     .options('/api/tags/', ({ request }) => options(exchange(request), ENDPOINTS.tagList))
-    .all('/api/tags/', ({ request }) => {
-      throw new MethodNotAllowed(request.method, ENDPOINTS.tagList.allow)
-    })
+    .all('/api/tags/', refuseOtherMethods(ENDPOINTS.tagList))
 }

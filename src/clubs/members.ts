@@ -1,0 +1,89 @@
+import { isAuthenticated, type Caller } from '../caller'
+import { BadRequest, NotAuthenticated, NotFound, PermissionDenied, ValidationFailed } from '../errors'
+import { ROLES, USERNAME_PATTERN, type Role } from '../users/model'
+import { durably, type Persist } from './durably'
+import type { ClubRecord } from './model'
+import type { ClubService } from './service'
+
+export interface Member {
+  readonly username: string
+  readonly role: Role
+}
+
+const USERNAME = new RegExp(USERNAME_PATTERN)
+const ROLE_ORDER: Record<Role, number> = { owner: 0, officer: 1, member: 2 }
+
+/** A club's people and their roles: owners, officers, members (CONTRACT §2, §5). */
+export class MemberService {
+  constructor(
+    private readonly clubs: ClubService,
+    /** Whether a username names a user who can hold a token. */
+    private readonly userExists: (username: string) => boolean,
+    private readonly persist: Persist,
+  ) {}
+
+  list(caller: Caller, code: string): Member[] {
+    this.#clubRunBy(caller, code)
+    return this.clubs.relations
+      .members(code)
+      .sort((a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role] || (a.username < b.username ? -1 : 1))
+  }
+
+  /** Adds a member, or changes the role of one; `created` tells which. */
+  async add(caller: Caller, code: string, body: unknown): Promise<{ member: Member; created: boolean }> {
+    const club = this.#clubRunBy(caller, code)
+    const { username, role } = this.#validate(body)
+    const relations = this.clubs.relations
+    const previous = relations.roleOf(username, code)
+    const mayManageOwners = caller.isAdmin || relations.roleOf(caller.username, code) === 'owner'
+    if ((role === 'owner' || previous === 'owner') && !mayManageOwners)
+      throw new PermissionDenied('Only an owner or an admin may add or change owners.')
+    if (previous === 'owner' && role !== 'owner' && relations.owners(code) === 1)
+      throw new BadRequest('A club must keep at least one owner.')
+    const count = club.membership_count + (previous ? 0 : 1)
+    await durably(this.persist, () => [
+      relations.change(code, username, role),
+      this.clubs.catalog.change({ ...club, membership_count: count }),
+    ])
+    return { member: { username, role }, created: previous === undefined }
+  }
+
+  /** Removes a member: an owner or admin may remove anyone, and anyone may leave. */
+  async remove(caller: Caller, code: string, username: string): Promise<void> {
+    if (!isAuthenticated(caller)) throw new NotAuthenticated()
+    const relations = this.clubs.relations
+    const entry = this.clubs.catalog.get(code)
+    const callerRole = relations.roleOf(caller.username, code)
+    if (!entry || (!this.clubs.canSee(caller, entry.record) && callerRole === undefined)) throw new NotFound()
+    if (!caller.isAdmin && callerRole !== 'owner' && caller.username !== username) throw new PermissionDenied()
+    const role = relations.roleOf(username, code)
+    if (role === undefined) throw new NotFound()
+    if (role === 'owner' && relations.owners(code) === 1) throw new BadRequest('A club must keep at least one owner.')
+    const club = entry.record
+    await durably(this.persist, () => [
+      relations.change(code, username, null),
+      this.clubs.catalog.change({ ...club, membership_count: Math.max(0, club.membership_count - 1) }),
+    ])
+  }
+
+  /** The club, when the caller may manage its people: admins, owners and officers. */
+  #clubRunBy(caller: Caller, code: string): ClubRecord {
+    if (!isAuthenticated(caller)) throw new NotAuthenticated()
+    const club = this.clubs.retrieve(caller, code)
+    if (!caller.isAdmin && !this.clubs.runs(caller, code)) throw new PermissionDenied()
+    return club
+  }
+
+  #validate(body: unknown): Member {
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw new ValidationFailed({ non_field_errors: ['Send an object: {"username": "...", "role": "member"}.'] })
+    const errors: Record<string, string[]> = {}
+    const { username, role = 'member', ...rest } = body as Record<string, unknown>
+    for (const key of Object.keys(rest)) errors[key] = ['Unknown field.']
+    if (typeof username !== 'string' || !USERNAME.test(username)) errors.username = ['Enter a valid username.']
+    else if (!this.userExists(username)) errors.username = [`No user is called "${username}".`]
+    if (!(ROLES as readonly unknown[]).includes(role)) errors.role = [`Choose one of ${ROLES.join(', ')}.`]
+    if (Object.keys(errors).length) throw new ValidationFailed(errors)
+    return { username: username as string, role: role as Role }
+  }
+}

@@ -1,0 +1,20 @@
+import type { Caller } from '../caller'
+import { ReadOnlyDirectory } from '../errors'
+import type { Authenticator } from './auth'
+import type { PageInfo } from './browsable'
+
+/** What every route needs from the edge: who is calling, and whether writes are open. */
+export interface Edge {
+  callerOf(request: Request): Caller
+  /** Throws the read-only 405 when the directory is published read-only (CLUBS_READ_ONLY). */
+  guardWrite(page: PageInfo): void
+}
+
+export function makeEdge(auth: Authenticator, readOnly: boolean): Edge {
+  return {
+    callerOf: (request) => auth.authenticate(request.headers.get('authorization')),
+    guardWrite: (page) => {
+      if (readOnly) throw new ReadOnlyDirectory(page.allow)
+    },
+  }
+}
