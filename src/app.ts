@@ -1,21 +1,16 @@
 import { Elysia } from 'elysia'
-import { Catalog } from './clubs/catalog'
 import { clubRoutes } from './clubs/routes'
-import { ClubService } from './clubs/service'
 import type { Config } from './config'
-import { LinkService } from './clubs/links'
-import { MemberService } from './clubs/members'
 import { peopleRoutes } from './clubs/people-routes'
-import { Relations } from './clubs/relations'
 import { Authenticator } from './http/auth'
 import { makeEdge } from './http/edge'
 import { errorHandler, type LogFault } from './http/error-handler'
-import type { Store } from './store/store'
+import type { Catalog } from './clubs/catalog'
+import { openDomain } from './domain'
 import type { Snapshot } from './store/snapshot'
+import type { Store } from './store/store'
 import { tagRoutes } from './tags/routes'
-import { UserDirectory } from './users/directory'
 import { userRoutes } from './users/routes'
-import { UserService } from './users/service'
 
 export interface AppDeps {
   readonly store: Store
@@ -38,33 +33,10 @@ const logToStderr: LogFault = (error, request) =>
 
 /** The whole service over one store; tests build it over a temp file or in memory. */
 export function createApp({ store, data, config, now = () => new Date(), logFault = logToStderr }: AppDeps) {
-  const catalog = new Catalog(data.clubs, data.tags)
-  const relations = new Relations({
-    memberships: data.memberships ?? [],
-    favorites: data.favorites ?? [],
-    subscriptions: data.subscriptions ?? [],
+  const { catalog, directory, clubs, users, members, favorites, subscriptions } = openDomain(store, data, {
+    autoApprove: config.autoApprove,
+    now,
   })
-  const directory = new UserDirectory(data.users ?? [])
-  store.track(() => ({ version: 1, ...catalog.snapshot(), users: directory.all(), ...relations.snapshot() }))
-
-  const persist = () => store.save()
-  const clubs = new ClubService(catalog, relations, { persist, autoApprove: config.autoApprove, now })
-  const users = new UserService(directory, persist, now)
-  const members = new MemberService(clubs, (username) => users.exists(username), persist)
-  const favorites = new LinkService(
-    clubs,
-    { noun: 'favorite', links: relations.favorites, counter: 'favorite_count' },
-    persist,
-  )
-  const subscriptions = new LinkService(
-    clubs,
-    {
-      noun: 'subscription',
-      links: relations.subscriptions,
-      refuses: (club) => (club.enables_subscription ? null : 'This club does not take subscriptions.'),
-    },
-    persist,
-  )
   const edge = makeEdge(new Authenticator(config.adminToken, directory), config.readOnly)
 
   return new Elysia()

@@ -26,7 +26,7 @@ async function main() {
     if (stopping) return
     stopping = true
     await app.stop()
-    await store.flush()
+    await store.close()
     console.log(JSON.stringify({ level: 'info', msg: 'club directory stopped', signal, data: where }))
     process.exit(0)
   }

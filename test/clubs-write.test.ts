@@ -218,10 +218,7 @@ describe('create', () => {
     })
   })
 
-  // BUG: the creator does not become the club's owner: POST /api/clubs/ {"name": "Origami Circle"}
-  // as admin answers is_member false and membership_count 0 (src/clubs/routes.ts `view` is always
-  // ANONYMOUS_VIEW; no membership is recorded on create). Unskip once §3.3 ownership exists.
-  it.skip('makes the creator the club owner: is_member true and one member (§3.3)', async () => {
+  it('makes the creator the club owner: is_member true and one member (§3.3)', async () => {
     const app = await makeApp()
     const body = await create(app, { name: 'Origami Circle' })
     expect({ is_member: body.is_member, membership_count: body.membership_count }).toEqual({

@@ -3,6 +3,7 @@ import { dirname } from 'node:path'
 import { Low } from 'lowdb'
 import { JSONFile } from 'lowdb/node'
 import { GroupCommit } from './group-commit'
+import { acquireLock } from './lock'
 import { snapshotProblem, type Snapshot } from './snapshot'
 
 export const IN_MEMORY = ':memory:'
@@ -35,6 +36,7 @@ export class Store {
   private constructor(
     readonly file: string,
     private readonly db: Low<Snapshot> | null,
+    private readonly unlock: () => void = () => {},
   ) {
     this.#commits = new GroupCommit(() => this.#write())
   }
@@ -43,19 +45,31 @@ export class Store {
     if (dataFile === IN_MEMORY) {
       return { store: new Store(IN_MEMORY, null), data: await readSnapshot(seedFile), source: 'seed' }
     }
+    const fail = (what: string) => (e: NodeJS.ErrnoException) => {
+      throw new StoreError(dataFile, `cannot ${what} (${e.code ?? e.message})`)
+    }
+    await mkdir(dirname(dataFile), { recursive: true }).catch(fail('create its folder'))
+    const lock = await Promise.resolve()
+      .then(() => acquireLock(lockFileOf(dataFile)))
+      .catch(fail('write its lock file'))
+    if ('heldBy' in lock)
+      throw new StoreError(
+        dataFile,
+        `another process (pid ${lock.heldBy}) is using it; stop it first, or use its HTTP API`,
+      )
     const db = new Low<Snapshot>(new JSONFile<Snapshot>(dataFile), null as unknown as Snapshot)
-    const store = new Store(dataFile, db)
-    const existing = await readSnapshotIfAny(dataFile)
-    if (existing) return { store, data: existing, source: 'file' }
-    const seed = await readSnapshot(seedFile)
-    await mkdir(dirname(dataFile), { recursive: true }).catch((e) => {
-      throw new StoreError(dataFile, `cannot create its folder (${e.code ?? e.message})`)
-    })
-    store.track(() => seed)
-    await store.save().catch((e) => {
-      throw new StoreError(dataFile, `cannot write it (${e.code ?? e.message})`)
-    })
-    return { store, data: seed, source: 'seed' }
+    const store = new Store(dataFile, db, lock.release)
+    try {
+      const existing = await readSnapshotIfAny(dataFile)
+      if (existing) return { store, data: existing, source: 'file' }
+      const seed = await readSnapshot(seedFile)
+      store.track(() => seed)
+      await store.save().catch(fail('write it'))
+      return { store, data: seed, source: 'seed' }
+    } catch (e) {
+      lock.release()
+      throw e
+    }
   }
 
   /** Names the function that captures the current state whenever a snapshot is written. */
@@ -68,9 +82,10 @@ export class Store {
     return this.db ? this.#commits.commit() : Promise.resolve()
   }
 
-  /** Waits for writes under way (graceful shutdown). */
-  flush(): Promise<void> {
-    return this.#commits.idle()
+  /** Waits for the writes under way, then lets other processes use the file. */
+  async close(): Promise<void> {
+    await this.#commits.idle()
+    this.unlock()
   }
 
   async #write(): Promise<void> {
@@ -81,6 +96,9 @@ export class Store {
     await fsync(dirname(this.file))
   }
 }
+
+/** The file that tells other processes a data file is in use. */
+export const lockFileOf = (dataFile: string) => `${dataFile}.lock`
 
 async function fsync(path: string): Promise<void> {
   const handle = await open(path, 'r')
