@@ -14,7 +14,8 @@ export function makeEdge(auth: Authenticator, readOnly: boolean): Edge {
   return {
     callerOf: (request) => auth.authenticate(request.headers.get('authorization')),
     guardWrite: (page) => {
-      if (readOnly) throw new ReadOnlyDirectory(page.allow)
+      // What a read-only directory allows here: the reading methods only.
+      if (readOnly) throw new ReadOnlyDirectory(page.allow.includes('GET') ? 'GET' : '')
     },
   }
 }
