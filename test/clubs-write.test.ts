@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test'
+import { DETAIL_ONLY_FIELDS, LIST_FIELDS, WRITABLE_FIELDS } from './contract'
 import { ADMIN_TOKEN, makeApp, NOW, readJson } from './helpers'
 
 // Writing clubs through `app.handle`: create, update (PUT), partial update (PATCH), destroy,
@@ -12,82 +13,6 @@ const TODAY = NOW_ISO.slice(0, 10)
 const CHESS = 'penn-chess-society'
 const CHESS_URL = `/api/clubs/${CHESS}/`
 const clubUrl = (code: string) => `/api/clubs/${code}/`
-
-/** CONTRACT §1.1, in order. */
-const LIST_FIELDS = [
-  'accepting_members',
-  'active',
-  'address',
-  'application_required',
-  'appointment_needed',
-  'approved',
-  'available_virtually',
-  'code',
-  'email',
-  'enables_subscription',
-  'favorite_count',
-  'founded',
-  'image_url',
-  'is_favorite',
-  'is_member',
-  'is_subscribe',
-  'is_school_unit',
-  'membership_count',
-  'recruiting_cycle',
-  'name',
-  'size',
-  'subtitle',
-  'tags',
-]
-/** CONTRACT §1.2: what the detail representation adds. */
-const DETAIL_ONLY_FIELDS = [
-  'description',
-  'website',
-  'facebook',
-  'twitter',
-  'instagram',
-  'linkedin',
-  'github',
-  'youtube',
-  'how_to_get_involved',
-  'listserv',
-  'email_public',
-  'approved_by',
-  'approved_comment',
-  'approved_on',
-  'created_at',
-  'updated_at',
-]
-/** CONTRACT §3.1 without `code` (create only): what a PUT must carry. */
-const WRITABLE_FIELDS = [
-  'name',
-  'subtitle',
-  'description',
-  'email',
-  'email_public',
-  'address',
-  'accepting_members',
-  'application_required',
-  'appointment_needed',
-  'available_virtually',
-  'enables_subscription',
-  'founded',
-  'image_url',
-  'recruiting_cycle',
-  'size',
-  'is_school_unit',
-  'website',
-  'facebook',
-  'twitter',
-  'instagram',
-  'linkedin',
-  'github',
-  'youtube',
-  'how_to_get_involved',
-  'listserv',
-  'tags',
-  'active',
-]
 
 /** Every writable field, each with a value different from the sample club's. */
 const FULL_BODY = {

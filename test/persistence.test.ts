@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { join } from 'node:path'
 import { createApp } from '../src/app'
 import { IN_MEMORY, Store } from '../src/store/store'
+import { WRITABLE_FIELDS } from './contract'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, SEED_FILE, tempDir } from './helpers'
 
 // CONTRACT §9: one lowdb JSON file, written before a write is answered, never overwritten when
@@ -77,35 +78,9 @@ const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': '
 /** Every writable field (CONTRACT §3.1) of a detail body, as a PUT needs them. */
 function putBody(detail: Record<string, any>, changes: Record<string, unknown>) {
   const { code: _code, approved: _a, approved_comment: _c, ...rest } = detail
-  const writable = [
-    'name',
-    'subtitle',
-    'description',
-    'email',
-    'email_public',
-    'address',
-    'accepting_members',
-    'application_required',
-    'appointment_needed',
-    'available_virtually',
-    'enables_subscription',
-    'founded',
-    'image_url',
-    'recruiting_cycle',
-    'size',
-    'is_school_unit',
-    'website',
-    'facebook',
-    'twitter',
-    'instagram',
-    'linkedin',
-    'github',
-    'youtube',
-    'how_to_get_involved',
-    'listserv',
-    'active',
-  ]
-  const body: Record<string, unknown> = Object.fromEntries(writable.map((f) => [f, rest[f]]))
+  const body: Record<string, unknown> = Object.fromEntries(
+    WRITABLE_FIELDS.filter((f) => f !== 'tags').map((f) => [f, rest[f]]),
+  )
   body.tags = detail.tags.map((t: { id: number }) => ({ id: t.id }))
   return { ...body, ...changes }
 }

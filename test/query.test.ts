@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'bun:test'
 import { readFileSync } from 'node:fs'
+import { fold, LIST_FIELDS } from './contract'
 import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE } from './helpers'
 
 // CONTRACT §6 (list query parameters) and §1.1 (the list representation), through app.handle.
@@ -7,36 +8,8 @@ import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE } from './helpers'
 type Item = Record<string, any>
 type App = Awaited<ReturnType<typeof makeApp>>
 
-/** Case- and accent-insensitive, as a person compares names (CONTRACT §6). */
-const fold = (s: string) => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase()
 const codesOf = (items: Item[]) => items.map((item) => item.code as string)
 
-/** CONTRACT §1.1, written out here rather than imported, so the test pins the contract. */
-const LIST_FIELDS = [
-  'accepting_members',
-  'active',
-  'address',
-  'application_required',
-  'appointment_needed',
-  'approved',
-  'available_virtually',
-  'code',
-  'email',
-  'enables_subscription',
-  'favorite_count',
-  'founded',
-  'image_url',
-  'is_favorite',
-  'is_member',
-  'is_subscribe',
-  'is_school_unit',
-  'membership_count',
-  'recruiting_cycle',
-  'name',
-  'size',
-  'subtitle',
-  'tags',
-]
 const ORDERING_FIELDS = ['name', 'favorite_count', 'membership_count', 'founded', 'code', 'size'] as const
 const BOOLEAN_FILTERS = [
   'accepting_members',

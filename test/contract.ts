@@ -1,0 +1,83 @@
+// The contract's field lists, written out from CONTRACT.md rather than imported from src,
+// so the suites pin the contract and not whatever the code happens to say.
+
+/** CONTRACT §1.1: the list representation, in order. */
+export const LIST_FIELDS = [
+  'accepting_members',
+  'active',
+  'address',
+  'application_required',
+  'appointment_needed',
+  'approved',
+  'available_virtually',
+  'code',
+  'email',
+  'enables_subscription',
+  'favorite_count',
+  'founded',
+  'image_url',
+  'is_favorite',
+  'is_member',
+  'is_subscribe',
+  'is_school_unit',
+  'membership_count',
+  'recruiting_cycle',
+  'name',
+  'size',
+  'subtitle',
+  'tags',
+]
+
+/** CONTRACT §1.2: what the detail representation adds. */
+export const DETAIL_ONLY_FIELDS = [
+  'description',
+  'website',
+  'facebook',
+  'twitter',
+  'instagram',
+  'linkedin',
+  'github',
+  'youtube',
+  'how_to_get_involved',
+  'listserv',
+  'email_public',
+  'approved_by',
+  'approved_comment',
+  'approved_on',
+  'created_at',
+  'updated_at',
+]
+
+/** CONTRACT §3.1 without `code` (create only): what a PUT must carry. */
+export const WRITABLE_FIELDS = [
+  'name',
+  'subtitle',
+  'description',
+  'email',
+  'email_public',
+  'address',
+  'accepting_members',
+  'application_required',
+  'appointment_needed',
+  'available_virtually',
+  'enables_subscription',
+  'founded',
+  'image_url',
+  'recruiting_cycle',
+  'size',
+  'is_school_unit',
+  'website',
+  'facebook',
+  'twitter',
+  'instagram',
+  'linkedin',
+  'github',
+  'youtube',
+  'how_to_get_involved',
+  'listserv',
+  'tags',
+  'active',
+]
+
+/** Case- and accent-insensitive, as a person compares names (CONTRACT §6). */
+export const fold = (s: string) => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase()
