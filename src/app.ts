@@ -7,6 +7,9 @@ import { makeEdge } from './http/edge'
 import { errorHandler, type LogFault } from './http/error-handler'
 import type { Catalog } from './clubs/catalog'
 import { openDomain } from './domain'
+import { OPERATIONS } from './docs/operations'
+import { docsRoutes } from './docs/routes'
+import pkg from '../package.json'
 import type { Snapshot } from './store/snapshot'
 import type { Store } from './store/store'
 import { tagRoutes } from './tags/routes'
@@ -41,11 +44,14 @@ export function createApp({ store, data, config, now = () => new Date(), logFaul
 
   return new Elysia()
     .use(errorHandler(logFault))
-    .get('/health', () => Response.json({ status: 'ok', clubs: countLive(catalog), version: catalog.version }))
+    .get('/health', () => Response.json({ status: 'ok', clubs: countLive(catalog), version: catalog.version }), {
+      detail: OPERATIONS.health,
+    })
     .use(clubRoutes({ clubs, edge }))
     .use(peopleRoutes({ edge, clubs, members, favorites, subscriptions }))
     .use(tagRoutes(catalog))
     .use(userRoutes(edge, users))
+    .use(docsRoutes(pkg.version))
 }
 
 function countLive(catalog: Catalog): number {

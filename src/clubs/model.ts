@@ -95,6 +95,23 @@ export const ApprovalWrite = t.Object({
   approved_comment: t.String({ maxLength: 1000, description: 'Admin only.' }),
 })
 
+/** What a create takes: a name, and any other writable field (admins may also decide approval). */
+export const ClubCreate = t.Composite(
+  [t.Pick(ClubWrite, ['name']), t.Partial(t.Omit(ClubWrite, ['name'])), t.Partial(ApprovalWrite)],
+  {
+    additionalProperties: false,
+  },
+)
+/** What a PUT takes: every writable field but the code, which may be sent back unchanged. */
+export const ClubReplace = t.Composite(
+  [t.Omit(ClubWrite, ['code']), t.Partial(t.Pick(ClubWrite, ['code'])), t.Partial(ApprovalWrite)],
+  {
+    additionalProperties: false,
+  },
+)
+/** What a PATCH takes: any writable field. */
+export const ClubPatch = t.Partial(t.Composite([ClubWrite, ApprovalWrite]), { additionalProperties: false })
+
 /** Read-only fields: sent back by clients in the GET-edit-PUT pattern and ignored. */
 export const READ_ONLY_FIELDS = [
   'favorite_count',

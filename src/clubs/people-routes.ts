@@ -5,9 +5,9 @@ import type { PageInfo } from '../http/browsable'
 import type { Edge } from '../http/edge'
 import { ENDPOINTS } from '../http/endpoints'
 import { exchange } from '../http/exchange'
-import { options } from '../http/options'
 import { reply, replyJson } from '../http/respond'
-import { refuseOtherMethods } from '../http/route'
+import { otherMethods, read, write } from '../http/route'
+import { OPERATIONS } from '../docs/operations'
 import type { LinkService } from './links'
 import type { MemberService } from './members'
 import type { ClubRecord } from './model'
@@ -27,16 +27,26 @@ export function peopleRoutes({ edge, clubs, members, favorites, subscriptions }:
   const linkOf = (caller: Caller, club: ClubRecord) => ({
     club: listItem(club, clubs.viewOf(caller, club), clubs.catalog),
   })
-  const linkRoutes = (path: string, service: LinkService, list: PageInfo, detail: PageInfo) =>
+  const linkRoutes = (
+    path: string,
+    service: LinkService,
+    list: PageInfo,
+    detail: PageInfo,
+    docs: { list: object; add: object; remove: object },
+  ) =>
     new Elysia()
-      .get(path, ({ request }) => {
-        const caller = edge.callerOf(request)
-        return replyJson(
-          exchange(request),
-          200,
-          service.list(caller).map((club) => linkOf(caller, club)),
-        )
-      })
+      .get(
+        path,
+        ({ request }) => {
+          const caller = edge.callerOf(request)
+          return replyJson(
+            exchange(request),
+            200,
+            service.list(caller).map((club) => linkOf(caller, club)),
+          )
+        },
+        read(docs.list),
+      )
       .post(
         path,
         async ({ request }) => {
@@ -46,10 +56,9 @@ export function peopleRoutes({ edge, clubs, members, favorites, subscriptions }:
           const club = await service.add(caller, await readJsonBody(request))
           return replyJson(ex, 201, linkOf(caller, club))
         },
-        { parse: 'none' },
+        write(docs.add),
       )
-      .options(path, ({ request }) => options(exchange(request), list))
-      .all(path, refuseOtherMethods(list))
+      .use(otherMethods(path, list))
       .delete(
         `${path}:code/`,
         async ({ request, params }) => {
@@ -59,14 +68,15 @@ export function peopleRoutes({ edge, clubs, members, favorites, subscriptions }:
           await service.remove(edge.callerOf(request), (params as { code: string }).code)
           return reply(ex, 204, null)
         },
-        { parse: 'none' },
+        write(docs.remove),
       )
-      .options(`${path}:code/`, ({ request }) => options(exchange(request), detail))
-      .all(`${path}:code/`, refuseOtherMethods(detail))
+      .use(otherMethods(`${path}:code/`, detail))
 
   return new Elysia({ name: 'people' })
-    .get('/api/clubs/:code/members/', ({ request, params }) =>
-      replyJson(exchange(request), 200, members.list(edge.callerOf(request), params.code)),
+    .get(
+      '/api/clubs/:code/members/',
+      ({ request, params }) => replyJson(exchange(request), 200, members.list(edge.callerOf(request), params.code)),
+      read(OPERATIONS.listMembers),
     )
     .post(
       '/api/clubs/:code/members/',
@@ -76,10 +86,9 @@ export function peopleRoutes({ edge, clubs, members, favorites, subscriptions }:
         const { member, created } = await members.add(edge.callerOf(request), params.code, await readJsonBody(request))
         return replyJson(ex, created ? 201 : 200, member)
       },
-      { parse: 'none' },
+      write(OPERATIONS.addMember),
     )
-    .options('/api/clubs/:code/members/', ({ request }) => options(exchange(request), ENDPOINTS.memberList))
-    .all('/api/clubs/:code/members/', refuseOtherMethods(ENDPOINTS.memberList))
+    .use(otherMethods('/api/clubs/:code/members/', ENDPOINTS.memberList))
     .delete(
       '/api/clubs/:code/members/:username/',
       async ({ request, params }) => {
@@ -88,10 +97,19 @@ export function peopleRoutes({ edge, clubs, members, favorites, subscriptions }:
         await members.remove(edge.callerOf(request), params.code, params.username)
         return reply(ex, 204, null)
       },
-      { parse: 'none' },
+      write(OPERATIONS.removeMember),
     )
-    .options('/api/clubs/:code/members/:username/', ({ request }) => options(exchange(request), ENDPOINTS.memberDetail))
-    .all('/api/clubs/:code/members/:username/', refuseOtherMethods(ENDPOINTS.memberDetail))
-    .use(linkRoutes('/api/favorites/', favorites, ENDPOINTS.favoriteList, ENDPOINTS.favoriteDetail))
-    .use(linkRoutes('/api/subscriptions/', subscriptions, ENDPOINTS.subscriptionList, ENDPOINTS.subscriptionDetail))
+    .use(otherMethods('/api/clubs/:code/members/:username/', ENDPOINTS.memberDetail))
+    .use(
+      linkRoutes('/api/favorites/', favorites, ENDPOINTS.favoriteList, ENDPOINTS.favoriteDetail, OPERATIONS.favorites),
+    )
+    .use(
+      linkRoutes(
+        '/api/subscriptions/',
+        subscriptions,
+        ENDPOINTS.subscriptionList,
+        ENDPOINTS.subscriptionDetail,
+        OPERATIONS.subscriptions,
+      ),
+    )
 }

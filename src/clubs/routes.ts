@@ -5,11 +5,11 @@ import { readJsonBody } from '../http/body'
 import type { PageInfo } from '../http/browsable'
 import type { Edge } from '../http/edge'
 import { ENDPOINTS } from '../http/endpoints'
-import { options } from '../http/options'
 import { exchange } from '../http/exchange'
 import { Prepared } from '../http/prepared'
 import { reply, replyJson, type Exchange } from '../http/respond'
-import { refuseOtherMethods } from '../http/route'
+import { otherMethods, read, write } from '../http/route'
+import { OPERATIONS } from '../docs/operations'
 import { ClubWrite, type ClubRecord } from './model'
 import { parseFieldSelection, parseListQuery, type ListQuery } from './query'
 import { detail, listItem, select, type Representation } from './represent'
@@ -59,19 +59,23 @@ export function clubRoutes({ clubs, edge }: ClubRouteDeps) {
   }
 
   return new Elysia({ name: 'clubs' })
-    .get('/api/clubs/', ({ request }) => {
-      const ex = exchange(request)
-      const caller = callerOf(request)
-      if (caller.username !== null) return reply(ex, 200, listAnswer(caller, ex))
-      // Keyed by origin too: paging links are absolute URLs built from the request's host.
-      const key = ex.url.origin + ex.url.search
-      let answer = cache.get(clubs.catalog.version, key)
-      if (!answer) {
-        answer = listAnswer(caller, ex)
-        cache.set(key, answer)
-      }
-      return reply(ex, 200, answer)
-    })
+    .get(
+      '/api/clubs/',
+      ({ request }) => {
+        const ex = exchange(request)
+        const caller = callerOf(request)
+        if (caller.username !== null) return reply(ex, 200, listAnswer(caller, ex))
+        // Keyed by origin too: paging links are absolute URLs built from the request's host.
+        const key = ex.url.origin + ex.url.search
+        let answer = cache.get(clubs.catalog.version, key)
+        if (!answer) {
+          answer = listAnswer(caller, ex)
+          cache.set(key, answer)
+        }
+        return reply(ex, 200, answer)
+      },
+      read(OPERATIONS.listClubs),
+    )
     .post(
       '/api/clubs/',
       async ({ request }) => {
@@ -81,17 +85,28 @@ export function clubRoutes({ clubs, edge }: ClubRouteDeps) {
         const club = await clubs.create(caller, await readJsonBody(request))
         return replyJson(ex, 201, detailOf(caller, club, ex), { Location: clubUrl(ex, club.code) })
       },
-      { parse: 'none' },
+      write(OPERATIONS.createClub),
     )
-    .options('/api/clubs/', ({ request }) => options(exchange(request), ENDPOINTS.clubList, { POST: ClubWrite }))
-    .all('/api/clubs/', refuseOtherMethods(ENDPOINTS.clubList))
-    .get('/api/clubs/:code/', ({ request, params }) => {
-      const ex = exchange(request)
-      const caller = callerOf(request)
-      return replyJson(ex, 200, detailOf(caller, clubs.retrieve(caller, params.code), ex))
-    })
-    .put('/api/clubs/:code/', ({ request, params }) => update(request, params.code, false), { parse: 'none' })
-    .patch('/api/clubs/:code/', ({ request, params }) => update(request, params.code, true), { parse: 'none' })
+    .use(otherMethods('/api/clubs/', ENDPOINTS.clubList, { POST: ClubWrite }))
+    .get(
+      '/api/clubs/:code/',
+      ({ request, params }) => {
+        const ex = exchange(request)
+        const caller = callerOf(request)
+        return replyJson(ex, 200, detailOf(caller, clubs.retrieve(caller, params.code), ex))
+      },
+      read(OPERATIONS.retrieveClub),
+    )
+    .put(
+      '/api/clubs/:code/',
+      ({ request, params }) => update(request, params.code, false),
+      write(OPERATIONS.updateClub),
+    )
+    .patch(
+      '/api/clubs/:code/',
+      ({ request, params }) => update(request, params.code, true),
+      write(OPERATIONS.partialUpdateClub),
+    )
     .delete(
       '/api/clubs/:code/',
       async ({ request, params }) => {
@@ -100,10 +115,9 @@ export function clubRoutes({ clubs, edge }: ClubRouteDeps) {
         await clubs.destroy(callerOf(request), params.code)
         return reply(ex, 204, null)
       },
-      { parse: 'none' },
+      write(OPERATIONS.destroyClub),
     )
-    .options('/api/clubs/:code/', ({ request }) => options(exchange(request), ENDPOINTS.clubDetail, { PUT: ClubWrite }))
-    .all('/api/clubs/:code/', refuseOtherMethods(ENDPOINTS.clubDetail))
+    .use(otherMethods('/api/clubs/:code/', ENDPOINTS.clubDetail, { PUT: ClubWrite }))
 
   async function update(request: Request, code: string, partial: boolean) {
     const ex = exchange(request)

@@ -3,24 +3,27 @@ import type { Catalog } from '../clubs/catalog'
 import { ENDPOINTS } from '../http/endpoints'
 import { exchange } from '../http/exchange'
 import { replyJson } from '../http/respond'
-import { refuseOtherMethods } from '../http/route'
-import { options } from '../http/options'
+import { otherMethods, read } from '../http/route'
+import { OPERATIONS } from '../docs/operations'
 
 /** `GET /api/tags/`: every tag with the number of visible clubs that carry it. */
 export function tagRoutes(catalog: Catalog) {
   return new Elysia({ name: 'tags' })
-    .get('/api/tags/', ({ request }) => {
-      const counts = new Map<number, number>()
-      for (const { record } of catalog.live()) {
-        if (!record.approved || !record.active) continue
-        for (const id of record.tags) counts.set(id, (counts.get(id) ?? 0) + 1)
-      }
-      const tags = catalog
-        .tags()
-        .sort((a, b) => a.id - b.id)
-        .map((tag) => ({ id: tag.id, name: tag.name, clubs: counts.get(tag.id) ?? 0 }))
-      return replyJson(exchange(request), 200, tags)
-    })
-    .options('/api/tags/', ({ request }) => options(exchange(request), ENDPOINTS.tagList))
-    .all('/api/tags/', refuseOtherMethods(ENDPOINTS.tagList))
+    .get(
+      '/api/tags/',
+      ({ request }) => {
+        const counts = new Map<number, number>()
+        for (const { record } of catalog.live()) {
+          if (!record.approved || !record.active) continue
+          for (const id of record.tags) counts.set(id, (counts.get(id) ?? 0) + 1)
+        }
+        const tags = catalog
+          .tags()
+          .sort((a, b) => a.id - b.id)
+          .map((tag) => ({ id: tag.id, name: tag.name, clubs: counts.get(tag.id) ?? 0 }))
+        return replyJson(exchange(request), 200, tags)
+      },
+      read(OPERATIONS.listTags),
+    )
+    .use(otherMethods('/api/tags/', ENDPOINTS.tagList))
 }

@@ -4,9 +4,9 @@ import { readJsonBody } from '../http/body'
 import type { Edge } from '../http/edge'
 import { ENDPOINTS } from '../http/endpoints'
 import { exchange } from '../http/exchange'
-import { options } from '../http/options'
 import { replyJson } from '../http/respond'
-import { refuseOtherMethods } from '../http/route'
+import { otherMethods, read, write } from '../http/route'
+import { OPERATIONS } from '../docs/operations'
 import type { UserService } from './service'
 
 /** `POST /api/users/` (admins issue tokens) and `GET /api/users/me/`. */
@@ -20,14 +20,16 @@ export function userRoutes(edge: Edge, users: UserService) {
         const issued = await users.create(edge.callerOf(request), await readJsonBody(request))
         return replyJson(ex, 201, issued, { 'Cache-Control': 'no-store' })
       },
-      { parse: 'none' },
+      write(OPERATIONS.createUser),
     )
-    .options('/api/users/', ({ request }) => options(exchange(request), ENDPOINTS.userList))
-    .all('/api/users/', refuseOtherMethods(ENDPOINTS.userList))
-    .get('/api/users/me/', ({ request }) => {
-      const caller = requireUser(edge.callerOf(request))
-      return replyJson(exchange(request), 200, { username: caller.username, is_admin: caller.isAdmin })
-    })
-    .options('/api/users/me/', ({ request }) => options(exchange(request), ENDPOINTS.userMe))
-    .all('/api/users/me/', refuseOtherMethods(ENDPOINTS.userMe))
+    .use(otherMethods('/api/users/', ENDPOINTS.userList))
+    .get(
+      '/api/users/me/',
+      ({ request }) => {
+        const caller = requireUser(edge.callerOf(request))
+        return replyJson(exchange(request), 200, { username: caller.username, is_admin: caller.isAdmin })
+      },
+      read(OPERATIONS.me),
+    )
+    .use(otherMethods('/api/users/me/', ENDPOINTS.userMe))
 }
