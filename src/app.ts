@@ -6,6 +6,7 @@ import { Authenticator } from './http/auth'
 import { makeEdge } from './http/edge'
 import { errorHandler, type LogFault } from './http/error-handler'
 import type { Catalog } from './clubs/catalog'
+import { browsableAssets } from './browsable/routes'
 import { openDomain } from './domain'
 import { OPERATIONS } from './docs/operations'
 import { docsRoutes } from './docs/routes'
@@ -49,9 +50,10 @@ export function createApp({ store, data, config, now = () => new Date(), logFaul
     })
     .use(clubRoutes({ clubs, edge }))
     .use(peopleRoutes({ edge, clubs, members, favorites, subscriptions }))
-    .use(tagRoutes(catalog))
+    .use(tagRoutes(catalog, edge))
     .use(userRoutes(edge, users))
     .use(docsRoutes(pkg.version))
+    .use(browsableAssets())
 }
 
 function countLive(catalog: Catalog): number {

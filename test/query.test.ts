@@ -446,9 +446,7 @@ describe('pagination', () => {
     expect(next.searchParams.get('page')).toBe('2')
   })
 
-  // BUG: the anonymous list cache (src/clubs/routes.ts) is keyed by the query string only, so the
-  // next/previous links of the first request are served to every later request whatever host it
-  // was made to (here: links to http://localhost/... answered to a request for other.example).
+  // The anonymous list cache must not serve one host's absolute links to another.
   it('builds next/previous from the host the request was made to', async () => {
     const { app } = await makeApp()
     await app.handle(new Request('http://localhost/api/clubs/?page=1&page_size=5'))

@@ -1,5 +1,5 @@
 import { isAuthenticated, type Caller } from '../caller'
-import { BadRequest, NotAuthenticated, NotFound, PermissionDenied, ValidationFailed } from '../errors'
+import { NotAuthenticated, NotFound, PermissionDenied, ValidationFailed } from '../errors'
 import { ROLES, USERNAME_PATTERN, type Role } from '../users/model'
 import { durably, type Persist } from './durably'
 import type { ClubRecord } from './model'
@@ -11,6 +11,7 @@ export interface Member {
 }
 
 const USERNAME = new RegExp(USERNAME_PATTERN)
+const LAST_OWNER = { non_field_errors: ['A club must keep at least one owner.'] }
 const ROLE_ORDER: Record<Role, number> = { owner: 0, officer: 1, member: 2 }
 
 /** A club's people and their roles: owners, officers, members (CONTRACT §2, §5). */
@@ -36,10 +37,8 @@ export class MemberService {
     const relations = this.clubs.relations
     const previous = relations.roleOf(username, code)
     const mayManageOwners = caller.isAdmin || relations.roleOf(caller.username, code) === 'owner'
-    if ((role === 'owner' || previous === 'owner') && !mayManageOwners)
-      throw new PermissionDenied('Only an owner or an admin may add or change owners.')
-    if (previous === 'owner' && role !== 'owner' && relations.owners(code) === 1)
-      throw new BadRequest('A club must keep at least one owner.')
+    if ((role === 'owner' || previous === 'owner') && !mayManageOwners) throw new PermissionDenied()
+    if (previous === 'owner' && role !== 'owner' && relations.owners(code) === 1) throw new ValidationFailed(LAST_OWNER)
     const count = club.membership_count + (previous ? 0 : 1)
     await durably(this.persist, () => [
       relations.change(code, username, role),
@@ -58,7 +57,7 @@ export class MemberService {
     if (!caller.isAdmin && callerRole !== 'owner' && caller.username !== username) throw new PermissionDenied()
     const role = relations.roleOf(username, code)
     if (role === undefined) throw new NotFound()
-    if (role === 'owner' && relations.owners(code) === 1) throw new BadRequest('A club must keep at least one owner.')
+    if (role === 'owner' && relations.owners(code) === 1) throw new ValidationFailed(LAST_OWNER)
     const club = entry.record
     await durably(this.persist, () => [
       relations.change(code, username, null),

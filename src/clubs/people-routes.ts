@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import type { Caller } from '../caller'
 import { readJsonBody } from '../http/body'
-import type { PageInfo } from '../http/browsable'
+import type { PageInfo } from '../http/endpoints'
 import type { Edge } from '../http/edge'
 import { ENDPOINTS } from '../http/endpoints'
 import { exchange } from '../http/exchange'

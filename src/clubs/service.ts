@@ -153,8 +153,7 @@ export class ClubService {
   ) {
     if (user.isAdmin) return
     for (const field of APPROVAL_FIELDS) {
-      if (field in fields && fields[field] !== stored[field])
-        throw new PermissionDenied('Only an admin may approve or reject a club.')
+      if (field in fields && fields[field] !== stored[field]) throw new PermissionDenied()
     }
   }
 

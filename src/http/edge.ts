@@ -1,7 +1,7 @@
 import type { Caller } from '../caller'
 import { ReadOnlyDirectory } from '../errors'
 import type { Authenticator } from './auth'
-import type { PageInfo } from './browsable'
+import type { PageInfo } from './endpoints'
 
 /** What every route needs from the edge: who is calling, and whether writes are open. */
 export interface Edge {

@@ -1,4 +1,30 @@
-import type { PageInfo } from './browsable'
+import { ClubWrite } from '../clubs/model'
+
+/** What the browsable view, OPTIONS and the Allow header say about one endpoint. */
+export interface PageInfo {
+  readonly name: string
+  readonly description: string
+  readonly allow: string
+  /** The JSON a write form starts from, given the body the page shows. */
+  readonly template?: (shown: unknown) => Record<string, unknown>
+}
+
+const CREATE_TEMPLATE = Object.fromEntries(
+  Object.entries(ClubWrite.properties)
+    .filter(([field]) => field !== 'code')
+    .map(([field, schema]) => [field, field === 'name' ? '' : schema.default]),
+)
+
+/** A club's writable fields as the detail shows them: the start of a PUT or PATCH. */
+function clubTemplate(shown: unknown): Record<string, unknown> {
+  const club = (shown ?? {}) as Record<string, unknown>
+  const out: Record<string, unknown> = {}
+  for (const field of Object.keys(ClubWrite.properties)) {
+    if (field === 'code' || !(field in club)) continue
+    out[field] = field === 'tags' ? (club.tags as { id: number }[]).map(({ id }) => ({ id })) : club[field]
+  }
+  return out
+}
 
 /** The API's endpoints as the browsable view, OPTIONS and the Allow header describe them. */
 export const ENDPOINTS = {
@@ -7,12 +33,14 @@ export const ENDPOINTS = {
     description:
       'Student clubs, with partial information for each. Sort with ?ordering=, narrow with ?search= and filters, page with ?page=. POST creates a club, which then awaits approval.',
     allow: 'GET, POST',
+    template: () => CREATE_TEMPLATE,
   },
   clubDetail: {
     name: 'Club Instance',
     description:
       'One club with every field. PUT replaces every writable field, PATCH changes the fields sent, DELETE archives the club (setting active to false is the gentler choice).',
     allow: 'GET, PUT, PATCH, DELETE',
+    template: clubTemplate,
   },
   tagList: { name: 'Tag List', description: 'Every tag, with the number of clubs that carry it.', allow: 'GET' },
   memberList: {
@@ -20,6 +48,7 @@ export const ENDPOINTS = {
     description:
       "A club's people and their roles (owner, officer, member). Owners, officers and admins may see and add them; only owners and admins may add owners.",
     allow: 'GET, POST',
+    template: () => ({ username: '', role: 'member' }),
   },
   memberDetail: {
     name: 'Club Member',
@@ -31,12 +60,14 @@ export const ENDPOINTS = {
     name: 'Favorites',
     description: 'Your favorite clubs. POST {"club": "<code>"} adds one.',
     allow: 'GET, POST',
+    template: () => ({ club: '' }),
   },
   favoriteDetail: { name: 'Favorite', description: 'DELETE removes the club from your favorites.', allow: 'DELETE' },
   subscriptionList: {
     name: 'Subscriptions',
     description: 'The clubs whose news you subscribe to. POST {"club": "<code>"} subscribes.',
     allow: 'GET, POST',
+    template: () => ({ club: '' }),
   },
   subscriptionDetail: { name: 'Subscription', description: 'DELETE unsubscribes.', allow: 'DELETE' },
   userList: {

@@ -1,5 +1,5 @@
 import type { TSchema } from 'elysia'
-import type { PageInfo } from './browsable'
+import type { PageInfo } from './endpoints'
 import { replyJson, type Exchange } from './respond'
 
 /** OPTIONS: the endpoint's metadata, with the schema of each write it takes; also a CORS preflight answer. */

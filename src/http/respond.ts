@@ -1,4 +1,5 @@
-import { HTML_HEADERS, renderBrowsable, type PageInfo } from './browsable'
+import { HTML_HEADERS, renderBrowsable } from '../browsable/render'
+import type { PageInfo } from './endpoints'
 import type { Format } from './negotiate'
 import { Prepared } from './prepared'
 

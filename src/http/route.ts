@@ -1,6 +1,6 @@
 import { Elysia, type TSchema } from 'elysia'
 import { MethodNotAllowed } from '../errors'
-import type { PageInfo } from './browsable'
+import type { PageInfo } from './endpoints'
 import { exchange } from './exchange'
 import { options } from './options'
 
