@@ -1,0 +1,187 @@
+import SwaggerParser from '@apidevtools/swagger-parser'
+import { describe, expect, it } from 'bun:test'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { makeApp, readJson } from './helpers'
+
+const ROOT = join(import.meta.dir, '..')
+
+async function openapi() {
+  const { req } = await makeApp()
+  const res = await req('/swagger/json')
+  expect(res.status).toBe(200)
+  return { doc: await readJson(res), req }
+}
+
+describe('the OpenAPI document', () => {
+  it('validates as OpenAPI with swagger-parser', async () => {
+    const { doc } = await openapi()
+    const api = await SwaggerParser.validate(structuredClone(doc))
+    expect(api.info.title).toBe('Club Directory API')
+  })
+
+  it('passes redocly lint (recommended rules) with no errors', async () => {
+    const { doc } = await openapi()
+    const dir = mkdtempSync(join(tmpdir(), 'openapi-'))
+    const file = join(dir, 'openapi.json')
+    writeFileSync(file, JSON.stringify(doc))
+    const lint = Bun.spawnSync(
+      [
+        join(ROOT, 'node_modules/.bin/redocly'),
+        'lint',
+        file,
+        '--config',
+        join(ROOT, 'redocly.yaml'),
+        '--format',
+        'json',
+      ],
+      { cwd: dir, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
+    )
+    const report = JSON.parse(lint.stdout.toString())
+    const errors = report.problems.filter((p: { severity: string }) => p.severity === 'error')
+    expect(errors.map((p: { message: string }) => p.message)).toEqual([])
+    expect(lint.exitCode).toBe(0)
+  }, 60_000)
+
+  const operations = [
+    ['/api/clubs/', 'get'],
+    ['/api/clubs/', 'post'],
+    ['/api/clubs/{code}/', 'get'],
+    ['/api/clubs/{code}/', 'put'],
+    ['/api/clubs/{code}/', 'patch'],
+    ['/api/clubs/{code}/', 'delete'],
+    ['/api/clubs/{code}/members/', 'get'],
+    ['/api/clubs/{code}/members/', 'post'],
+    ['/api/clubs/{code}/members/{username}/', 'delete'],
+    ['/api/favorites/', 'get'],
+    ['/api/favorites/', 'post'],
+    ['/api/favorites/{code}/', 'delete'],
+    ['/api/subscriptions/', 'get'],
+    ['/api/subscriptions/', 'post'],
+    ['/api/subscriptions/{code}/', 'delete'],
+    ['/api/tags/', 'get'],
+    ['/api/users/', 'post'],
+    ['/api/users/me/', 'get'],
+    ['/health', 'get'],
+  ] as const
+
+  it('documents exactly the served operations, each with a summary and responses', async () => {
+    const { doc } = await openapi()
+    const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`),
+    )
+    expect(documented.sort()).toEqual(operations.map(([path, method]) => `${method.toUpperCase()} ${path}`).sort())
+    for (const [path, method] of operations) {
+      const op = doc.paths[path][method]
+      expect(op.summary).toBeString()
+      expect(Object.keys(op.responses).length).toBeGreaterThan(0)
+    }
+  })
+
+  it('keeps the internal catch-all routes and OPTIONS out', async () => {
+    const { doc } = await openapi()
+    const text = JSON.stringify(doc.paths)
+    expect(text).not.toContain('"options"')
+    expect(text).not.toContain('/static/')
+    expect(text).not.toContain('/swagger')
+  })
+
+  it('documents every list query parameter of CONTRACT §6', async () => {
+    const { doc } = await openapi()
+    const names = doc.paths['/api/clubs/'].get.parameters.map((p: { name: string }) => p.name).sort()
+    expect(names).toEqual(
+      [
+        'ordering',
+        'search',
+        'tags',
+        'accepting_members',
+        'appointment_needed',
+        'available_virtually',
+        'enables_subscription',
+        'is_school_unit',
+        'approved',
+        'active',
+        'size',
+        'application_required',
+        'recruiting_cycle',
+        'page',
+        'page_size',
+        'fields',
+        'format',
+      ].sort(),
+    )
+  })
+
+  it('documents the write bodies, the error statuses and the bearer scheme', async () => {
+    const { doc } = await openapi()
+    const create = doc.paths['/api/clubs/'].post
+    const schema = create.requestBody.content['application/json'].schema
+    expect(schema.required).toEqual(['name'])
+    expect(schema.additionalProperties).toBe(false)
+    expect(Object.keys(create.responses).sort()).toEqual([
+      '201',
+      '400',
+      '401',
+      '403',
+      '404',
+      '405',
+      '413',
+      '415',
+      '503',
+    ])
+    expect(create.responses['400'].content['application/json'].example).toBeObject()
+    expect(create.security).toEqual([{ bearer: [] }])
+    const put = doc.paths['/api/clubs/{code}/'].put.requestBody.content['application/json'].schema
+    expect(put.required).toContain('size')
+    expect(put.required).not.toContain('code')
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' })
+  })
+
+  it('labels the coded values', async () => {
+    const { doc } = await openapi()
+    const size = doc.paths['/api/clubs/'].post.requestBody.content['application/json'].schema.properties.size
+    expect(size.description).toBe('1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+')
+    expect(doc.info.description).toContain('5 Application and interview required')
+  })
+
+  it('gives examples that satisfy their own schemas', async () => {
+    const { Value } = await import('@sinclair/typebox/value')
+    const { OPERATIONS } = await import('../src/docs/operations')
+    const groups: object[] = Object.values(OPERATIONS)
+    const operations = groups.flatMap((op) => ('responses' in op ? [op] : (Object.values(op) as object[])))
+    const bodies = operations
+      .filter(
+        (op): op is { requestBody: { content: { 'application/json': { schema: any; example: unknown } } } } =>
+          'requestBody' in op,
+      )
+      .map((op) => op.requestBody.content['application/json'])
+    expect(bodies.length).toBe(7)
+    for (const { schema, example } of bodies) expect(Value.Check(schema, example)).toBe(true)
+  })
+})
+
+describe('the Swagger UI page', () => {
+  it('loads its scripts and styles from this service, not a CDN', async () => {
+    const { req } = await openapi()
+    const res = await req('/swagger')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'")
+    const html = await res.text()
+    const urls = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)
+    expect(urls.length).toBeGreaterThan(0)
+    for (const url of urls) {
+      expect(url).toStartWith('/swagger/assets/')
+      const asset = await req(url)
+      expect(asset.status).toBe(200)
+      expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(100)
+    }
+  })
+
+  it('serves no file outside its list', async () => {
+    const { req } = await openapi()
+    for (const name of ['package.json', '..%2Fpackage.json', 'index.html', 'constructor']) {
+      expect((await req(`/swagger/assets/${name}`)).status).toBe(404)
+    }
+  })
+})
