@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test'
+import { WRITABLE_FIELDS } from './contract'
 import { ADMIN_TOKEN, makeApp, NOW, readJson } from './helpers'
 
 // Who may do what (CONTRACT §2, §4, §5, §8): the permission matrix over one club run by
@@ -16,37 +17,6 @@ const MEMBERS_URL = `/api/clubs/${CODE}/members/`
 const NO_PERMISSION = { detail: 'You do not have permission to perform this action.' }
 const NOT_FOUND = { detail: 'Not found.' }
 const NOW_ISO = NOW.toISOString()
-
-/** CONTRACT §3.1 without `code`: what a PUT carries. */
-const WRITABLE_FIELDS = [
-  'name',
-  'subtitle',
-  'description',
-  'email',
-  'email_public',
-  'address',
-  'accepting_members',
-  'application_required',
-  'appointment_needed',
-  'available_virtually',
-  'enables_subscription',
-  'founded',
-  'image_url',
-  'recruiting_cycle',
-  'size',
-  'is_school_unit',
-  'website',
-  'facebook',
-  'twitter',
-  'instagram',
-  'linkedin',
-  'github',
-  'youtube',
-  'how_to_get_involved',
-  'listserv',
-  'tags',
-  'active',
-]
 
 /** A full, valid PUT body built from a detail representation (as the admin sees it). */
 function putBody(detail: Json, changes: Json): Json {
