@@ -174,11 +174,22 @@ describe('durability', () => {
     expect(recordIn(file, 'mock-trial').archived_at).toBe(NOW.toISOString())
   })
 
-  it('leaves only the data file behind: no temp file from the atomic replace', async () => {
+  it('keeps the snapshot before the last write as <file>.bak', async () => {
+    const file = join(freshDir(), 'db.json')
+    const { admin } = await makeApp({ dataFile: file })
+    expect((await admin.patch('/api/clubs/mock-trial/', { subtitle: 'First' })).status).toBe(200)
+    const afterFirst = readFileSync(file, 'utf8')
+    expect((await admin.patch('/api/clubs/mock-trial/', { subtitle: 'Second' })).status).toBe(200)
+    expect(readFileSync(`${file}.bak`, 'utf8')).toBe(afterFirst)
+    expect(recordIn(`${file}.bak`, 'mock-trial').subtitle).toBe('First')
+    expect(recordIn(file, 'mock-trial').subtitle).toBe('Second')
+  })
+
+  it('leaves only the data file, its backup and its lock behind: no temp file from the atomic replace', async () => {
     const dir = freshDir()
     const { admin } = await makeApp({ dataFile: join(dir, 'db.json') })
     await Promise.all(Array.from({ length: 10 }, (_, i) => admin.post('/api/clubs/', { name: `Atomic ${i}` })))
-    expect(readdirSync(dir).sort()).toEqual(['db.json', 'db.json.lock'])
+    expect(readdirSync(dir).sort()).toEqual(['db.json', 'db.json.bak', 'db.json.lock'])
   })
 
   it('does not change the file for a refused write', async () => {

@@ -1,4 +1,4 @@
-import { mkdir, open } from 'node:fs/promises'
+import { link, mkdir, open, rename, rm } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { Low } from 'lowdb'
 import { JSONFile } from 'lowdb/node'
@@ -88,14 +88,32 @@ export class Store {
     this.unlock()
   }
 
+  /** Keeps the snapshot about to be replaced as `<file>.bak`: a hard link, so nothing is copied. */
+  async #keepPrevious(): Promise<void> {
+    const backup = backupFileOf(this.file)
+    const staging = `${backup}.tmp`
+    await rm(staging, { force: true })
+    try {
+      await link(this.file, staging)
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return
+      throw e
+    }
+    await rename(staging, backup)
+  }
+
   async #write(): Promise<void> {
     const db = this.db!
     db.data = this.#capture()
+    await this.#keepPrevious()
     await db.write()
     await fsync(this.file)
     await fsync(dirname(this.file))
   }
 }
+
+/** The backup a data file's previous snapshot is kept in. */
+export const backupFileOf = (dataFile: string) => `${dataFile}.bak`
 
 /** The file that tells other processes a data file is in use. */
 export const lockFileOf = (dataFile: string) => `${dataFile}.lock`
