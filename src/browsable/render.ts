@@ -101,8 +101,10 @@ function codedLabels(body: unknown): string {
 }
 
 function forms(page: PageInfo, body: unknown): string {
-  const methods = page.allow.split(', ').filter((m) => m !== 'GET')
-  if (!methods.length) return ''
+  const writes = page.allow.split(', ').filter((m) => m !== 'GET')
+  if (!writes.length) return ''
+  // GET comes last: it reloads the answer with the token, e.g. a pending club its owner may see.
+  const methods = page.allow.includes('GET') ? [...writes, 'GET'] : writes
   const template = page.template ? JSON.stringify(page.template(body), null, 2) : ''
   const options = methods.map((m) => `<option>${m}</option>`).join('')
   return `<section class="act" aria-label="Send a request">
@@ -137,7 +139,7 @@ export function renderBrowsable(
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(page.name)} – Club Directory</title>
-<link rel="stylesheet" href="/static/browsable.css"></head>
+<link rel="icon" href="data:,"><link rel="stylesheet" href="/static/browsable.css"></head>
 <body><header><a class="brand" href="/api/clubs/?format=api">Club Directory API</a>
 <nav>${link('/api/clubs/?format=api', 'Clubs')} ${link('/api/tags/?format=api', 'Tags')} ${link('/swagger', 'API docs')}</nav></header>
 <main data-url="${escapeHtml(ex.url.pathname)}">

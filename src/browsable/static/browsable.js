@@ -9,7 +9,8 @@
     const result = form.parentElement.querySelector('.result')
     token.value = sessionStorage.getItem('clubs-token') || ''
     token.addEventListener('input', () => sessionStorage.setItem('clubs-token', token.value.trim()))
-    const showBody = () => (body.closest('label').hidden = method.value === 'DELETE')
+    const hasBody = () => method.value !== 'DELETE' && method.value !== 'GET'
+    const showBody = () => (body.closest('label').hidden = !hasBody())
     method.addEventListener('change', showBody)
     showBody()
 
@@ -18,7 +19,7 @@
       const headers = { Accept: 'application/json' }
       if (token.value.trim()) headers.Authorization = `Bearer ${token.value.trim()}`
       const init = { method: method.value, headers }
-      if (method.value !== 'DELETE') {
+      if (hasBody()) {
         headers['Content-Type'] = 'application/json'
         init.body = body.value
       }
@@ -42,6 +43,10 @@
           open.href = `${new URL(location).pathname}?format=api`
           open.textContent = 'Open the new club'
           result.append('\n\n', open)
+          if (/"approved": false/.test(shown))
+            result.append(
+              ' — it awaits approval, so its page shows it to you after you send GET there with your token.',
+            )
         }
       } catch (error) {
         result.textContent = `The request failed: ${error.message}`
