@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { ENTRY, freePort, ROOT, sleep, waitForHealth } from './server'
 
 // End-to-end checks of the browsable view (`?format=api`) and the Swagger UI (`/swagger`) in a real
 // Chromium, against the real service (`bun src/index.ts`) on a free port. Every page the tests open
@@ -13,44 +14,12 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 // CI installs Chromium at /usr/bin/chromium. Without it the suite fails (not skips) unless
 // SKIP_BROWSER_TESTS=1 is set.
 
-const ROOT = join(import.meta.dir, '..')
-const ENTRY = join(ROOT, 'src', 'index.ts')
 const SHOTS = join(ROOT, 'docs')
 const CHROMIUM = '/usr/bin/chromium'
 const TOKEN = 'browser-admin-token'
 const TIMEOUT = 30_000
 const VIEWPORT = { width: 1280, height: 900 }
 const SKIP = process.env.SKIP_BROWSER_TESTS === '1'
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** A free port from 20000–40000. */
-function freePort(): number {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 20000 + Math.floor(Math.random() * 20000)
-    try {
-      const probe = Bun.listen({ hostname: '127.0.0.1', port, socket: { data() {} } })
-      probe.stop(true)
-      return port
-    } catch {}
-  }
-  throw new Error('no free port found in 20000–40000')
-}
-
-async function waitForHealth(base: string, proc: Subprocess) {
-  for (let i = 0; i < 300; i++) {
-    if (proc.exitCode !== null) {
-      const stderr = await new Response(proc.stderr as ReadableStream).text()
-      throw new Error(`the service exited early with ${proc.exitCode}: ${stderr}`)
-    }
-    const ok = await fetch(`${base}/health`)
-      .then((res) => res.status === 200)
-      .catch(() => false)
-    if (ok) return
-    await sleep(50)
-  }
-  throw new Error(`the service did not answer ${base}/health in time`)
-}
 
 /** What one page did that it should not have: requests elsewhere, console errors, uncaught errors. */
 interface Watched {

@@ -4,15 +4,14 @@ import { createHash } from 'node:crypto'
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE, tempDir } from './helpers'
+import { ENTRY, freePort, ROOT, sleep } from './server'
 
 // Users and their relations to clubs over real data files (CONTRACT §5, §9): they survive a
 // restart, tokens are stored only as hashes, and the operator's users:add command.
 
 type Json = Record<string, any>
 
-const ROOT = join(import.meta.dir, '..')
 const USERS_ADD = join(ROOT, 'scripts', 'users-add.ts')
-const ENTRY = join(ROOT, 'src', 'index.ts')
 const CODE = 'restart-circle'
 const CLUB_URL = `/api/clubs/${CODE}/`
 
@@ -35,7 +34,6 @@ function freshDataFile(): string {
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The environment a child process gets: the data file named, nothing inherited that could redirect it. */
 const childEnv = (dataFile: string, extra: Record<string, string> = {}) => ({
@@ -62,19 +60,6 @@ async function usersAdd(dataFile: string, ...args: string[]) {
   ])
   const lines = stdout.trim().split('\n')
   return { code, stdout, stderr, token: lines[lines.length - 1]!.trim() }
-}
-
-/** A free port from 20000–40000. */
-function freePort(): number {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 20000 + Math.floor(Math.random() * 20000)
-    try {
-      const probe = Bun.listen({ hostname: '127.0.0.1', port, socket: { data() {} } })
-      probe.stop(true)
-      return port
-    } catch {}
-  }
-  throw new Error('no free port found')
 }
 
 /** Starts `bun src/index.ts` over `dataFile` and waits until /health answers. */

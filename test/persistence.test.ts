@@ -6,12 +6,11 @@ import { createApp } from '../src/app'
 import { IN_MEMORY, Store } from '../src/store/store'
 import { WRITABLE_FIELDS } from './contract'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, SEED_FILE, tempDir } from './helpers'
+import { ENTRY, freePort, ROOT, sleep, waitForHealth } from './server'
 
 // CONTRACT §9: one lowdb JSON file, written before a write is answered, never overwritten when
 // invalid, group commit, graceful shutdown. Every test gets its own temp folder.
 
-const ROOT = join(import.meta.dir, '..')
-const ENTRY = join(ROOT, 'src', 'index.ts')
 const SEED_TEXT = readFileSync(SEED_FILE, 'utf8')
 const seed = () => JSON.parse(SEED_TEXT)
 const readData = (file: string) => JSON.parse(readFileSync(file, 'utf8'))
@@ -30,8 +29,6 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
 /** Starts the real service (`bun src/index.ts`); it is killed after the test if still running. */
 function startService(env: Record<string, string>, cwd = ROOT) {
   const proc = Bun.spawn([process.execPath, ENTRY], {
@@ -47,31 +44,6 @@ function startService(env: Record<string, string>, cwd = ROOT) {
 /** The exit code, or "timeout" when the process is still running after `ms`. */
 const exitWithin = (proc: Subprocess, ms: number) =>
   Promise.race([proc.exited, sleep(ms).then(() => 'timeout' as const)])
-
-/** A free port from 20000–40000 (PORT=0 would not tell the test which port was taken). */
-function freePort(): number {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 20000 + Math.floor(Math.random() * 20000)
-    try {
-      const probe = Bun.listen({ hostname: '127.0.0.1', port, socket: { data() {} } })
-      probe.stop(true)
-      return port
-    } catch {}
-  }
-  throw new Error('no free port found')
-}
-
-async function waitForHealth(base: string, proc: Subprocess) {
-  for (let i = 0; i < 200; i++) {
-    if (proc.exitCode !== null) throw new Error(`service exited early with ${proc.exitCode}`)
-    const ok = await fetch(`${base}/health`)
-      .then((res) => res.status === 200)
-      .catch(() => false)
-    if (ok) return
-    await sleep(50)
-  }
-  throw new Error('service did not become healthy')
-}
 
 const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }
 

@@ -1,0 +1,37 @@
+import type { Subprocess } from 'bun'
+import { join } from 'node:path'
+
+/** The repository, and the service's entry point, for tests that run it as a real process. */
+export const ROOT = join(import.meta.dir, '..')
+export const ENTRY = join(ROOT, 'src', 'index.ts')
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** A free loopback port from 20000–40000 (PORT=0 would not tell the test which port was taken). */
+export function freePort(): number {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20000 + Math.floor(Math.random() * 20000)
+    try {
+      const probe = Bun.listen({ hostname: '127.0.0.1', port, socket: { data() {} } })
+      probe.stop(true)
+      return port
+    } catch {}
+  }
+  throw new Error('no free port found in 20000–40000')
+}
+
+/** Waits until `base`/health answers 200; fails early, with its stderr, if the process exits. */
+export async function waitForHealth(base: string, proc: Subprocess) {
+  for (let i = 0; i < 300; i++) {
+    if (proc.exitCode !== null) {
+      const stderr = proc.stderr instanceof ReadableStream ? await new Response(proc.stderr).text() : ''
+      throw new Error(`the service exited early with ${proc.exitCode}: ${stderr}`)
+    }
+    const ok = await fetch(`${base}/health`)
+      .then((res) => res.status === 200)
+      .catch(() => false)
+    if (ok) return
+    await sleep(50)
+  }
+  throw new Error(`the service did not answer ${base}/health in time`)
+}
