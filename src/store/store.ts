@@ -1,10 +1,11 @@
 import { link, mkdir, open, rename, rm } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { Low } from 'lowdb'
-import { JSONFile } from 'lowdb/node'
+import { DataFile } from 'lowdb/node'
 import { GroupCommit } from './group-commit'
 import { acquireLock } from './lock'
 import { snapshotProblem, type Snapshot } from './snapshot'
+import { snapshotText } from './snapshot-text'
 
 export const IN_MEMORY = ':memory:'
 
@@ -24,8 +25,8 @@ export interface OpenedStore {
 
 /**
  * The only module that touches lowdb: loads the snapshot, and saves whole snapshots through
- * lowdb's JSONFile (temp file + rename, so the file is always complete), fsynced, with
- * concurrent saves grouped into one write.
+ * lowdb's DataFile (temp file + rename, so the file is always complete), fsynced, with
+ * concurrent saves grouped into one write and unchanged records not serialised again.
  */
 export class Store {
   #capture: () => Snapshot = () => {
@@ -57,7 +58,10 @@ export class Store {
         dataFile,
         `another process (pid ${lock.heldBy}) is using it; stop it first, or use its HTTP API`,
       )
-    const db = new Low<Snapshot>(new JSONFile<Snapshot>(dataFile), null as unknown as Snapshot)
+    // lowdb's DataFile is what its JSONFile is made of (temp file + rename through steno), with
+    // our serialiser in place of JSON.stringify(data, null, 2) of the whole state on every write.
+    const adapter = new DataFile<Snapshot>(dataFile, { parse: JSON.parse, stringify: snapshotText })
+    const db = new Low<Snapshot>(adapter, null as unknown as Snapshot)
     const store = new Store(dataFile, db, lock.release)
     try {
       const existing = await readSnapshotIfAny(dataFile)
