@@ -146,6 +146,27 @@ describe('ordering', () => {
     },
   )
 
+  it('keeps every order right across creates, edits, favorites and deletes', async () => {
+    const app = await fixture()
+    const get = async (query: string) => readJson(await app.req(`/api/clubs/${query}`, { token: ADMIN_TOKEN }))
+    // Asked for once, so each order is kept sorted by the writes that follow.
+    for (const ordering of rows) await get(`?ordering=${ordering}`)
+    const { token } = await readJson(await app.admin.post('/api/users/', { username: 'fan' }))
+    const writes = [
+      () => app.admin.post('/api/clubs/', { name: 'Aardvark Appreciation', size: 4, founded: '1901-01-01' }),
+      () => app.admin.patch('/api/clubs/penn-chess-society/', { name: 'Zugzwang Society', size: 1, founded: null }),
+      () => app.req('/api/favorites/', { method: 'POST', token, json: { club: 'knit-wits' } }),
+      () => app.admin.patch('/api/clubs/hack-club/', { active: false }),
+      () => app.admin.delete('/api/clubs/run-club/'),
+    ]
+    for (const write of writes) {
+      expect((await write()).status).toBeLessThan(300)
+      const unordered = await get('?ordering=code')
+      for (const ordering of rows)
+        expect(codesOf(await get(`?ordering=${ordering}`))).toEqual(expectedOrder(unordered, ordering))
+    }
+  })
+
   it.each([
     ['anonymous', null],
     ['admin', ADMIN_TOKEN],

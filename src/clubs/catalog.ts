@@ -1,5 +1,9 @@
 import { fold } from './code'
 import type { ClubRecord, Tag } from './model'
+import type { Order } from './query'
+
+/** How many orders are kept sorted at once; the least recently used one goes first. */
+const SORTED_ORDERS = 16
 
 /** A club with the keys derived from it once, when it is stored, rather than per request. */
 export interface Entry {
@@ -22,6 +26,8 @@ export class Catalog {
   #tags = new Map<number, Tag>()
   #tagsByName = new Map<string, Tag>()
   #version = 0
+  /** Live clubs in each order asked for, kept in order on every change instead of sorted per request. */
+  #sorted = new Map<string, { order: Order; entries: Entry[] }>()
 
   constructor(clubs: readonly ClubRecord[], tags: readonly Tag[]) {
     for (const tag of tags) {
@@ -34,6 +40,19 @@ export class Catalog {
   /** Grows on every change; representations cached under one version stay valid until it moves. */
   get version(): number {
     return this.#version
+  }
+
+  /** Live clubs in `order`. */
+  sortedBy(order: Order): readonly Entry[] {
+    let view = this.#sorted.get(order.key)
+    if (view) {
+      this.#sorted.delete(order.key) // re-inserted below: most recently used last
+    } else {
+      view = { order, entries: [...this.live()].sort(order.compare) }
+      if (this.#sorted.size >= SORTED_ORDERS) this.#sorted.delete(this.#sorted.keys().next().value!)
+    }
+    this.#sorted.set(order.key, view)
+    return view.entries
   }
 
   /** Live (not archived) clubs. */
@@ -79,9 +98,31 @@ export class Catalog {
     const previous = this.#entries.get(record.code)?.record
     if (previous && previous.archived_at === null) this.#names.delete(nameIdentity(previous.name))
     if (record.archived_at === null) this.#names.set(nameIdentity(record.name), record.code)
-    this.#entries.set(record.code, this.#entry(record))
+    const entry = this.#entry(record)
+    this.#resort(this.#entries.get(record.code), entry)
+    this.#entries.set(record.code, entry)
     this.#version++
     return previous
+  }
+
+  /** Moves a changed club to its place in every kept order: out where it was, in where it now goes. */
+  #resort(before: Entry | undefined, after: Entry | undefined): void {
+    for (const { order, entries } of this.#sorted.values()) {
+      if (before && before.record.archived_at === null) {
+        const at = entries.indexOf(before)
+        if (at >= 0) entries.splice(at, 1)
+      }
+      if (after && after.record.archived_at === null) {
+        let low = 0
+        let high = entries.length
+        while (low < high) {
+          const mid = (low + high) >>> 1
+          if (order.compare(entries[mid]!, after) < 0) low = mid + 1
+          else high = mid
+        }
+        entries.splice(low, 0, after)
+      }
+    }
   }
 
   /** Undoes a `put` whose snapshot could not be saved, unless a later change replaced it since. */
@@ -92,6 +133,7 @@ export class Catalog {
       return
     }
     if (record.archived_at === null) this.#names.delete(nameIdentity(record.name))
+    this.#resort(this.#entries.get(record.code), undefined)
     this.#entries.delete(record.code)
     this.#version++
   }

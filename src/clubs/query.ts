@@ -26,9 +26,15 @@ export const MAX_PAGE_SIZE = 100
 type Key = { field: OrderingField; descending: boolean }
 type Predicate = (entry: Entry) => boolean
 
+/** A total order of clubs, named canonically ("-favorite_count,name") so it can be kept sorted. */
+export interface Order {
+  readonly key: string
+  readonly compare: (a: Entry, b: Entry) => number
+}
+
 /** A parsed, validated list query (CONTRACT §6). */
 export interface ListQuery {
-  readonly ordering: readonly Key[]
+  readonly order: Order
   readonly predicates: readonly Predicate[]
   readonly page: { number: number; size: number } | null
   readonly fields: readonly string[] | null
@@ -54,7 +60,7 @@ export function parseListQuery(params: URLSearchParams, catalog: Catalog): ListQ
   const fail = (param: string, message: string) => (errors[param] ??= []).push(message)
   const value = (param: string) => params.get(param) ?? undefined
 
-  const ordering = parseOrdering(value('ordering') ?? DEFAULT_ORDERING, (m) => fail('ordering', m))
+  const order = orderOf(parseOrdering(value('ordering') ?? DEFAULT_ORDERING, (m) => fail('ordering', m)))
   const predicates: Predicate[] = []
 
   const search = value('search')
@@ -93,7 +99,7 @@ export function parseListQuery(params: URLSearchParams, catalog: Catalog): ListQ
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, v]) => `${name}=${v}`)
     .join('&')
-  return { ordering, predicates, page, fields, key }
+  return { order, predicates, page, fields, key }
 }
 
 function parseOrdering(raw: string, fail: (message: string) => void): Key[] {
@@ -169,19 +175,22 @@ function sortValue(entry: Entry, field: OrderingField): string | number | null {
   return field === 'name' ? entry.nameKey : (entry.record as ClubRecord)[field]
 }
 
-/** Filters and orders `entries`; every order ends with `code`, so it is total and stable. */
-export function applyListQuery(entries: Iterable<Entry>, query: ListQuery): Entry[] {
-  const kept: Entry[] = []
-  outer: for (const entry of entries) {
-    for (const keep of query.predicates) if (!keep(entry)) continue outer
-    kept.push(entry)
+/** The order `keys` name, ended by `code` so it is total and stable. */
+function orderOf(keys: readonly Key[]): Order {
+  return {
+    key: keys.map(({ field, descending }) => (descending ? '-' : '') + field).join(','),
+    compare: (a, b) => {
+      for (const { field, descending } of keys) {
+        const c = compareValues(sortValue(a, field), sortValue(b, field))
+        if (c !== 0) return descending ? -c : c
+      }
+      return a.record.code < b.record.code ? -1 : a.record.code > b.record.code ? 1 : 0
+    },
   }
-  const keys = query.ordering
-  return kept.sort((a, b) => {
-    for (const { field, descending } of keys) {
-      const c = compareValues(sortValue(a, field), sortValue(b, field))
-      if (c !== 0) return descending ? -c : c
-    }
-    return a.record.code < b.record.code ? -1 : a.record.code > b.record.code ? 1 : 0
-  })
+}
+
+/** The clubs of `sorted` (already in the query's order) that `visible` lets through and the query keeps. */
+export function applyListQuery(sorted: readonly Entry[], visible: Predicate, query: ListQuery): Entry[] {
+  const { predicates } = query
+  return sorted.filter((entry) => visible(entry) && predicates.every((keep) => keep(entry)))
 }

@@ -58,7 +58,7 @@ export class ClubService {
   }
 
   list(caller: Caller, query: ListQuery): Entry[] {
-    return applyListQuery(this.#visibleTo(caller), query)
+    return applyListQuery(this.catalog.sortedBy(query.order), this.#visibilityOf(caller), query)
   }
 
   retrieve(caller: Caller, code: string): ClubRecord {
@@ -136,13 +136,11 @@ export class ClubService {
     await this.#save({ ...current, updated_at: now, archived_at: now })
   }
 
-  *#visibleTo(caller: Caller): Iterable<Entry> {
-    if (caller.isAdmin) return yield* this.catalog.live()
+  /** Which listed clubs `caller` sees: public ones, and for admins all, for officers also their own. */
+  #visibilityOf(caller: Caller): (entry: Entry) => boolean {
+    if (caller.isAdmin) return () => true
     const runs = caller.username === null ? null : this.relations.clubsOf(caller.username)
-    for (const entry of this.catalog.live()) {
-      const { record } = entry
-      if ((record.approved && record.active) || RUNS_CLUB.has(runs?.get(record.code))) yield entry
-    }
+    return ({ record }) => (record.approved && record.active) || RUNS_CLUB.has(runs?.get(record.code))
   }
 
   /** Only admins decide approval; anyone may send the stored values back unchanged (GET-edit-PUT). */
