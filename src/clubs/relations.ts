@@ -3,6 +3,8 @@ import type { ClubLink, Membership, Role } from '../users/model'
 /** Pairs (club, user) kept both ways, for "is this user's" and "this user's clubs" lookups. */
 export class LinkSet {
   #byUser = new Map<string, Set<string>>()
+  /** Grows on every change. */
+  version = 0
 
   constructor(links: readonly ClubLink[]) {
     for (const link of links) this.add(link.username, link.club)
@@ -16,9 +18,11 @@ export class LinkSet {
     let clubs = this.#byUser.get(username)
     if (!clubs) this.#byUser.set(username, (clubs = new Set()))
     clubs.add(club)
+    this.version++
   }
 
   delete(username: string, club: string): boolean {
+    this.version++
     return this.#byUser.get(username)?.delete(club) ?? false
   }
 
@@ -49,6 +53,7 @@ export class Relations {
   #clubsByUser = new Map<string, Map<string, Role>>()
   readonly favorites: LinkSet
   readonly subscriptions: LinkSet
+  #version = 0
 
   constructor(data: {
     memberships: readonly Membership[]
@@ -58,6 +63,11 @@ export class Relations {
     for (const m of data.memberships) this.setRole(m.club, m.username, m.role)
     this.favorites = new LinkSet(data.favorites)
     this.subscriptions = new LinkSet(data.subscriptions)
+  }
+
+  /** Grows on every change of a role, a favorite or a subscription. */
+  get version(): number {
+    return this.#version + this.favorites.version + this.subscriptions.version
   }
 
   roleOf(username: string | null, club: string): Role | undefined {
@@ -80,6 +90,7 @@ export class Relations {
   }
 
   setRole(club: string, username: string, role: Role): void {
+    this.#version++
     let roles = this.#roles.get(club)
     if (!roles) this.#roles.set(club, (roles = new Map()))
     roles.set(username, role)
@@ -97,6 +108,7 @@ export class Relations {
   }
 
   removeMember(club: string, username: string): void {
+    this.#version++
     this.#roles.get(club)?.delete(username)
     this.#clubsByUser.get(username)?.delete(club)
   }

@@ -52,6 +52,22 @@ export function listItem(record: ClubRecord, view: Viewpoint, catalog: Catalog):
   }
 }
 
+// A record never changes in place, so its list JSON as anonymous callers see it is made once.
+const publicJson = new WeakMap<ClubRecord, string>()
+
+const isPlain = (view: Viewpoint) => !view.isFavorite && !view.isMember && !view.isSubscribed && !view.seesEmail
+
+/** The list representation as JSON text, reused for every caller who sees the club as the public does. */
+export function listItemJson(record: ClubRecord, view: Viewpoint, catalog: Catalog): string {
+  if (!isPlain(view)) return JSON.stringify(listItem(record, view, catalog))
+  let json = publicJson.get(record)
+  if (json === undefined) {
+    json = JSON.stringify(listItem(record, ANONYMOUS_VIEW, catalog))
+    publicJson.set(record, json)
+  }
+  return json
+}
+
 /** The detail representation: the list fields, then the fields of CONTRACT §1.2. */
 export function detail(record: ClubRecord, view: Viewpoint, catalog: Catalog): Representation {
   const out = listItem(record, view, catalog)

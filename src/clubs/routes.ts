@@ -11,7 +11,7 @@ import { otherMethods, read, write } from '../http/route'
 import { OPERATIONS } from '../docs/operations'
 import { ClubWrite, type ClubRecord } from './model'
 import { parseFieldSelection, parseListQuery, type ListQuery } from './query'
-import { detail, listItem, select, type Representation } from './represent'
+import { detail, listItem, listItemJson, select } from './represent'
 import type { ClubService } from './service'
 
 export interface ClubRouteDeps {
@@ -22,12 +22,12 @@ export interface ClubRouteDeps {
 const CACHE_LIMIT = 512
 const clubUrl = (ex: Exchange, code: string) => `${ex.url.origin}/api/clubs/${code}/`
 
-/** The answers anonymous callers get, serialised once per data version and query. */
-class AnonymousListCache {
-  #version = -1
+/** List answers, serialised once per data version, caller and query. */
+class ListAnswerCache {
+  #version = ''
   #answers = new Map<string, Prepared>()
 
-  get(version: number, key: string): Prepared | undefined {
+  get(version: string, key: string): Prepared | undefined {
     if (version !== this.#version) {
       this.#version = version
       this.#answers.clear()
@@ -43,7 +43,7 @@ class AnonymousListCache {
 
 /** `/api/clubs/` and `/api/clubs/{code}/`: destructure, call the service, reply. */
 export function clubRoutes({ clubs, edge }: ClubRouteDeps) {
-  const cache = new AnonymousListCache()
+  const cache = new ListAnswerCache()
   const callerOf = edge.callerOf
   const writable = (page: PageInfo) => edge.guardWrite(page)
   const detailOf = (caller: Caller, record: ClubRecord, ex: Exchange) =>
@@ -51,10 +51,20 @@ export function clubRoutes({ clubs, edge }: ClubRouteDeps) {
 
   function listAnswer(caller: Caller, ex: Exchange): Prepared {
     const query = parseListQuery(ex.url.searchParams, clubs.catalog)
-    const items = clubs
-      .list(caller, query)
-      .map((entry) => select(listItem(entry.record, clubs.viewOf(caller, entry.record), clubs.catalog), query.fields))
-    return Prepared.of(query.page ? paginate(items, query.page, ex) : items)
+    const entries = clubs.list(caller, query)
+    const viewOf = (record: ClubRecord) => clubs.viewOf(caller, record)
+    if (query.fields) {
+      const items = entries.map(({ record }) => select(listItem(record, viewOf(record), clubs.catalog), query.fields))
+      return Prepared.of(query.page ? paginate(items, query.page, ex) : items)
+    }
+    const page = query.page ? paginate(entries, query.page, ex) : null
+    const items = (page ? page.results : entries).map(({ record }) =>
+      listItemJson(record, viewOf(record), clubs.catalog),
+    )
+    const array = `[${items.join(',')}]`
+    if (!page) return Prepared.fromJson(array)
+    const { results: _, ...links } = page
+    return Prepared.fromJson(`${JSON.stringify(links).slice(0, -1)},"results":${array}}`)
   }
 
   return new Elysia({ name: 'clubs' })
@@ -63,10 +73,9 @@ export function clubRoutes({ clubs, edge }: ClubRouteDeps) {
       ({ request }) => {
         const ex = exchange(request)
         const caller = callerOf(request)
-        if (caller.username !== null) return reply(ex, 200, listAnswer(caller, ex))
         // Keyed by origin too: paging links are absolute URLs built from the request's host.
-        const key = ex.url.origin + ex.url.search
-        let answer = cache.get(clubs.catalog.version, key)
+        const key = `${caller.username ?? ''} ${ex.url.origin}${ex.url.search}`
+        let answer = cache.get(clubs.dataVersion, key)
         if (!answer) {
           answer = listAnswer(caller, ex)
           cache.set(key, answer)
@@ -128,7 +137,7 @@ export function clubRoutes({ clubs, edge }: ClubRouteDeps) {
   }
 }
 
-function paginate(items: Representation[], page: NonNullable<ListQuery['page']>, ex: Exchange) {
+function paginate<T>(items: T[], page: NonNullable<ListQuery['page']>, ex: Exchange) {
   const pages = Math.max(1, Math.ceil(items.length / page.size))
   if (page.number > pages) throw new NotFound('Invalid page.')
   const link = (n: number) => {

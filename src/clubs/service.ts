@@ -57,6 +57,11 @@ export class ClubService {
     }
   }
 
+  /** Names the state every answer is made from; it changes whenever any answer could. */
+  get dataVersion(): string {
+    return `${this.catalog.version}.${this.relations.version}`
+  }
+
   list(caller: Caller, query: ListQuery): Entry[] {
     return applyListQuery(this.catalog.sortedBy(query.order), this.#visibilityOf(caller), query)
   }

@@ -19,7 +19,11 @@ export class Prepared {
   }
 
   static of(value: unknown): Prepared {
-    return new Prepared(new TextEncoder().encode(JSON.stringify(value)))
+    return Prepared.fromJson(JSON.stringify(value))
+  }
+
+  static fromJson(json: string): Prepared {
+    return new Prepared(new TextEncoder().encode(json))
   }
 
   get body(): Blob {
