@@ -5,6 +5,7 @@ import { peopleRoutes } from './clubs/people-routes'
 import { Authenticator } from './http/auth'
 import { makeEdge } from './http/edge'
 import { errorHandler, type LogFault } from './http/error-handler'
+import { rateLimit } from './http/rate-limit'
 import type { Catalog } from './clubs/catalog'
 import { browsableAssets } from './browsable/routes'
 import { openDomain } from './domain'
@@ -19,7 +20,7 @@ import { userRoutes } from './users/routes'
 export interface AppDeps {
   readonly store: Store
   readonly data: Snapshot
-  readonly config: Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly'>
+  readonly config: Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly'> & Partial<Pick<Config, 'rateLimit'>>
   readonly now?: () => Date
   readonly logFault?: LogFault
 }
@@ -45,6 +46,7 @@ export function createApp({ store, data, config, now = () => new Date(), logFaul
 
   return new Elysia()
     .use(errorHandler(logFault))
+    .use(config.rateLimit ? rateLimit(config.rateLimit) : new Elysia())
     .get('/health', () => Response.json({ status: 'ok', clubs: countLive(catalog), version: catalog.version }), {
       detail: OPERATIONS.health,
     })

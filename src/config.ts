@@ -13,6 +13,8 @@ export interface Config {
   readonly autoApprove: boolean
   readonly readOnly: boolean
   readonly logLevel: LogLevel
+  /** Requests a minute per token or address; null: no limit. */
+  readonly rateLimit: number | null
 }
 
 /** A setting that stops the start; the message says which variable and why. */
@@ -42,6 +44,18 @@ function port(env: Env): number {
   return n
 }
 
+function rateLimit(env: Env): number | null {
+  const raw = env.CLUBS_RATE_LIMIT
+  if (raw === undefined || raw === '' || raw.trim() === '0') return null
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) > 1_000_000)
+    throw new ConfigError(
+      'CLUBS_RATE_LIMIT',
+      raw,
+      'requests a minute per caller, a whole number (0 or unset: no limit)',
+    )
+  return Number(raw)
+}
+
 function text(env: Env, name: string, fallback: string): string {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
@@ -66,6 +80,7 @@ export function loadConfig(env: Env = process.env): Config {
     autoApprove: flag(env, 'CLUBS_AUTO_APPROVE'),
     readOnly: flag(env, 'CLUBS_READ_ONLY'),
     logLevel: logLevel as LogLevel,
+    rateLimit: rateLimit(env),
   }
 }
 

@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       autoApprove: false,
       readOnly: false,
       logLevel: 'info',
+      rateLimit: null,
     })
   })
 
@@ -53,6 +54,7 @@ describe('loadConfig', () => {
         CLUBS_AUTO_APPROVE: 'true',
         CLUBS_READ_ONLY: 'true',
         CLUBS_LOG_LEVEL: 'debug',
+        CLUBS_RATE_LIMIT: '600',
       }),
     ).toEqual({
       port: 8080,
@@ -63,6 +65,7 @@ describe('loadConfig', () => {
       autoApprove: true,
       readOnly: true,
       logLevel: 'debug',
+      rateLimit: 600,
     })
   })
 
@@ -92,6 +95,18 @@ describe('loadConfig', () => {
     ['false', false],
   ])('parses CLUBS_READ_ONLY=%p', (raw, value) => {
     expect(loadConfig({ CLUBS_READ_ONLY: raw }).readOnly).toBe(value)
+  })
+
+  it.each([
+    ['0', null],
+    ['', null],
+    ['120', 120],
+  ])('reads CLUBS_RATE_LIMIT=%p as %p requests a minute', (raw, value) => {
+    expect(loadConfig({ CLUBS_RATE_LIMIT: raw }).rateLimit).toBe(value)
+  })
+
+  it.each(['-5', 'lots', '1.5', '2000000'])('refuses CLUBS_RATE_LIMIT=%p, naming it', (raw) => {
+    expect(configError({ CLUBS_RATE_LIMIT: raw }).message).toContain('CLUBS_RATE_LIMIT')
   })
 
   it.each([

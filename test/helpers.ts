@@ -10,7 +10,7 @@ export const SEED_FILE = join(import.meta.dir, '..', 'data', 'seed.json')
 /** A fixed clock, so "not in the future" and timestamps are predictable. */
 export const NOW = new Date('2026-11-22T12:00:00.000Z')
 
-export type TestConfig = Partial<Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly'>>
+export type TestConfig = Partial<Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly' | 'rateLimit'>>
 
 /** The real app over the sample data: in memory, or over `dataFile` (a real lowdb file). */
 export async function makeApp(options: { dataFile?: string; config?: TestConfig; now?: () => Date } = {}) {
