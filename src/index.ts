@@ -1,35 +1,47 @@
 import { createApp } from './app'
-import { ConfigError, loadConfig } from './config'
+import { ConfigError, IN_MEMORY, loadConfig } from './config'
+import { createLogger } from './log'
+import { serve } from './serve'
 import { Store, StoreError } from './store/store'
 
 async function main() {
   const config = loadConfig()
+  const log = createLogger(config.logLevel)
   const { store, data, source } = await Store.open(config.dataFile, config.seedFile)
-  const app = createApp({ store, data, config })
+  const app = createApp({
+    store,
+    data,
+    config,
+    logFault: (error, request) =>
+      log.error('unexpected fault', {
+        method: request.method,
+        path: new URL(request.url).pathname,
+        error: String(error),
+      }),
+  })
   // Loading parses the whole data file; let that garbage go before serving, so RSS starts lean.
   Bun.gc(true)
-  app.listen({ port: config.port, hostname: config.host })
-  const where =
-    config.dataFile === ':memory:' ? 'in memory only (seeded from ' + config.seedFile + ')' : config.dataFile
-  console.log(
-    JSON.stringify({
-      level: 'info',
-      msg: 'club directory started',
-      url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${app.server?.port}/api/clubs/`,
-      data: where,
-      loaded_from: source,
-      clubs: data.clubs.filter((c) => c.archived_at === null).length,
-      writes: config.readOnly ? 'read-only' : config.adminToken ? 'enabled' : 'need CLUBS_ADMIN_TOKEN',
-    }),
-  )
+  const server = serve(app, { port: config.port, host: config.host, log })
+  const where = config.dataFile === IN_MEMORY ? `memory only (seeded from ${config.seedFile})` : config.dataFile
+  log.info('club directory started', {
+    url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${server.port}/api/clubs/`,
+    data: where,
+    loaded_from: source,
+    clubs: data.clubs.filter((c) => c.archived_at === null).length,
+    writes: config.readOnly
+      ? 'off: read-only'
+      : config.adminToken
+        ? 'on'
+        : 'need a token: set CLUBS_ADMIN_TOKEN, or add users with npm run users:add',
+  })
 
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
-    await app.stop()
+    await server.stop()
     await store.close()
-    console.log(JSON.stringify({ level: 'info', msg: 'club directory stopped', signal, data: where }))
+    log.info('club directory stopped', { signal, data: where })
     process.exit(0)
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))

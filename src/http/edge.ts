@@ -2,6 +2,7 @@ import type { Caller } from '../caller'
 import { ReadOnlyDirectory } from '../errors'
 import type { Authenticator } from './auth'
 import type { PageInfo } from './endpoints'
+import { noteUsername } from './request-facts'
 
 /** What every route needs from the edge: who is calling, and whether writes are open. */
 export interface Edge {
@@ -12,7 +13,11 @@ export interface Edge {
 
 export function makeEdge(auth: Authenticator, readOnly: boolean): Edge {
   return {
-    callerOf: (request) => auth.authenticate(request.headers.get('authorization')),
+    callerOf: (request) => {
+      const caller = auth.authenticate(request.headers.get('authorization'))
+      if (caller.username !== null) noteUsername(request, caller.username)
+      return caller
+    },
     guardWrite: (page) => {
       // What a read-only directory allows here: the reading methods only.
       if (readOnly) throw new ReadOnlyDirectory(page.allow.includes('GET') ? 'GET' : '')

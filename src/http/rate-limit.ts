@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { sha256 } from '../users/directory'
 import { exchangeForError } from './exchange'
+import { addressOf } from './request-facts'
 import { replyJson } from './respond'
 
 const WINDOW_MS = 60_000
@@ -42,12 +43,10 @@ export function rateLimit(perMinute: number, now: () => number = Date.now) {
       if ((t - bucket.refilled) * perMs + bucket.tokens >= perMinute) buckets.delete(key)
   }
 
-  return new Elysia({ name: 'rate-limit' }).onRequest(({ request, server }) => {
+  return new Elysia({ name: 'rate-limit' }).onRequest(({ request }) => {
     if (new URL(request.url).pathname === '/health') return
     const authorization = request.headers.get('authorization')
-    const key = authorization
-      ? `token ${sha256(authorization)}`
-      : `address ${server?.requestIP(request)?.address ?? 'unknown'}`
+    const key = authorization ? `token ${sha256(authorization)}` : `address ${addressOf(request) ?? 'unknown'}`
     const wait = take(key)
     if (wait === 0) return
     return replyJson(

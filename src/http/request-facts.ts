@@ -1,0 +1,10 @@
+// What the edge learns about a request on its way through, for the access log and the rate
+// limit: kept beside the Request object rather than on it, and gone with it.
+const usernames = new WeakMap<Request, string>()
+const addresses = new WeakMap<Request, string>()
+
+export const noteUsername = (request: Request, username: string) => usernames.set(request, username)
+export const usernameOf = (request: Request): string | null => usernames.get(request) ?? null
+
+export const noteAddress = (request: Request, address: string) => addresses.set(request, address)
+export const addressOf = (request: Request): string | null => addresses.get(request) ?? null
