@@ -7,3 +7,5 @@ try {
 } catch {
   process.exit(1)
 }
+
+export {}
