@@ -55,7 +55,8 @@ export function listItem(record: ClubRecord, view: Viewpoint, catalog: Catalog):
 // A record never changes in place, so its list JSON as anonymous callers see it is made once.
 const publicJson = new WeakMap<ClubRecord, string>()
 
-const isPlain = (view: Viewpoint) => !view.isFavorite && !view.isMember && !view.isSubscribed && !view.seesEmail
+/** A viewpoint with nothing of its own: the club as the public sees it. */
+export const isPlain = (view: Viewpoint) => !view.isFavorite && !view.isMember && !view.isSubscribed && !view.seesEmail
 
 /** The list representation as JSON text, reused for every caller who sees the club as the public does. */
 export function listItemJson(record: ClubRecord, view: Viewpoint, catalog: Catalog): string {

@@ -6,12 +6,12 @@ import type { Edge } from '../http/edge'
 import { ENDPOINTS, type PageInfo } from '../http/endpoints'
 import { exchange } from '../http/exchange'
 import { Prepared } from '../http/prepared'
-import { reply, replyJson, type Exchange } from '../http/respond'
+import { reply, type Exchange } from '../http/respond'
 import { otherMethods, read, write } from '../http/route'
 import { OPERATIONS } from '../docs/operations'
 import { ClubWrite, type ClubRecord } from './model'
 import { parseFieldSelection, parseListQuery, type ListQuery } from './query'
-import { detail, listItem, listItemJson, select } from './represent'
+import { detail, isPlain, listItem, listItemJson, select } from './represent'
 import type { ClubService } from './service'
 
 export interface ClubRouteDeps {
@@ -44,10 +44,18 @@ class ListAnswerCache {
 /** `/api/clubs/` and `/api/clubs/{code}/`: destructure, call the service, reply. */
 export function clubRoutes({ clubs, edge }: ClubRouteDeps) {
   const cache = new ListAnswerCache()
+  const publicDetails = new WeakMap<ClubRecord, Prepared>()
   const callerOf = edge.callerOf
   const writable = (page: PageInfo) => edge.guardWrite(page)
-  const detailOf = (caller: Caller, record: ClubRecord, ex: Exchange) =>
-    select(detail(record, clubs.viewOf(caller, record), clubs.catalog), parseFieldSelection(ex.url.searchParams))
+  /** A club's detail answer; as the public sees it, made once per record. */
+  const detailOf = (caller: Caller, record: ClubRecord, ex: Exchange): Prepared => {
+    const fields = parseFieldSelection(ex.url.searchParams)
+    const view = clubs.viewOf(caller, record)
+    if (fields || !isPlain(view)) return Prepared.of(select(detail(record, view, clubs.catalog), fields))
+    let answer = publicDetails.get(record)
+    if (!answer) publicDetails.set(record, (answer = Prepared.of(detail(record, view, clubs.catalog))))
+    return answer
+  }
 
   function listAnswer(caller: Caller, ex: Exchange): Prepared {
     const query = parseListQuery(ex.url.searchParams, clubs.catalog)
@@ -91,7 +99,7 @@ export function clubRoutes({ clubs, edge }: ClubRouteDeps) {
         writable(ENDPOINTS.clubList)
         const caller = callerOf(request)
         const club = await clubs.create(caller, await readJsonBody(request))
-        return replyJson(ex, 201, detailOf(caller, club, ex), { Location: clubUrl(ex, club.code) })
+        return reply(ex, 201, detailOf(caller, club, ex), { Location: clubUrl(ex, club.code) })
       },
       write(OPERATIONS.createClub),
     )
@@ -101,7 +109,7 @@ export function clubRoutes({ clubs, edge }: ClubRouteDeps) {
       ({ request, params }) => {
         const ex = exchange(request)
         const caller = callerOf(request)
-        return replyJson(ex, 200, detailOf(caller, clubs.retrieve(caller, params.code), ex))
+        return reply(ex, 200, detailOf(caller, clubs.retrieve(caller, params.code), ex))
       },
       read(OPERATIONS.retrieveClub),
     )
@@ -133,7 +141,7 @@ export function clubRoutes({ clubs, edge }: ClubRouteDeps) {
     const caller = callerOf(request)
     const body = await readJsonBody(request)
     const club = await clubs.update(caller, code, body, partial)
-    return replyJson(ex, 200, detailOf(caller, club, ex))
+    return reply(ex, 200, detailOf(caller, club, ex))
   }
 }
 

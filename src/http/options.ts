@@ -3,7 +3,7 @@ import type { PageInfo } from './endpoints'
 import { replyJson, type Exchange } from './respond'
 
 /** OPTIONS: the endpoint's metadata, with the schema of each write it takes; also a CORS preflight answer. */
-export function options(ex: Exchange, page: PageInfo, actions?: Record<string, TSchema>): Response {
+export function options(ex: Exchange, page: PageInfo, actions?: Record<string, TSchema>) {
   const metadata = {
     name: page.name,
     description: page.description,

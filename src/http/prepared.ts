@@ -2,19 +2,17 @@ const GZIP_THRESHOLD = 1024
 
 /**
  * A serialised JSON body with its ETag and (made on first demand) its gzip form, so an
- * answer cached per data version is serialised, hashed and compressed once. Responses are
- * made from a Blob of the UTF-8 bytes, which they share: a string with any non-Latin-1
- * character (an accent in a club name) would be re-encoded for every single answer.
+ * answer cached per data version is serialised, hashed and compressed once. The body is a
+ * Blob of the UTF-8 bytes, which every Response made from it shares: a string with any
+ * non-Latin-1 character (an accent in a club name) would be re-encoded for every answer.
  */
 export class Prepared {
   readonly etag: string
-  readonly #bytes: Uint8Array<ArrayBuffer>
-  readonly #body: Blob
-  #gzip: Blob | null = null
+  readonly body: Blob
+  #gzip: Promise<Blob> | null = null
 
   private constructor(bytes: Uint8Array<ArrayBuffer>) {
-    this.#bytes = bytes
-    this.#body = new Blob([bytes], { type: 'application/json' })
+    this.body = new Blob([bytes], { type: 'application/json' })
     this.etag = `W/"${Bun.hash(bytes).toString(36)}"`
   }
 
@@ -26,19 +24,16 @@ export class Prepared {
     return new Prepared(new TextEncoder().encode(json))
   }
 
-  get body(): Blob {
-    return this.#body
-  }
-
   get compressible(): boolean {
-    return this.#bytes.byteLength > GZIP_THRESHOLD
+    return this.body.size > GZIP_THRESHOLD
   }
 
-  text(): string {
-    return new TextDecoder().decode(this.#bytes)
+  text(): Promise<string> {
+    return this.body.text()
   }
 
-  gzip(): Blob {
-    return (this.#gzip ??= new Blob([Bun.gzipSync(this.#bytes)], { type: 'application/json' }))
+  gzip(): Promise<Blob> {
+    this.#gzip ??= this.body.bytes().then((bytes) => new Blob([Bun.gzipSync(bytes)], { type: 'application/json' }))
+    return this.#gzip
   }
 }

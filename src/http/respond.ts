@@ -47,15 +47,10 @@ export function reply(
   status: number,
   body: Prepared | null,
   extra: Record<string, string> = {},
-): Response {
+): Response | Promise<Response> {
   const headers: Record<string, string> = { ...BASE_HEADERS, Vary: 'Accept', ...extra }
   if (ex.page) headers.Allow ??= ex.page.allow
-  if (ex.format === 'api') {
-    return new Response(renderBrowsable(ex, status, body?.text() ?? null, headers), {
-      status,
-      headers: { ...headers, 'Content-Type': 'text/html; charset=utf-8', ...HTML_HEADERS },
-    })
-  }
+  if (ex.format === 'api') return browsable(ex, status, body, headers)
   if (!body) return new Response(null, { status, headers })
   headers['Content-Type'] = 'application/json'
   if (body.compressible) headers.Vary = 'Accept, Accept-Encoding'
@@ -66,11 +61,19 @@ export function reply(
   }
   if (body.compressible && acceptsGzip(ex.request.headers.get('accept-encoding'))) {
     headers['Content-Encoding'] = 'gzip'
-    return new Response(body.gzip(), { status, headers })
+    return body.gzip().then((gzip) => new Response(gzip, { status, headers }))
   }
   return new Response(body.body, { status, headers })
 }
 
-export function replyJson(ex: Exchange, status: number, value: unknown, extra?: Record<string, string>): Response {
+async function browsable(ex: Exchange, status: number, body: Prepared | null, headers: Record<string, string>) {
+  const json = body ? await body.text() : null
+  return new Response(renderBrowsable(ex, status, json, headers), {
+    status,
+    headers: { ...headers, 'Content-Type': 'text/html; charset=utf-8', ...HTML_HEADERS },
+  })
+}
+
+export function replyJson(ex: Exchange, status: number, value: unknown, extra?: Record<string, string>) {
   return reply(ex, status, Prepared.of(value), extra)
 }
