@@ -2,11 +2,13 @@
 #   docker build -t club-directory .
 #   docker run -p 3000:3000 -v clubs-data:/app/data -e CLUBS_ADMIN_TOKEN=change-me-please club-directory
 
-# 1. Production dependencies only, exactly as bun.lock pins them.
+# 1. Production dependencies only, exactly as bun.lock pins them. --omit=peer: without it Bun
+#    also installs elysia's optional peers typescript and @types/bun (dev dependencies, ~35 MB);
+#    the service needs no peer its own dependencies do not already bring.
 FROM oven/bun:1.4.5 AS deps
 WORKDIR /app
 COPY package.json bun.lock ./
-RUN bun install --frozen-lockfile --production --ignore-scripts
+RUN bun install --frozen-lockfile --production --omit=peer --ignore-scripts
 
 # 2. The runtime: the source, the sample data outside the volume, a non-root user.
 FROM oven/bun:1.4.5-slim AS runtime

@@ -1,4 +1,6 @@
 import { t, type TSchema } from 'elysia'
+// Elysia's t.Integer documents "an integer or a numeric string"; answers hold integers only.
+import { Type } from '@sinclair/typebox'
 import { ClubCreate, ClubDetail, ClubListItem, ClubPatch, ClubReplace, ClubWrite, Tag } from '../clubs/model'
 import {
   BOOLEAN_FILTERS,
@@ -84,15 +86,15 @@ const LIST_PARAMETERS = [
   ...Object.entries(CODED_FILTERS).map(([name, codes]) =>
     query(name, `One value or several, comma-separated: ${labels(codes)}.`, t.String({ pattern: '^[1-5](,[1-5])*$' })),
   ),
-  query('page', 'Ask for a page (1-based): the answer becomes {count, next, previous, results}. Without it, a bare array.', t.Integer({ minimum: 1 })),
-  query('page_size', `Clubs per page, default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}.`, t.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
+  query('page', 'Ask for a page (1-based): the answer becomes {count, next, previous, results}. Without it, a bare array.', Type.Integer({ minimum: 1 })),
+  query('page_size', `Clubs per page, default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}.`, Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
   FIELDS,
   FORMAT,
 ]
 
 const Page = t.Object(
   {
-    count: t.Integer(),
+    count: Type.Integer(),
     next: t.Union([t.String({ format: 'uri' }), t.Null()]),
     previous: t.Union([t.String({ format: 'uri' }), t.Null()]),
     results: t.Array(ClubListItem),
@@ -212,7 +214,7 @@ export const OPERATIONS = {
     summary: 'List tags',
     parameters: [FORMAT],
     security: [],
-    responses: { 200: json(t.Array(t.Object({ ...Tag.properties, clubs: t.Integer() })), 'Every tag with its number of visible clubs.'), ...errors(404) },
+    responses: { 200: json(t.Array(t.Object({ ...Tag.properties, clubs: Type.Integer() })), 'Every tag with its number of visible clubs.'), ...errors(404) },
   },
   favorites: linkOperations('favorites', 'favorite'),
   subscriptions: linkOperations('subscriptions', 'subscription'),
@@ -236,7 +238,7 @@ export const OPERATIONS = {
     tags: ['operations'],
     summary: 'Health check',
     security: [],
-    responses: { 200: json(t.Object({ status: t.Literal('ok'), clubs: t.Integer(), version: t.Integer() }), 'Loaded and serving.') },
+    responses: { 200: json(t.Object({ status: t.Literal('ok'), clubs: Type.Integer(), version: Type.Integer() }), 'Loaded and serving.') },
   },
 }
 
