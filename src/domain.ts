@@ -1,4 +1,5 @@
 import { Catalog } from './clubs/catalog'
+import { Journal } from './journal'
 import { LinkService } from './clubs/links'
 import { MemberService } from './clubs/members'
 import { Relations } from './clubs/relations'
@@ -27,14 +28,14 @@ export function openDomain(store: Store, data: Snapshot, { autoApprove, now }: D
   const directory = new UserDirectory(data.users ?? [])
   store.track(() => ({ version: 1, ...catalog.snapshot(), users: directory.all(), ...relations.snapshot() }))
 
-  const persist = () => store.save()
-  const clubs = new ClubService(catalog, relations, { persist, autoApprove, now })
-  const users = new UserService(directory, persist, now)
-  const members = new MemberService(clubs, (username) => users.exists(username), persist)
+  const { commit } = new Journal(() => store.save())
+  const clubs = new ClubService(catalog, relations, { commit, autoApprove, now })
+  const users = new UserService(directory, commit, now)
+  const members = new MemberService(clubs, (username) => users.exists(username), commit)
   const favorites = new LinkService(
     clubs,
     { noun: 'favorite', links: relations.favorites, counter: 'favorite_count' },
-    persist,
+    commit,
   )
   const subscriptions = new LinkService(
     clubs,
@@ -43,7 +44,7 @@ export function openDomain(store: Store, data: Snapshot, { autoApprove, now }: D
       links: relations.subscriptions,
       refuses: (club) => (club.enables_subscription ? null : 'This club does not take subscriptions.'),
     },
-    persist,
+    commit,
   )
   return { catalog, relations, directory, clubs, users, members, favorites, subscriptions }
 }

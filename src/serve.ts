@@ -1,6 +1,6 @@
 import type { Server } from 'bun'
 import type { createApp } from './app'
-import { noteAddress, usernameOf } from './http/request-facts'
+import { noteAddress, noteOriginalUrl, usernameOf } from './http/request-facts'
 import type { Logger } from './log'
 
 /** Seconds a connection may stay silent (a stalled upload, an idle keep-alive) before it is closed. */
@@ -21,7 +21,7 @@ export function serve(
       const started = performance.now()
       const address = server.requestIP(request)?.address
       if (address) noteAddress(request, address)
-      const response = await app.handle(request)
+      const response = await app.handle(routable(request))
       if (logRequests) {
         log.info('request', {
           method: request.method,
@@ -34,4 +34,18 @@ export function serve(
       return response
     },
   })
+}
+
+/**
+ * Elysia finds the path at `url.indexOf('/', 11)`, so a host of 1–3 characters with no port
+ * ("http://api/api/clubs/", a container named "api" behind a proxy) would hide it and every
+ * path would be a 404. Such a request is routed under a longer host; the answer's links
+ * still use the one the client asked for.
+ */
+function routable(request: Request): Request {
+  const url = new URL(request.url)
+  if (url.host.length >= 4) return request
+  const rerouted = new Request(`${url.protocol}//localhost${url.pathname}${url.search}`, request)
+  noteOriginalUrl(rerouted, request.url)
+  return rerouted
 }

@@ -125,9 +125,8 @@ export class Catalog {
     }
   }
 
-  /** Undoes a `put` whose snapshot could not be saved, unless a later change replaced it since. */
+  /** Takes back a `put` (the journal undoes changes newest first, so `record` is the current one). */
   #revert(record: ClubRecord, previous: ClubRecord | undefined): void {
-    if (this.#entries.get(record.code)?.record !== record) return
     if (previous) {
       this.put(previous)
       return

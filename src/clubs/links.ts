@@ -1,6 +1,6 @@
 import { requireUser, type Caller } from '../caller'
 import { NotFound, ValidationFailed } from '../errors'
-import { durably, type Persist } from './durably'
+import type { Commit } from '../journal'
 import type { ClubRecord } from './model'
 import type { LinkSet } from './relations'
 import type { ClubService } from './service'
@@ -20,7 +20,7 @@ export class LinkService {
   constructor(
     private readonly clubs: ClubService,
     private readonly kind: LinkKind,
-    private readonly persist: Persist,
+    private readonly commit: Commit,
   ) {}
 
   list(caller: Caller): ClubRecord[] {
@@ -53,7 +53,7 @@ export class LinkService {
   async #change(username: string, club: ClubRecord, on: boolean): Promise<ClubRecord> {
     const counter = this.kind.counter
     const updated = counter ? { ...club, [counter]: Math.max(0, club[counter] + (on ? 1 : -1)) } : club
-    await durably(this.persist, () => [
+    await this.commit(() => [
       this.kind.links.change(username, club.code, on),
       ...(counter ? [this.clubs.catalog.change(updated)] : []),
     ])

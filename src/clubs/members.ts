@@ -1,7 +1,7 @@
 import { isAuthenticated, type Caller } from '../caller'
 import { NotAuthenticated, NotFound, PermissionDenied, ValidationFailed } from '../errors'
 import { ROLES, USERNAME_PATTERN, type Role } from '../users/model'
-import { durably, type Persist } from './durably'
+import type { Commit } from '../journal'
 import type { ClubRecord } from './model'
 import type { ClubService } from './service'
 
@@ -20,7 +20,7 @@ export class MemberService {
     private readonly clubs: ClubService,
     /** Whether a username names a user who can hold a token. */
     private readonly userExists: (username: string) => boolean,
-    private readonly persist: Persist,
+    private readonly commit: Commit,
   ) {}
 
   list(caller: Caller, code: string): Member[] {
@@ -40,7 +40,7 @@ export class MemberService {
     if ((role === 'owner' || previous === 'owner') && !mayManageOwners) throw new PermissionDenied()
     if (previous === 'owner' && role !== 'owner' && relations.owners(code) === 1) throw new ValidationFailed(LAST_OWNER)
     const count = club.membership_count + (previous ? 0 : 1)
-    await durably(this.persist, () => [
+    await this.commit(() => [
       relations.change(code, username, role),
       this.clubs.catalog.change({ ...club, membership_count: count }),
     ])
@@ -59,7 +59,7 @@ export class MemberService {
     if (role === undefined) throw new NotFound()
     if (role === 'owner' && relations.owners(code) === 1) throw new ValidationFailed(LAST_OWNER)
     const club = entry.record
-    await durably(this.persist, () => [
+    await this.commit(() => [
       relations.change(code, username, null),
       this.clubs.catalog.change({ ...club, membership_count: Math.max(0, club.membership_count - 1) }),
     ])

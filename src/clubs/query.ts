@@ -159,10 +159,14 @@ export function parseFieldSelection(params: URLSearchParams): string[] | null {
 
 function parseFields(raw: string | undefined, fail: (message: string) => void): string[] | null {
   if (raw === undefined) return null
-  const fields = raw
-    .split(',')
-    .map((f) => f.trim())
-    .filter(Boolean)
+  const fields = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((f) => f.trim())
+        .filter(Boolean),
+    ),
+  ]
   const unknown = fields.filter((f) => !SELECTABLE.has(f))
   if (unknown.length) fail(`Unknown field(s): ${unknown.join(', ')}.`)
   return fields.length ? fields : null

@@ -4,14 +4,15 @@ import type { Role } from '../users/model'
 import type { Catalog, Entry } from './catalog'
 import { firstFreeCode, slugify } from './code'
 import { ClubWrite, type ClubRecord } from './model'
-import { durably, type Persist } from './durably'
+import type { Commit } from '../journal'
 import { applyListQuery, type ListQuery } from './query'
 import type { Relations } from './relations'
 import { ANONYMOUS_VIEW, type Viewpoint } from './represent'
 import { missingForReplace, validateClubBody, type FieldErrors } from './validate'
 
 export interface ClubServiceOptions {
-  readonly persist: Persist
+  /** Applies a change and resolves once it is on disk. */
+  readonly commit: Commit
   /** New clubs start approved (CLUBS_AUTO_APPROVE, for hackathons). */
   readonly autoApprove: boolean
   readonly now: () => Date
@@ -103,7 +104,7 @@ export class ClubService {
       archived_at: null,
     }
     const club = decide(record, fields, user, now)
-    await durably(this.options.persist, () => [
+    await this.options.commit(() => [
       this.catalog.change(club),
       this.relations.change(club.code, user.username, 'owner'),
     ])
@@ -181,7 +182,7 @@ export class ClubService {
   }
 
   async #save(record: ClubRecord): Promise<ClubRecord> {
-    await durably(this.options.persist, () => this.catalog.change(record))
+    await this.options.commit(() => this.catalog.change(record))
     return record
   }
 

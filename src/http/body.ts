@@ -27,10 +27,16 @@ async function readCapped(request: Request): Promise<string> {
   if (!request.body) return ''
   const chunks: Uint8Array[] = []
   let size = 0
-  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength
-    if (size > MAX_BODY_BYTES) throw new PayloadTooLarge(MAX_BODY_BYTES)
-    chunks.push(chunk)
+  try {
+    for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength
+      if (size > MAX_BODY_BYTES) throw new PayloadTooLarge(MAX_BODY_BYTES)
+      chunks.push(chunk)
+    }
+  } catch (e) {
+    if (e instanceof PayloadTooLarge) throw e
+    // The client went away mid-upload: nobody will read the answer, and it is no fault of ours.
+    throw new BadRequest('The request body could not be read: the client closed the connection.')
   }
   return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks))
 }

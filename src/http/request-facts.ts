@@ -8,3 +8,9 @@ export const usernameOf = (request: Request): string | null => usernames.get(req
 
 export const noteAddress = (request: Request, address: string) => addresses.set(request, address)
 export const addressOf = (request: Request): string | null => addresses.get(request) ?? null
+
+const originalUrls = new WeakMap<Request, string>()
+
+/** The URL the client asked for, when the request was re-addressed to be routed (see serve.ts). */
+export const noteOriginalUrl = (request: Request, url: string) => originalUrls.set(request, url)
+export const urlOf = (request: Request): string => originalUrls.get(request) ?? request.url

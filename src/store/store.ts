@@ -104,6 +104,8 @@ export class Store {
       throw e
     }
     await rename(staging, backup)
+    // When the backup already is the current file (a failed write left it so), rename does nothing.
+    await rm(staging, { force: true })
   }
 
   async #write(): Promise<void> {

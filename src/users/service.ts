@@ -1,5 +1,5 @@
 import { requireUser, type Caller } from '../caller'
-import { durably, type Persist } from '../clubs/durably'
+import type { Commit } from '../journal'
 import { PermissionDenied, ValidationFailed } from '../errors'
 import { newToken, sha256, type UserDirectory } from './directory'
 import { USERNAME_PATTERN, type UserRecord } from './model'
@@ -18,7 +18,7 @@ export interface IssuedUser {
 export class UserService {
   constructor(
     readonly directory: UserDirectory,
-    private readonly persist: Persist,
+    private readonly commit: Commit,
     private readonly now: () => Date,
   ) {}
 
@@ -41,7 +41,7 @@ export class UserService {
       token_sha256: sha256(token),
       created_at: this.now().toISOString(),
     }
-    await durably(this.persist, () => {
+    await this.commit(() => {
       this.directory.put(record)
       return () => this.directory.remove(username)
     })
