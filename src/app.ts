@@ -44,18 +44,24 @@ export function createApp({ store, data, config, now = () => new Date(), logFaul
   })
   const edge = makeEdge(new Authenticator(config.adminToken, directory), config.readOnly)
 
-  return new Elysia()
-    .use(errorHandler(logFault))
-    .use(config.rateLimit ? rateLimit(config.rateLimit) : new Elysia())
-    .get('/health', () => Response.json({ status: 'ok', clubs: countLive(catalog), version: catalog.version }), {
-      detail: OPERATIONS.health,
-    })
-    .use(clubRoutes({ clubs, edge }))
-    .use(peopleRoutes({ edge, clubs, members, favorites, subscriptions }))
-    .use(tagRoutes(catalog, edge))
-    .use(userRoutes(edge, users))
-    .use(docsRoutes(pkg.version))
-    .use(browsableAssets())
+  return (
+    new Elysia()
+      .use(errorHandler(logFault))
+      // Every answer, ours or a plugin's, error or not: browsers must take its Content-Type as given.
+      .onRequest(({ set }) => {
+        set.headers['x-content-type-options'] = 'nosniff'
+      })
+      .use(config.rateLimit ? rateLimit(config.rateLimit) : new Elysia())
+      .get('/health', () => Response.json({ status: 'ok', clubs: countLive(catalog), version: catalog.version }), {
+        detail: OPERATIONS.health,
+      })
+      .use(clubRoutes({ clubs, edge }))
+      .use(peopleRoutes({ edge, clubs, members, favorites, subscriptions }))
+      .use(tagRoutes(catalog, edge))
+      .use(userRoutes(edge, users))
+      .use(docsRoutes(pkg.version))
+      .use(browsableAssets())
+  )
 }
 
 function countLive(catalog: Catalog): number {

@@ -17,7 +17,6 @@ export function browsableAssets() {
         headers: {
           'Content-Type': STATIC[params.name]!,
           'Cache-Control': 'public, max-age=3600',
-          'X-Content-Type-Options': 'nosniff',
         },
       })
     },

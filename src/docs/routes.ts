@@ -39,7 +39,6 @@ const PAGE_HEADERS = {
   'Content-Type': 'text/html; charset=utf-8',
   'Content-Security-Policy':
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'",
-  'X-Content-Type-Options': 'nosniff',
 }
 
 /** `/swagger` (the UI, from local assets) and `/swagger/json` (the OpenAPI 3 document). */
@@ -82,7 +81,7 @@ export function docsRoutes(version: string) {
           const asset = ASSETS[params.name]
           if (!asset || !Object.hasOwn(ASSETS, params.name)) throw new NotFound()
           return new Response(Bun.file(asset.file), {
-            headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' },
+            headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=86400' },
           })
         },
         HIDDEN,

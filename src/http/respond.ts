@@ -15,7 +15,6 @@ export interface Exchange {
 const BASE_HEADERS = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Expose-Headers': 'Allow, ETag, Location, Retry-After, WWW-Authenticate',
-  'X-Content-Type-Options': 'nosniff',
 } as const
 
 /** True when one of the request's If-None-Match tags names `etag` (weak comparison). */
