@@ -1,5 +1,6 @@
 import { requireUser, type Caller } from '../caller'
 import { NotFound, ValidationFailed } from '../errors'
+import { refuseIfAny, splitFields } from '../body-fields'
 import type { Commit } from '../journal'
 import type { ClubRecord } from './model'
 import type { LinkSet } from './relations'
@@ -61,15 +62,12 @@ export class LinkService {
   }
 
   #clubNamedIn(caller: Caller, body: unknown): ClubRecord {
-    if (typeof body !== 'object' || body === null || Array.isArray(body))
-      throw new ValidationFailed({ non_field_errors: ['Send an object: {"club": "<code>"}.'] })
-    const { club: code, ...rest } = body as Record<string, unknown>
-    const errors: Record<string, string[]> = {}
-    for (const key of Object.keys(rest)) errors[key] = ['Unknown field.']
+    const { fields, errors } = splitFields(body, ['club'], '{"club": "<code>"}')
+    const code = fields.club
     const entry = typeof code === 'string' ? this.clubs.catalog.get(code) : undefined
     if (typeof code !== 'string') errors.club = ['Name a club by its code: {"club": "<code>"}.']
     else if (!entry || !this.clubs.canSee(caller, entry.record)) errors.club = [`No club has the code "${code}".`]
-    if (Object.keys(errors).length) throw new ValidationFailed(errors)
+    refuseIfAny(errors)
     return entry!.record
   }
 }

@@ -1,6 +1,7 @@
 import { isAuthenticated, type Caller } from '../caller'
 import { NotAuthenticated, NotFound, PermissionDenied, ValidationFailed } from '../errors'
 import { ROLES, USERNAME_PATTERN, type Role } from '../users/model'
+import { refuseIfAny, splitFields } from '../body-fields'
 import type { Commit } from '../journal'
 import type { ClubRecord } from './model'
 import type { ClubService } from './service'
@@ -74,15 +75,12 @@ export class MemberService {
   }
 
   #validate(body: unknown): Member {
-    if (typeof body !== 'object' || body === null || Array.isArray(body))
-      throw new ValidationFailed({ non_field_errors: ['Send an object: {"username": "...", "role": "member"}.'] })
-    const errors: Record<string, string[]> = {}
-    const { username, role = 'member', ...rest } = body as Record<string, unknown>
-    for (const key of Object.keys(rest)) errors[key] = ['Unknown field.']
+    const { fields, errors } = splitFields(body, ['username', 'role'], '{"username": "...", "role": "member"}')
+    const { username, role = 'member' } = fields
     if (typeof username !== 'string' || !USERNAME.test(username)) errors.username = ['Enter a valid username.']
     else if (!this.userExists(username)) errors.username = [`No user is called "${username}".`]
     if (!(ROLES as readonly unknown[]).includes(role)) errors.role = [`Choose one of ${ROLES.join(', ')}.`]
-    if (Object.keys(errors).length) throw new ValidationFailed(errors)
+    refuseIfAny(errors)
     return { username: username as string, role: role as Role }
   }
 }

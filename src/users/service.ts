@@ -1,6 +1,7 @@
 import { requireUser, type Caller } from '../caller'
+import { refuseIfAny, splitFields } from '../body-fields'
 import type { Commit } from '../journal'
-import { PermissionDenied, ValidationFailed } from '../errors'
+import { PermissionDenied } from '../errors'
 import { newToken, sha256, type UserDirectory } from './directory'
 import { USERNAME_PATTERN, type UserRecord } from './model'
 
@@ -57,15 +58,12 @@ export class UserService {
   }
 
   #validate(body: unknown): { username: string; isAdmin: boolean } {
-    if (typeof body !== 'object' || body === null || Array.isArray(body))
-      throw new ValidationFailed({ non_field_errors: ['Send an object: {"username": "...", "is_admin": false}.'] })
-    const { username, is_admin: isAdmin = false, ...rest } = body as Record<string, unknown>
-    const errors: Record<string, string[]> = {}
-    for (const key of Object.keys(rest)) errors[key] = ['Unknown field.']
+    const { fields, errors } = splitFields(body, ['username', 'is_admin'], '{"username": "...", "is_admin": false}')
+    const { username, is_admin: isAdmin = false } = fields
     const problem = username === undefined ? 'This field is required.' : this.problemWith(username)
     if (problem) errors.username = [problem]
     if (typeof isAdmin !== 'boolean') errors.is_admin = ['Must be a valid boolean.']
-    if (Object.keys(errors).length) throw new ValidationFailed(errors)
+    refuseIfAny(errors)
     return { username: username as string, isAdmin: isAdmin as boolean }
   }
 }
