@@ -20,6 +20,7 @@ export interface ClubRouteDeps {
 }
 
 const CACHE_LIMIT = 512
+const BIG_ANSWER = 1 << 20
 const clubUrl = (ex: Exchange, code: string) => `${ex.url.origin}/api/clubs/${code}/`
 
 /** List answers, serialised once per data version, caller and query. */
@@ -87,6 +88,9 @@ export function clubRoutes({ clubs, edge }: ClubRouteDeps) {
         if (!answer) {
           answer = listAnswer(caller, ex)
           cache.set(key, answer)
+          // Building a multi-megabyte answer leaves as much garbage; collect it now, once per
+          // data version, rather than let the heap grow under load.
+          if (answer.body.size > BIG_ANSWER) Bun.gc(true)
         }
         return reply(ex, 200, answer)
       },

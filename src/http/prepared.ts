@@ -11,17 +11,18 @@ export class Prepared {
   readonly body: Blob
   #gzip: Promise<Blob> | null = null
 
-  private constructor(bytes: Uint8Array<ArrayBuffer>) {
-    this.body = new Blob([bytes], { type: 'application/json' })
-    this.etag = `W/"${Bun.hash(bytes).toString(36)}"`
+  private constructor(json: string) {
+    // The Blob encodes the text to UTF-8 itself: no intermediate copy of a big answer.
+    this.body = new Blob([json], { type: 'application/json' })
+    this.etag = `W/"${Bun.hash(json).toString(36)}"`
   }
 
   static of(value: unknown): Prepared {
-    return Prepared.fromJson(JSON.stringify(value))
+    return new Prepared(JSON.stringify(value))
   }
 
   static fromJson(json: string): Prepared {
-    return new Prepared(new TextEncoder().encode(json))
+    return new Prepared(json)
   }
 
   get compressible(): boolean {
