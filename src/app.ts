@@ -6,6 +6,7 @@ import { Authenticator } from './http/auth'
 import { makeEdge } from './http/edge'
 import { errorHandler, type LogFault } from './http/error-handler'
 import { rateLimit } from './http/rate-limit'
+import { NOSNIFF } from './http/respond'
 import type { Catalog } from './clubs/catalog'
 import { browsableAssets } from './browsable/routes'
 import { openDomain } from './domain'
@@ -44,24 +45,22 @@ export function createApp({ store, data, config, now = () => new Date(), logFaul
   })
   const edge = makeEdge(new Authenticator(config.adminToken, directory), config.readOnly)
 
-  return (
-    new Elysia()
-      .use(errorHandler(logFault))
-      // Every answer, ours or a plugin's, error or not: browsers must take its Content-Type as given.
-      .onRequest(({ set }) => {
-        set.headers['x-content-type-options'] = 'nosniff'
-      })
-      .use(config.rateLimit ? rateLimit(config.rateLimit) : new Elysia())
-      .get('/health', () => Response.json({ status: 'ok', clubs: countLive(catalog), version: catalog.version }), {
+  return new Elysia()
+    .use(errorHandler(logFault))
+    .use(config.rateLimit ? rateLimit(config.rateLimit) : new Elysia())
+    .get(
+      '/health',
+      () => Response.json({ status: 'ok', clubs: countLive(catalog), version: catalog.version }, { headers: NOSNIFF }),
+      {
         detail: OPERATIONS.health,
-      })
-      .use(clubRoutes({ clubs, edge }))
-      .use(peopleRoutes({ edge, clubs, members, favorites, subscriptions }))
-      .use(tagRoutes(catalog, edge))
-      .use(userRoutes(edge, users))
-      .use(docsRoutes(pkg.version))
-      .use(browsableAssets())
-  )
+      },
+    )
+    .use(clubRoutes({ clubs, edge }))
+    .use(peopleRoutes({ edge, clubs, members, favorites, subscriptions }))
+    .use(tagRoutes(catalog, edge))
+    .use(userRoutes(edge, users))
+    .use(docsRoutes(pkg.version))
+    .use(browsableAssets())
 }
 
 function countLive(catalog: Catalog): number {

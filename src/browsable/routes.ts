@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { Elysia } from 'elysia'
 import { NotFound } from '../errors'
+import { NOSNIFF } from '../http/respond'
 
 const STATIC: Record<string, string> = {
   'browsable.js': 'text/javascript; charset=utf-8',
@@ -17,6 +18,7 @@ export function browsableAssets() {
         headers: {
           'Content-Type': STATIC[params.name]!,
           'Cache-Control': 'public, max-age=3600',
+          ...NOSNIFF,
         },
       })
     },

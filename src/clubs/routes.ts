@@ -88,9 +88,9 @@ export function clubRoutes({ clubs, edge }: ClubRouteDeps) {
         if (!answer) {
           answer = listAnswer(caller, ex)
           cache.set(key, answer)
-          // Building a multi-megabyte answer leaves as much garbage; collect it now, once per
-          // data version, rather than let the heap grow under load.
-          if (answer.body.size > BIG_ANSWER) Bun.gc(true)
+          // Building a multi-megabyte answer leaves as much garbage: ask for a collection now
+          // (without waiting for it), rather than let the heap grow under load.
+          if (answer.body.size > BIG_ANSWER) Bun.gc(false)
         }
         return reply(ex, 200, answer)
       },

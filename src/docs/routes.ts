@@ -3,6 +3,7 @@ import { swagger } from '@elysiajs/swagger'
 import { Elysia } from 'elysia'
 import { APPLICATION_REQUIRED, RECRUITING_CYCLES, SIZES } from '../clubs/model'
 import { NotFound } from '../errors'
+import { NOSNIFF } from '../http/respond'
 
 const UI_DIR = dirname(Bun.resolveSync('swagger-ui-dist/package.json', import.meta.dir))
 /** The Swagger UI files served from the installed package, so the docs work with no internet. */
@@ -37,6 +38,7 @@ const PAGE = `<!doctype html>
 
 const PAGE_HEADERS = {
   'Content-Type': 'text/html; charset=utf-8',
+  ...NOSNIFF,
   'Content-Security-Policy':
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'",
 }
@@ -45,6 +47,10 @@ const PAGE_HEADERS = {
 export function docsRoutes(version: string) {
   return (
     new Elysia({ name: 'docs' })
+      // Local to the docs, so the plugin's /swagger/json answer carries it too.
+      .onAfterHandle(({ set }) => {
+        set.headers['x-content-type-options'] = 'nosniff'
+      })
       .use(
         swagger({
           provider: 'swagger-ui',
@@ -81,7 +87,7 @@ export function docsRoutes(version: string) {
           const asset = ASSETS[params.name]
           if (!asset || !Object.hasOwn(ASSETS, params.name)) throw new NotFound()
           return new Response(Bun.file(asset.file), {
-            headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=86400' },
+            headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=86400', ...NOSNIFF },
           })
         },
         HIDDEN,

@@ -12,7 +12,14 @@ export interface Exchange {
   readonly page: PageInfo | null
 }
 
+/**
+ * Browsers must take every answer's Content-Type as given. Set per answer: a global hook
+ * setting it cost a quarter of the throughput of small answers.
+ */
+export const NOSNIFF = { 'X-Content-Type-Options': 'nosniff' } as const
+
 const BASE_HEADERS = {
+  ...NOSNIFF,
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Expose-Headers': 'Allow, ETag, Location, Retry-After, WWW-Authenticate',
 } as const
