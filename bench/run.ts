@@ -1,0 +1,98 @@
+// npm run bench: generates the data sets, measures OURS, CEILING and json-server at each size,
+// writes docs/performance.md and docs/perf-chart.svg, and prints a summary.
+// BENCH_SIZES=100,1000 and BENCH_SECONDS=2 shorten a run while working on the harness;
+// BENCH_KEEP=1 keeps the temp folder (data sets, server logs).
+import { mkdtempSync, rmSync } from 'node:fs'
+import { cpus, tmpdir, totalmem } from 'node:os'
+import { join } from 'node:path'
+import { writeDataSet } from './generate'
+import { stopAll } from './procs'
+import { summary, writeReport, type Results } from './report'
+import { DURATION_S, WARMUP_S } from './measure'
+import { benchSize, type SizeResult } from './scenarios'
+import { ROOT } from './servers'
+
+const SIZES = (process.env.BENCH_SIZES ?? '100,1000,10000').split(',').map(Number)
+const tmp = mkdtempSync(join(tmpdir(), 'club-bench-'))
+const say = (line: string) => console.log(line)
+
+/** The first line a command prints (wrk --version exits 1), or "?". */
+function firstLine(cmd: string[]): string {
+  try {
+    const out = Bun.spawnSync(cmd, { stdout: 'pipe', stderr: 'pipe' })
+    return (out.stdout.toString() || out.stderr.toString()).split('\n')[0]!.trim() || '?'
+  } catch {
+    return '?'
+  }
+}
+
+/** The commit measured; src/ may hold work not committed yet. */
+function commit(): string {
+  const head = firstLine(['git', '-C', ROOT, 'rev-parse', '--short', 'HEAD'])
+  const changes = Bun.spawnSync(['git', '-C', ROOT, 'status', '--porcelain', '--', 'src']).stdout.toString().trim()
+  return changes ? `${head} with uncommitted changes in src/` : head
+}
+
+async function machine(loadBefore: string): Promise<Results['machine']> {
+  const cpuinfo = await Bun.file('/proc/cpuinfo').text()
+  return {
+    cpus: cpus().length,
+    model: /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1] ?? 'unknown',
+    memoryGb: totalmem() / 2 ** 30,
+    bun: Bun.version,
+    node: firstLine(['node', '--version']),
+    wrk: firstLine(['wrk', '--version']).split(' Copyright')[0]!,
+    kernel: firstLine(['uname', '-r']),
+    commit: commit(),
+    loadBefore,
+  }
+}
+
+async function cleanUp() {
+  await stopAll()
+  if (process.env.BENCH_KEEP) console.error(`Kept ${tmp}`)
+  else rmSync(tmp, { recursive: true, force: true })
+}
+
+let interrupted = false
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    interrupted = true
+    console.error(`\n${signal}: stopping the servers and removing ${tmp}`)
+    void cleanUp().finally(() => process.exit(130))
+  })
+}
+
+async function main() {
+  const started = performance.now()
+  const loadBefore = (await Bun.file('/proc/loadavg').text()).split(' ').slice(0, 3).join(' ')
+  const sizes: SizeResult[] = []
+  for (const size of SIZES) {
+    const dataSet = join(tmp, `clubs-${size}.json`)
+    const bytes = await writeDataSet(size, dataSet)
+    say(`${size} clubs (data file ${(bytes / 1e6).toFixed(1)} MB)`)
+    sizes.push(await benchSize(size, dataSet, tmp, say))
+  }
+  const results: Results = {
+    date: new Date().toISOString(),
+    machine: await machine(loadBefore),
+    warmupS: WARMUP_S,
+    durationS: DURATION_S,
+    totalS: (performance.now() - started) / 1000,
+    sizes,
+  }
+  const files = await writeReport(results)
+  say('')
+  say(summary(results))
+  say(`\nWrote ${files.join(' and ')} in ${results.totalS.toFixed(0)} s.`)
+}
+
+try {
+  await main()
+} catch (error) {
+  // Once interrupted, what fails is only the work the clean-up stopped.
+  if (!interrupted) console.error(error)
+  process.exitCode = 1
+} finally {
+  await cleanUp()
+}
