@@ -81,3 +81,40 @@ export const WRITABLE_FIELDS = [
 
 /** Case- and accent-insensitive, as a person compares names (CONTRACT §6). */
 export const fold = (s: string) => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase()
+
+/** CONTRACT §6: the fields the list orders by. */
+export const ORDERING_FIELDS = ['name', 'favorite_count', 'membership_count', 'founded', 'code', 'size'] as const
+
+/** CONTRACT §6: every query parameter of the list. */
+export const LIST_PARAMS = [
+  'ordering',
+  'search',
+  'tags',
+  'accepting_members',
+  'appointment_needed',
+  'available_virtually',
+  'enables_subscription',
+  'is_school_unit',
+  'approved',
+  'active',
+  'size',
+  'application_required',
+  'recruiting_cycle',
+  'page',
+  'page_size',
+  'fields',
+  'format',
+]
+
+/** CONTRACT §3.1: what a client sends back and the service ignores. */
+export const READ_ONLY_FIELDS = [
+  'favorite_count',
+  'membership_count',
+  'is_favorite',
+  'is_member',
+  'is_subscribe',
+  'approved_by',
+  'approved_on',
+  'created_at',
+  'updated_at',
+]

@@ -5,7 +5,7 @@
 // sequences of admin writes, the list invariants of CONTRACT §2, §5 and §6.
 import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
-import { fold, LIST_FIELDS } from './contract'
+import { fold, LIST_FIELDS, LIST_PARAMS, ORDERING_FIELDS, READ_ONLY_FIELDS, WRITABLE_FIELDS } from './contract'
 import { ADMIN_TOKEN, makeApp, NOW, SEED_FILE } from './helpers'
 
 // ---------------------------------------------------------------------------------------------
@@ -21,71 +21,12 @@ const TAG_NAMES = SEED.tags.map((t) => t.name)
 const TAG_IDS = SEED.tags.map((t) => t.id)
 
 export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
-export const ORDERING_FIELDS = ['name', 'favorite_count', 'membership_count', 'founded', 'code', 'size'] as const
-const BOOLEAN_PARAMS = [
-  'accepting_members',
-  'appointment_needed',
-  'available_virtually',
-  'enables_subscription',
-  'is_school_unit',
-  'approved',
-  'active',
-]
+
+const BOOLEAN_PARAMS = LIST_PARAMS.slice(LIST_PARAMS.indexOf('accepting_members'), LIST_PARAMS.indexOf('active') + 1)
 const CODED_PARAMS = ['size', 'application_required', 'recruiting_cycle']
-export const LIST_PARAMS = [
-  'ordering',
-  'search',
-  'tags',
-  ...BOOLEAN_PARAMS,
-  ...CODED_PARAMS,
-  'page',
-  'page_size',
-  'fields',
-  'format',
-]
-const CLUB_FIELDS = [
-  'name',
-  'code',
-  'subtitle',
-  'description',
-  'email',
-  'email_public',
-  'address',
-  'accepting_members',
-  'application_required',
-  'appointment_needed',
-  'available_virtually',
-  'enables_subscription',
-  'founded',
-  'image_url',
-  'recruiting_cycle',
-  'size',
-  'is_school_unit',
-  'website',
-  'facebook',
-  'twitter',
-  'instagram',
-  'linkedin',
-  'github',
-  'youtube',
-  'how_to_get_involved',
-  'listserv',
-  'tags',
-  'active',
-  'approved',
-  'approved_comment',
-]
-const READ_ONLY_FIELDS = [
-  'favorite_count',
-  'membership_count',
-  'is_favorite',
-  'is_member',
-  'is_subscribe',
-  'approved_by',
-  'approved_on',
-  'created_at',
-  'updated_at',
-]
+
+/** Every field a write body may carry: the writable ones, code, and the admin's approval fields. */
+const CLUB_FIELDS = [...WRITABLE_FIELDS, 'code', 'approved', 'approved_comment']
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'bun:test'
 import { readFileSync } from 'node:fs'
-import { fold, LIST_FIELDS } from './contract'
+import { fold, LIST_FIELDS, ORDERING_FIELDS } from './contract'
 import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE } from './helpers'
 
 // CONTRACT §6 (list query parameters) and §1.1 (the list representation), through app.handle.
@@ -10,7 +10,6 @@ type App = Awaited<ReturnType<typeof makeApp>>
 
 const codesOf = (items: Item[]) => items.map((item) => item.code as string)
 
-const ORDERING_FIELDS = ['name', 'favorite_count', 'membership_count', 'founded', 'code', 'size'] as const
 const BOOLEAN_FILTERS = [
   'accepting_members',
   'appointment_needed',

@@ -3,6 +3,7 @@ import type { Subprocess } from 'bun'
 import { randomBytes } from 'node:crypto'
 import { ADMIN_TOKEN, makeApp, readJson } from './helpers'
 import { ENTRY, freePort, ROOT, waitForHealth } from './server'
+import { LIST_PARAMS } from './contract'
 
 // Security properties of every answer: the headers that stop sniffing and script injection,
 // no internals in error bodies, stored and reflected markup escaped in the browsable view,
@@ -434,32 +435,11 @@ describe('URLs other than http(s) are refused', () => {
   }
 })
 
-/** Every query parameter of CONTRACT §6. */
-const QUERY_PARAMS = [
-  'ordering',
-  'search',
-  'tags',
-  'accepting_members',
-  'appointment_needed',
-  'available_virtually',
-  'enables_subscription',
-  'is_school_unit',
-  'size',
-  'application_required',
-  'recruiting_cycle',
-  'approved',
-  'active',
-  'page',
-  'page_size',
-  'fields',
-  'format',
-]
-
 /** Pages whose URL a link could carry markup into: the list, a club, a 404, a 401. */
 const REFLECTING_PATHS = ['/api/clubs/', `/api/clubs/${CHESS}/`, '/api/clubs/no-such-club/', '/api/users/me/']
 
 describe('reflected markup in query parameters never reaches the HTML', () => {
-  for (const param of QUERY_PARAMS) {
+  for (const param of LIST_PARAMS) {
     it(`escapes markup in ?${param}= on the list, a club, a 404 and a 401`, async () => {
       const { app } = await makeApp()
       for (const { raw } of PAYLOADS) {
