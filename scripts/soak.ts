@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { SEED_FILE, tempDir } from '../test/helpers'
-import { ENTRY, freePort, ROOT, sleep, waitForHealth } from '../test/server'
+import { freePort, sleep, spawnService, waitForHealth } from '../test/server'
 
 const SAMPLE_MS = 5_000
 const WARMUP_S = 30
@@ -43,23 +43,25 @@ const dataFile = join(dir, 'db.json')
 const adminToken = `soak-${randomBytes(18).toString('hex')}`
 const port = freePort()
 const base = `http://127.0.0.1:${port}`
-const proc = Bun.spawn([process.execPath, ENTRY], {
-  cwd: ROOT,
-  env: {
-    ...process.env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
+const proc = spawnService(
+  port,
+  {
     CLUBS_DATA_FILE: dataFile,
     CLUBS_ADMIN_TOKEN: adminToken,
     CLUBS_LOG_LEVEL: 'warn',
     CLUBS_RATE_LIMIT: '0',
   },
-  stdin: 'ignore',
-  stdout: 'pipe',
-  stderr: 'pipe',
-})
+  {
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  },
+)
 // Drained as they come, so a full pipe never stalls the service; kept for the report.
-const output = Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+const output = Promise.all([
+  new Response(proc.stdout as ReadableStream).text(),
+  new Response(proc.stderr as ReadableStream).text(),
+])
 
 const cleanUp = () => {
   if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL')

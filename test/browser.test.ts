@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { ENTRY, freePort, ROOT, sleep, waitForHealth } from './server'
+import { freePort, ROOT, sleep, spawnService, waitForHealth } from './server'
 
 // End-to-end checks of the browsable view (`?format=api`) and the Swagger UI (`/swagger`) in a real
 // Chromium, against the real service (`bun src/index.ts`) on a free port. Every page the tests open
@@ -132,19 +132,18 @@ suite('in a real browser', () => {
     dir = mkdtempSync(join(tmpdir(), 'clubs-browser-'))
     port = freePort()
     base = origin = `http://127.0.0.1:${port}`
-    proc = Bun.spawn([process.execPath, ENTRY], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
+    proc = spawnService(
+      port,
+      {
         CLUBS_DATA_FILE: join(dir, 'db.json'),
         CLUBS_ADMIN_TOKEN: TOKEN,
         CLUBS_LOG_LEVEL: 'warn',
       },
-      stdout: 'ignore',
-      stderr: 'pipe',
-    })
+      {
+        stdout: 'ignore',
+        stderr: 'pipe',
+      },
+    )
     const launching = chromium.launch({
       executablePath: CHROMIUM,
       headless: true,

@@ -6,7 +6,7 @@ import type { Subprocess } from 'bun'
 import { copyFileSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from './helpers'
-import { ENTRY, freePort, ROOT, sleep, waitForHealth } from './server'
+import { freePort, ROOT, sleep, spawnService, waitForHealth } from './server'
 
 const CLIENT = join(ROOT, 'examples', 'client')
 const COMMITTED = join(CLIENT, 'schema.d.ts')
@@ -33,12 +33,9 @@ beforeAll(async () => {
   dir = tempDir('clubs-client-')
   const port = freePort()
   base = `http://127.0.0.1:${port}`
-  proc = Bun.spawn([process.execPath, ENTRY], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
+  proc = spawnService(
+    port,
+    {
       CLUBS_DATA_FILE: ':memory:',
       CLUBS_ADMIN_TOKEN: TOKEN,
       CLUBS_AUTO_APPROVE: 'false',
@@ -46,10 +43,12 @@ beforeAll(async () => {
       CLUBS_RATE_LIMIT: '',
       CLUBS_LOG_LEVEL: 'warn',
     },
-    stdin: 'ignore',
-    stdout: 'ignore',
-    stderr: 'pipe',
-  })
+    {
+      stdin: 'ignore',
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+  )
   await waitForHealth(base, proc)
   // Exactly what `npm run client:types` runs (the CLI, from the repository, so with its redocly.yaml).
   fresh = join(dir, 'schema.d.ts')

@@ -4,7 +4,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statf
 import { join } from 'node:path'
 import { snapshotProblem } from '../src/store/snapshot'
 import { ADMIN_TOKEN, makeApp, readJson, tempDir } from './helpers'
-import { ENTRY, freePort, ROOT, sleep, waitForHealth } from './server'
+import { freePort, sleep, spawnService, waitForHealth } from './server'
 
 // CONTRACT §9 when the disk fails: a write whose snapshot cannot be saved is answered 503
 // {"detail"} with Retry-After, is taken back in memory, and never shows; reads keep working; the
@@ -155,21 +155,20 @@ describe('a data file that cannot be replaced (a folder where the temp file goes
   it('a real service process: the same, and it restarts with exactly the acknowledged writes', async () => {
     const dataFile = join(freshDir(), 'db.json')
     const port = freePort()
-    const proc = Bun.spawn([process.execPath, ENTRY], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
+    const proc = spawnService(
+      port,
+      {
         CLUBS_DATA_FILE: dataFile,
         CLUBS_ADMIN_TOKEN: ADMIN_TOKEN,
         CLUBS_LOG_LEVEL: 'warn',
         CLUBS_RATE_LIMIT: '',
         CLUBS_READ_ONLY: '',
       },
-      stdout: 'ignore',
-      stderr: 'pipe',
-    })
+      {
+        stdout: 'ignore',
+        stderr: 'pipe',
+      },
+    )
     processes.push(proc)
     const base = `http://127.0.0.1:${port}`
     await waitForHealth(base, proc)

@@ -3,7 +3,7 @@ import type { Socket, Subprocess } from 'bun'
 import { closeSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, tempDir } from './helpers'
-import { ENTRY, freePort, ROOT, sleep, waitForHealth } from './server'
+import { freePort, sleep, spawnService, waitForHealth } from './server'
 
 // Oversized and slow requests (CONTRACT §8: no input makes the service answer 500 or stall):
 // bodies over 1 MiB are refused with 413 without being read; stalled clients do not hold up
@@ -21,21 +21,20 @@ const serverLog = () => readFileSync(logFile, 'utf8')
 beforeAll(async () => {
   port = freePort()
   const log = openSync(logFile, 'a')
-  proc = Bun.spawn([process.execPath, ENTRY], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
+  proc = spawnService(
+    port,
+    {
       CLUBS_DATA_FILE: join(dir, 'db.json'),
       CLUBS_ADMIN_TOKEN: ADMIN_TOKEN,
       CLUBS_LOG_LEVEL: 'info',
       CLUBS_RATE_LIMIT: '',
       CLUBS_READ_ONLY: '',
     },
-    stdout: log,
-    stderr: log,
-  })
+    {
+      stdout: log,
+      stderr: log,
+    },
+  )
   closeSync(log)
   base = `http://127.0.0.1:${port}`
   await waitForHealth(base, proc).catch((e: Error) => {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
 import { randomBytes } from 'node:crypto'
 import { ADMIN_TOKEN, makeApp, readJson } from './helpers'
-import { ENTRY, freePort, ROOT, waitForHealth } from './server'
+import { freePort, spawnService, waitForHealth } from './server'
 import { LIST_PARAMS } from './contract'
 
 // Security properties of every answer: the headers that stop sniffing and script injection,
@@ -579,20 +579,19 @@ describe('tokens never logged', () => {
     const wrongToken = `sec-wrong-${randomBytes(16).toString('hex')}`
     const port = freePort()
     const base = `http://127.0.0.1:${port}`
-    proc = Bun.spawn([process.execPath, ENTRY], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
+    proc = spawnService(
+      port,
+      {
         CLUBS_DATA_FILE: ':memory:',
         CLUBS_ADMIN_TOKEN: adminToken,
         CLUBS_LOG_LEVEL: 'debug',
       },
-      stdin: 'ignore',
-      stdout: 'pipe',
-      stderr: 'pipe',
-    })
+      {
+        stdin: 'ignore',
+        stdout: 'pipe',
+        stderr: 'pipe',
+      },
+    )
     // Read both streams as they come, so a full pipe never blocks the service.
     const stdout = new Response(proc.stdout).text()
     const stderr = new Response(proc.stderr).text()

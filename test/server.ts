@@ -35,3 +35,14 @@ export async function waitForHealth(base: string, proc: Subprocess) {
   }
   throw new Error(`the service did not answer ${base}/health in time`)
 }
+
+type ServiceOptions = Omit<NonNullable<Parameters<typeof Bun.spawn>[1]>, 'cwd' | 'env'>
+
+/** Starts `bun src/index.ts` on 127.0.0.1:`port` with `env` on top of this process's environment. */
+export function spawnService<const O extends ServiceOptions>(port: number, env: Record<string, string>, options?: O) {
+  return Bun.spawn([process.execPath, ENTRY], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
+    ...(options as O),
+  })
+}
