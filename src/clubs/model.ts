@@ -32,13 +32,13 @@ const Url = t.Union([t.String({ format: 'uri', maxLength: 2048 }), t.Null()], {
 })
 const Text = (maxLength: number, description?: string) => t.String({ maxLength, default: '', description })
 
-export const CODE_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$'
+const CODE_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$'
 
 export const Tag = t.Object({ id: Type.Integer({ minimum: 1 }), name: t.String({ minLength: 1, maxLength: 100 }) })
 export type Tag = typeof Tag.static
 
 /** A tag as a client names it on write: by id or by name. */
-export const TagRef = t.Union([
+const TagRef = t.Union([
   t.Object({ id: Type.Integer() }, { additionalProperties: true }),
   t.Object({ name: t.String() }, { additionalProperties: true }),
 ])
@@ -88,7 +88,6 @@ export const ClubWrite = t.Object(
   { additionalProperties: false },
 )
 export type ClubWrite = typeof ClubWrite.static
-export type WritableField = keyof ClubWrite
 
 export const ApprovalWrite = t.Object({
   approved: t.Boolean({ description: 'Admin only: approve (true) or reject (false).' }),

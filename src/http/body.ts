@@ -1,6 +1,6 @@
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../errors'
 
-export const MAX_BODY_BYTES = 1024 * 1024
+const MAX_BODY_BYTES = 1024 * 1024
 
 /**
  * The request's JSON body (CONTRACT §8): `application/json` only (415 otherwise), at most

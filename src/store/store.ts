@@ -119,7 +119,7 @@ export class Store {
 }
 
 /** The backup a data file's previous snapshot is kept in. */
-export const backupFileOf = (dataFile: string) => `${dataFile}.bak`
+const backupFileOf = (dataFile: string) => `${dataFile}.bak`
 
 /** The file that tells other processes a data file is in use. */
 export const lockFileOf = (dataFile: string) => `${dataFile}.lock`
