@@ -189,27 +189,19 @@ export class CrashHarness {
 
     // Restart on the same file: the stale lock of the killed process must not stop it.
     const started = performance.now()
+    let restartMs = -1
     try {
       await this.#start()
+      restartMs = Math.round(performance.now() - started)
     } catch (e) {
       problems.push(`restart: ${(e as Error).message}`)
-      return {
-        round,
-        killAfterMs,
-        ...tally,
-        other,
-        clubsOnDisk: onDisk?.clubs.length ?? 0,
-        restartMs: -1,
-        staleLock,
-        problems,
-      }
     }
-    const restartMs = Math.round(performance.now() - started)
-    await this.#checkService(problems)
-
-    // What the restarted service holds is durable now; later rounds must not go back before it.
-    for (const target of this.#targets) {
-      for (const seq of target.sent.keys()) if (seq < target.durableSeq) target.sent.delete(seq)
+    if (restartMs >= 0) {
+      await this.#checkService(problems)
+      // What the restarted service holds is durable now; later rounds must not go back before it.
+      for (const target of this.#targets) {
+        for (const seq of target.sent.keys()) if (seq < target.durableSeq) target.sent.delete(seq)
+      }
     }
     return {
       round,
