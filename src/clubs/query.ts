@@ -38,22 +38,7 @@ export interface ListQuery {
   readonly predicates: readonly Predicate[]
   readonly page: { number: number; size: number } | null
   readonly fields: readonly string[] | null
-  /** The query in a canonical form, for caching one answer per distinct query. */
-  readonly key: string
 }
-
-/** Parameters the list understands; `format` is negotiated by the HTTP layer. */
-const KNOWN = new Set<string>([
-  'ordering',
-  'search',
-  'tags',
-  'page',
-  'page_size',
-  'fields',
-  'format',
-  ...BOOLEAN_FILTERS,
-  ...Object.keys(CODED_FILTERS),
-])
 
 export function parseListQuery(params: URLSearchParams, catalog: Catalog): ListQuery {
   const errors: Record<string, string[]> = {}
@@ -94,12 +79,7 @@ export function parseListQuery(params: URLSearchParams, catalog: Catalog): ListQ
   const fields = parseFields(value('fields'), (m) => fail('fields', m))
   if (Object.keys(errors).length) throw new ValidationFailed(errors)
 
-  const key = [...params.entries()]
-    .filter(([name]) => KNOWN.has(name) && name !== 'format')
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, v]) => `${name}=${v}`)
-    .join('&')
-  return { order, predicates, page, fields, key }
+  return { order, predicates, page, fields }
 }
 
 function parseOrdering(raw: string, fail: (message: string) => void): Key[] {

@@ -3,7 +3,7 @@ import type { Caller } from '../caller'
 import { NotFound } from '../errors'
 import { readJsonBody } from '../http/body'
 import type { Edge } from '../http/edge'
-import { ENDPOINTS, type PageInfo } from '../http/endpoints'
+import { ENDPOINTS } from '../http/endpoints'
 import { exchange } from '../http/exchange'
 import { Prepared } from '../http/prepared'
 import { reply, type Exchange } from '../http/respond'
@@ -46,8 +46,6 @@ class ListAnswerCache {
 export function clubRoutes({ clubs, edge }: ClubRouteDeps) {
   const cache = new ListAnswerCache()
   const publicDetails = new WeakMap<ClubRecord, Prepared>()
-  const callerOf = edge.callerOf
-  const writable = (page: PageInfo) => edge.guardWrite(page)
   /** A club's detail answer; as the public sees it, made once per record. */
   const detailOf = (caller: Caller, record: ClubRecord, ex: Exchange): Prepared => {
     const fields = parseFieldSelection(ex.url.searchParams)
@@ -81,7 +79,7 @@ export function clubRoutes({ clubs, edge }: ClubRouteDeps) {
       '/api/clubs/',
       ({ request }) => {
         const ex = exchange(request)
-        const caller = callerOf(request)
+        const caller = edge.callerOf(request)
         // Keyed by origin too: paging links are absolute URLs built from the request's host.
         const key = `${caller.username ?? ''} ${ex.url.origin}${ex.url.search}`
         let answer = cache.get(clubs.dataVersion, key)
@@ -100,8 +98,8 @@ export function clubRoutes({ clubs, edge }: ClubRouteDeps) {
       '/api/clubs/',
       async ({ request }) => {
         const ex = exchange(request)
-        writable(ENDPOINTS.clubList)
-        const caller = callerOf(request)
+        edge.guardWrite(ENDPOINTS.clubList)
+        const caller = edge.callerOf(request)
         const club = await clubs.create(caller, await readJsonBody(request))
         return reply(ex, 201, detailOf(caller, club, ex), { Location: clubUrl(ex, club.code) })
       },
@@ -112,7 +110,7 @@ export function clubRoutes({ clubs, edge }: ClubRouteDeps) {
       '/api/clubs/:code/',
       ({ request, params }) => {
         const ex = exchange(request)
-        const caller = callerOf(request)
+        const caller = edge.callerOf(request)
         return reply(ex, 200, detailOf(caller, clubs.retrieve(caller, params.code), ex))
       },
       read(OPERATIONS.retrieveClub),
@@ -131,8 +129,8 @@ export function clubRoutes({ clubs, edge }: ClubRouteDeps) {
       '/api/clubs/:code/',
       async ({ request, params }) => {
         const ex = exchange(request)
-        writable(ENDPOINTS.clubDetail)
-        await clubs.destroy(callerOf(request), params.code)
+        edge.guardWrite(ENDPOINTS.clubDetail)
+        await clubs.destroy(edge.callerOf(request), params.code)
         return reply(ex, 204, null)
       },
       write(OPERATIONS.destroyClub),
@@ -141,8 +139,8 @@ export function clubRoutes({ clubs, edge }: ClubRouteDeps) {
 
   async function update(request: Request, code: string, partial: boolean) {
     const ex = exchange(request)
-    writable(ENDPOINTS.clubDetail)
-    const caller = callerOf(request)
+    edge.guardWrite(ENDPOINTS.clubDetail)
+    const caller = edge.callerOf(request)
     const body = await readJsonBody(request)
     const club = await clubs.update(caller, code, body, partial)
     return reply(ex, 200, detailOf(caller, club, ex))
