@@ -2,8 +2,9 @@
 // in the exact data file shape the service loads ({version: 1, tags, clubs}).
 //   bun bench/generate.ts 1000 /tmp/clubs-1000.json
 import { join } from 'node:path'
-import type { ClubRecord } from '../src/clubs/model'
-import { snapshotProblem, type Snapshot } from '../src/store/snapshot'
+import type { ClubRecord } from '../src/model/club'
+import type { Snapshot } from '../src/model/snapshot'
+import { snapshotProblem } from '../src/domain/snapshot-check'
 
 export const SEED_FILE = join(import.meta.dir, '..', 'data', 'seed.json')
 

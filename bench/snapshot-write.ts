@@ -2,14 +2,14 @@
 // around it. Prints {medianMs, minMs, maxMs, creates} as JSON.
 //   bun bench/snapshot-write.ts <copy of a data set> <creates>
 import { createApp } from '../src/app'
-import { Store } from '../src/store/store'
+import { openDataFile } from '../src/data-file'
 import { SEED_FILE } from './generate'
 
 const TOKEN = 'bench-admin-token'
 const [file, count = '15'] = Bun.argv.slice(2)
 if (!file) throw new Error('usage: bun bench/snapshot-write.ts <data file> [creates]')
 
-const { store, data } = await Store.open(file, SEED_FILE)
+const { store, data } = await openDataFile(file, SEED_FILE)
 const app = createApp({ store, data, config: { adminToken: TOKEN, autoApprove: false, readOnly: false } })
 
 async function create(name: string): Promise<number> {

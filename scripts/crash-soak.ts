@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CrashHarness, summarise, type RoundReport } from './crash-harness'
+import { CrashHarness, summarise, type RoundReport } from '../harness/crash-rounds'
 
 const ROUNDS_PER_FOLDER = 20
 const ADMIN_TOKEN = 'crash-soak-admin-token'

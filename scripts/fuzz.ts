@@ -1,4 +1,4 @@
-// Long fuzzing run of the properties test/fuzz.test.ts checks in CI (test/fuzz-properties.ts).
+// Long fuzzing run of the properties test/fuzz.test.ts checks in CI (harness/fuzz-properties.ts).
 //
 //   bun scripts/fuzz.ts [runs] [sequence-runs]     (npm run fuzz -- 50000)
 //
@@ -12,7 +12,7 @@ import {
   requestsProperty,
   writeRequestArb,
   writeSequenceProperty,
-} from '../test/fuzz-properties'
+} from '../harness/fuzz-properties'
 
 const positive = (raw: string | undefined, fallback: number) => {
   if (raw === undefined || raw === '') return fallback

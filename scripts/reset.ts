@@ -3,7 +3,8 @@
 //   npm run reset
 import { existsSync, renameSync } from 'node:fs'
 import { ConfigError, IN_MEMORY, loadConfig } from '../src/config'
-import { Store, StoreError } from '../src/store/store'
+import { openDataFile } from '../src/data-file'
+import { StoreError } from '../src/store/store'
 import { lockFileOf } from '../src/store/store'
 import { lockHolder } from '../src/store/lock'
 
@@ -20,7 +21,7 @@ async function main(): Promise<number> {
   }
   const backup = `${config.dataFile}.bak`
   if (existsSync(config.dataFile)) renameSync(config.dataFile, backup)
-  const { store, data } = await Store.open(config.dataFile, config.seedFile)
+  const { store, data } = await openDataFile(config.dataFile, config.seedFile)
   await store.close()
   console.log(`Reset ${config.dataFile} to ${config.seedFile}: ${data.clubs.length} clubs.`)
   if (existsSync(backup)) console.log(`The previous data is in ${backup}.`)

@@ -11,8 +11,8 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { SEED_FILE, tempDir } from '../test/helpers'
-import { freePort, sleep, spawnService, waitForHealth } from '../test/server'
+import { SEED_FILE, tempDir } from '../harness/app'
+import { freePort, sleep, spawnService, waitForHealth } from '../harness/service'
 
 const SAMPLE_MS = 5_000
 const WARMUP_S = 30

@@ -3,8 +3,9 @@
 //   bun run users:add <username> [--admin]
 import { parseArgs } from 'node:util'
 import { ConfigError, IN_MEMORY, loadConfig } from '../src/config'
-import { openDomain } from '../src/domain'
-import { Store, StoreError } from '../src/store/store'
+import { openDirectory } from '../src/domain/directory'
+import { openDataFile } from '../src/data-file'
+import { StoreError } from '../src/store/store'
 
 const { positionals, values } = parseArgs({
   args: Bun.argv.slice(2),
@@ -23,9 +24,9 @@ async function main(): Promise<number> {
     console.error('users:add: CLUBS_DATA_FILE is :memory:, so there is no file to add a user to; use POST /api/users/.')
     return 1
   }
-  const { store, data } = await Store.open(config.dataFile, config.seedFile)
+  const { store, data } = await openDataFile(config.dataFile, config.seedFile)
   try {
-    const { users } = openDomain(store, data, { autoApprove: config.autoApprove, now: () => new Date() })
+    const { users } = openDirectory(store, data, { autoApprove: config.autoApprove, now: () => new Date() })
     const problem = users.problemWith(username)
     if (problem) {
       console.error(`users:add: ${username}: ${problem}`)

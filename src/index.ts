@@ -2,12 +2,13 @@ import { createApp } from './app'
 import { ConfigError, IN_MEMORY, loadConfig } from './config'
 import { createLogger } from './log'
 import { serve } from './serve'
-import { Store, StoreError } from './store/store'
+import { openDataFile } from './data-file'
+import { StoreError } from './store/store'
 
 async function main() {
   const config = loadConfig()
   const log = createLogger(config.logLevel)
-  const { store, data, source } = await Store.open(config.dataFile, config.seedFile)
+  const { store, data, source } = await openDataFile(config.dataFile, config.seedFile)
   const app = createApp({
     store,
     data,

@@ -1,6 +1,6 @@
 import type { Server } from 'bun'
 import type { createApp } from './app'
-import { noteAddress, noteOriginalUrl, usernameOf } from './http/request-facts'
+import { noteAddress, noteOriginalUrl, usernameOf } from './edge/request-facts'
 import type { Logger } from './log'
 
 /** Seconds a connection may stay silent (a stalled upload, an idle keep-alive) before it is closed. */

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { freePort, ROOT, sleep, spawnService, waitForHealth } from './server'
+import { freePort, ROOT, sleep, spawnService, waitForHealth } from '../harness/service'
 
 // End-to-end checks of the browsable view (`?format=api`) and the Swagger UI (`/swagger`) in a real
 // Chromium, against the real service (`bun src/index.ts`) on a free port. Every page the tests open

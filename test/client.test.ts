@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Subprocess } from 'bun'
 import { copyFileSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
-import { tempDir } from './helpers'
-import { freePort, ROOT, sleep, spawnService, waitForHealth } from './server'
+import { tempDir } from '../harness/app'
+import { freePort, ROOT, sleep, spawnService, waitForHealth } from '../harness/service'
 
 const CLIENT = join(ROOT, 'examples', 'client')
 const COMMITTED = join(CLIENT, 'schema.d.ts')

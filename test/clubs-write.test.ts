@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
-import { DETAIL_ONLY_FIELDS, LIST_FIELDS, WRITABLE_FIELDS } from './contract'
-import { ADMIN_TOKEN, makeApp, NOW, readJson } from './helpers'
+import { DETAIL_ONLY_FIELDS, LIST_FIELDS, WRITABLE_FIELDS } from '../harness/contract'
+import { ADMIN_TOKEN, makeApp, NOW, readJson } from '../harness/app'
 
 // Writing clubs through `app.handle`: create, update (PUT), partial update (PATCH), destroy,
 // approval and read-only mode (CONTRACT §3, §4, §8, §10).

@@ -1,13 +1,13 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { CrashHarness, summarise, type RoundReport } from '../scripts/crash-harness'
-import { ADMIN_TOKEN, tempDir } from './helpers'
+import { CrashHarness, summarise, type RoundReport } from '../harness/crash-rounds'
+import { ADMIN_TOKEN, tempDir } from '../harness/app'
 
 // CONTRACT §9 under SIGKILL: a real service process with 50 clients writing (creates, and PATCHes
 // that set subtitle and description to one token, so a half-applied update would show) is killed
 // at a random moment 100–400 ms into the load, 20 times. After each kill it restarts on the same
 // data file, taking over the dead process's lock, and every acknowledged write must be there.
-// The rounds live in scripts/crash-harness.ts; scripts/crash-soak.ts runs many more of them.
+// The rounds live in harness/crash-rounds.ts; scripts/crash-soak.ts runs many more of them.
 
 const ROUNDS = 20
 const dir = tempDir('clubs-crash-')

@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statfsSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
-import { snapshotProblem } from '../src/store/snapshot'
-import { ADMIN_TOKEN, makeApp, readJson, tempDir } from './helpers'
-import { freePort, sleep, spawnService, waitForHealth } from './server'
+import { snapshotProblem } from '../src/domain/snapshot-check'
+import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
+import { freePort, sleep, spawnService, waitForHealth } from '../harness/service'
 
 // CONTRACT §9 when the disk fails: a write whose snapshot cannot be saved is answered 503
 // {"detail"} with Retry-After, is taken back in memory, and never shows; reads keep working; the

@@ -21,9 +21,9 @@ import {
   stageEnv,
   stagePath,
   startCommand,
-} from './dockerfile'
-import { tempDir } from './helpers'
-import { freePort, ROOT, sleep, waitForHealth } from './server'
+} from '../harness/dockerfile'
+import { tempDir } from '../harness/app'
+import { freePort, ROOT, sleep, waitForHealth } from '../harness/service'
 
 const DOCKERFILE = readFileSync(join(ROOT, 'Dockerfile'), 'utf8')
 const DOCKERIGNORE = existsSync(join(ROOT, '.dockerignore')) ? readFileSync(join(ROOT, '.dockerignore'), 'utf8') : ''
@@ -192,7 +192,7 @@ CMD ["bun", "src/index.ts"]
 
   test("the project's .dockerignore keeps the source and the seed, and leaves out local data and secrets", () => {
     const rules = parseDockerignore(DOCKERIGNORE)
-    for (const path of ['src/index.ts', 'src/docs/swagger-init.js', 'package.json', 'bun.lock', 'data/seed.json'])
+    for (const path of ['src/index.ts', 'src/edge/docs/swagger-init.js', 'package.json', 'bun.lock', 'data/seed.json'])
       expect(`${path}: ${isIgnored(rules, path)}`).toBe(`${path}: false`)
     // compose.yaml suggests an .env file for CLUBS_ADMIN_TOKEN: it must not travel with the build context.
     for (const path of [

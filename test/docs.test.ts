@@ -3,8 +3,8 @@ import { describe, expect, it } from 'bun:test'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { makeApp, readJson } from './helpers'
-import { LIST_PARAMS } from './contract'
+import { makeApp, readJson } from '../harness/app'
+import { LIST_PARAMS } from '../harness/contract'
 
 const ROOT = join(import.meta.dir, '..')
 
@@ -128,15 +128,8 @@ describe('the OpenAPI document', () => {
 
   it('gives examples that satisfy their own schemas', async () => {
     const { Value } = await import('@sinclair/typebox/value')
-    const { OPERATIONS } = await import('../src/docs/operations')
-    const groups: object[] = Object.values(OPERATIONS)
-    const operations = groups.flatMap((op) => ('responses' in op ? [op] : (Object.values(op) as object[])))
-    const bodies = operations
-      .filter(
-        (op): op is { requestBody: { content: { 'application/json': { schema: any; example: unknown } } } } =>
-          'requestBody' in op,
-      )
-      .map((op) => op.requestBody.content['application/json'])
+    const { ENDPOINTS } = await import('../src/edge/endpoints')
+    const bodies = ENDPOINTS.flatMap((endpoint) => Object.values(endpoint.actions).flatMap((action) => action.body ?? []))
     expect(bodies.length).toBe(7)
     for (const { schema, example } of bodies) expect(Value.Check(schema, example)).toBe(true)
   })

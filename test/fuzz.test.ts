@@ -1,6 +1,12 @@
 import { describe, it } from 'bun:test'
 import fc from 'fast-check'
-import { listRequestArb, requestArb, requestsProperty, writeRequestArb, writeSequenceProperty } from './fuzz-properties'
+import {
+  listRequestArb,
+  requestArb,
+  requestsProperty,
+  writeRequestArb,
+  writeSequenceProperty,
+} from '../harness/fuzz-properties'
 
 // Property-based fuzzing through app.handle (in memory). Bounded for CI: FUZZ_RUNS sets the
 // runs of each request property (default 200) and a tenth of it, at least 30, for the write

@@ -3,8 +3,8 @@ import type { Subprocess } from 'bun'
 import { createHash } from 'node:crypto'
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE, tempDir } from './helpers'
-import { ENTRY, freePort, ROOT, sleep } from './server'
+import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE, tempDir } from '../harness/app'
+import { ENTRY, freePort, ROOT, sleep } from '../harness/service'
 
 // Users and their relations to clubs over real data files (CONTRACT §5, §9): they survive a
 // restart, tokens are stored only as hashes, and the operator's users:add command.

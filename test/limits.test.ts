@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Socket, Subprocess } from 'bun'
 import { closeSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { ADMIN_TOKEN, makeApp, readJson, tempDir } from './helpers'
-import { freePort, sleep, spawnService, waitForHealth } from './server'
+import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
+import { freePort, sleep, spawnService, waitForHealth } from '../harness/service'
 
 // Oversized and slow requests (CONTRACT §8: no input makes the service answer 500 or stall):
 // bodies over 1 MiB are refused with 413 without being read; stalled clients do not hold up

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
-import { WRITABLE_FIELDS } from './contract'
-import { ADMIN_TOKEN, makeApp, NOW, readJson } from './helpers'
+import { WRITABLE_FIELDS } from '../harness/contract'
+import { ADMIN_TOKEN, makeApp, NOW, readJson } from '../harness/app'
 
 // Who may do what (CONTRACT §2, §4, §5, §8): the permission matrix over one club run by
 // `owner` (with `officer` and `member`), the members endpoints, and issuing users.

@@ -3,10 +3,11 @@ import type { Subprocess } from 'bun'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from '../src/app'
-import { IN_MEMORY, Store } from '../src/store/store'
-import { WRITABLE_FIELDS } from './contract'
-import { ADMIN_TOKEN, makeApp, NOW, readJson, SEED_FILE, tempDir } from './helpers'
-import { ENTRY, freePort, ROOT, sleep, waitForHealth } from './server'
+import { openDataFile } from '../src/data-file'
+import { IN_MEMORY } from '../src/store/store'
+import { WRITABLE_FIELDS } from '../harness/contract'
+import { ADMIN_TOKEN, makeApp, NOW, readJson, SEED_FILE, tempDir } from '../harness/app'
+import { ENTRY, freePort, ROOT, sleep, waitForHealth } from '../harness/service'
 
 // CONTRACT §9: one lowdb JSON file, written before a write is answered, never overwritten when
 // invalid, group commit, graceful shutdown. Every test gets its own temp folder.
@@ -69,15 +70,15 @@ describe('first start', () => {
 
   it('reports where the data came from', async () => {
     const file = join(freshDir(), 'db.json')
-    expect((await Store.open(file, SEED_FILE)).source).toBe('seed')
-    expect((await Store.open(file, SEED_FILE)).source).toBe('file')
+    expect((await openDataFile(file, SEED_FILE)).source).toBe('seed')
+    expect((await openDataFile(file, SEED_FILE)).source).toBe('file')
   })
 
   it('refuses to start from a seed file that does not exist, and creates no data file', async () => {
     const dir = freshDir()
     const file = join(dir, 'db.json')
     const missing = join(dir, 'no-seed.json')
-    await expect(Store.open(file, missing)).rejects.toThrow(missing)
+    await expect(openDataFile(file, missing)).rejects.toThrow(missing)
     expect(readdirSync(dir)).toEqual([])
   })
 })
@@ -201,7 +202,7 @@ describe('an invalid data file', () => {
     const before = readFileSync(file)
     const mtime = statSync(file).mtimeMs
     await sleep(5)
-    await expect(Store.open(file, SEED_FILE)).rejects.toThrow(file)
+    await expect(openDataFile(file, SEED_FILE)).rejects.toThrow(file)
     expect(readFileSync(file).equals(before)).toBe(true)
     expect(statSync(file).mtimeMs).toBe(mtime)
     expect(readdirSync(dir)).toEqual(['db.json'])
@@ -210,7 +211,7 @@ describe('an invalid data file', () => {
   it('refuses a data file that is a folder', async () => {
     const file = join(freshDir(), 'db.json')
     mkdirSync(file)
-    await expect(Store.open(file, SEED_FILE)).rejects.toThrow(file)
+    await expect(openDataFile(file, SEED_FILE)).rejects.toThrow(file)
     expect(readdirSync(file)).toEqual([])
   })
 
@@ -231,7 +232,7 @@ describe('an invalid data file', () => {
 describe('concurrent writes', () => {
   it('answers 50 concurrent creates over a real server, sharing snapshot writes, and keeps them all', async () => {
     const file = join(freshDir(), 'db.json')
-    const { store, data } = await Store.open(file, SEED_FILE)
+    const { store, data } = await openDataFile(file, SEED_FILE)
     let snapshots = 0
     const track = store.track.bind(store)
     store.track = (capture) => track(() => (snapshots++, capture()))

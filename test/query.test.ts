@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'bun:test'
 import { readFileSync } from 'node:fs'
-import { fold, LIST_FIELDS, ORDERING_FIELDS } from './contract'
-import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE } from './helpers'
+import { fold, LIST_FIELDS, ORDERING_FIELDS } from '../harness/contract'
+import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE } from '../harness/app'
 
 // CONTRACT §6 (list query parameters) and §1.1 (the list representation), through app.handle.
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { ADMIN_TOKEN, makeApp, readJson } from './helpers'
+import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
 
 describe('rate limit (CLUBS_RATE_LIMIT)', () => {
   it('is off by default: many requests, no 429', async () => {

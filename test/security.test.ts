@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
 import { randomBytes } from 'node:crypto'
-import { ADMIN_TOKEN, makeApp, readJson } from './helpers'
-import { freePort, spawnService, waitForHealth } from './server'
-import { LIST_PARAMS } from './contract'
+import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
+import { freePort, spawnService, waitForHealth } from '../harness/service'
+import { LIST_PARAMS } from '../harness/contract'
 
 // Security properties of every answer: the headers that stop sniffing and script injection,
 // no internals in error bodies, stored and reflected markup escaped in the browsable view,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { makeApp, readJson } from './helpers'
+import { makeApp, readJson } from '../harness/app'
 
 describe('smoke', () => {
   it('lists the sample clubs anonymously', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { ADMIN_TOKEN, makeApp, NOW, readJson } from './helpers'
+import { ADMIN_TOKEN, makeApp, NOW, readJson } from '../harness/app'
 
 // Who sees what (CONTRACT §1.1, §2, §4, §5): approval states, re-approval after edits, private
 // e-mail addresses, favorites and subscriptions, and the caller's own flags in lists.

@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Health check */
+        /**
+         * Health check
+         * @description Answers 200 once the data is loaded, with the number of live clubs and the data version.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -84,7 +87,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a club's members */
+        /**
+         * List a club's members
+         * @description Owners first, then officers, then members, each by username. Owners, officers and admins.
+         */
         get: operations["getApiClubsByCodeMembers"];
         put?: never;
         /**
@@ -125,10 +131,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your favorites */
+        /**
+         * Your favorites
+         * @description The clubs you keep as favorites, by club code.
+         */
         get: operations["getApiFavorites"];
         put?: never;
-        /** Add a favorite */
+        /**
+         * Add a favorite
+         * @description Adds the club named by its code to your favorites.
+         */
         post: operations["postApiFavorites"];
         delete?: never;
         options?: never;
@@ -146,7 +158,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a favorite */
+        /**
+         * Remove a favorite
+         * @description Removes the club from your favorites.
+         */
         delete: operations["deleteApiFavoritesByCode"];
         options?: never;
         head?: never;
@@ -160,10 +175,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your subscriptions */
+        /**
+         * Your subscriptions
+         * @description The clubs you keep as subscriptions, by club code.
+         */
         get: operations["getApiSubscriptions"];
         put?: never;
-        /** Add a subscription */
+        /**
+         * Add a subscription
+         * @description Adds the club named by its code to your subscriptions.
+         */
         post: operations["postApiSubscriptions"];
         delete?: never;
         options?: never;
@@ -181,7 +202,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a subscription */
+        /**
+         * Remove a subscription
+         * @description Removes the club from your subscriptions.
+         */
         delete: operations["deleteApiSubscriptionsByCode"];
         options?: never;
         head?: never;
@@ -195,7 +219,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List tags */
+        /**
+         * List tags
+         * @description Every tag by id, with the number of public clubs carrying it.
+         */
         get: operations["getApiTags"];
         put?: never;
         post?: never;
@@ -214,7 +241,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue a user and their token (admins) */
+        /**
+         * Issue a user and their token (admins)
+         * @description Adds a user and answers their bearer token, which is shown this once: only its hash is kept.
+         */
         post: operations["postApiUsers"];
         delete?: never;
         options?: never;
@@ -229,7 +259,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Who your token says you are */
+        /**
+         * Who your token says you are
+         * @description Your username, and whether you are an admin.
+         */
         get: operations["getApiUsersMe"];
         put?: never;
         post?: never;
@@ -971,7 +1004,6 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Go Club",
                  *       "subtitle": "Stones on a grid",
                  *       "description": "",
                  *       "email": "",
@@ -1001,7 +1033,8 @@ export interface operations {
                  *           "name": "Games"
                  *         }
                  *       ],
-                 *       "active": true
+                 *       "active": true,
+                 *       "name": "Go Club"
                  *     }
                  */
                 "application/json": {
@@ -2831,6 +2864,22 @@ export interface operations {
                         name: string;
                         clubs: number;
                     }[];
+                };
+            };
+            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             /** @description No such resource, or not visible to the caller. */

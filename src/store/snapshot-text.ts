@@ -1,4 +1,5 @@
-import type { Snapshot } from './snapshot'
+/** What the store writes: a format version and lists of records. */
+export type SnapshotShape = { readonly version: number }
 
 // Records never change in place (a change stores a new object), so each one's JSON can be
 // kept and reused: writing a snapshot of 10,000 clubs after one create serialises one club.
@@ -14,7 +15,7 @@ function recordText(record: object): string {
 }
 
 /** The data file's text: valid JSON, one record a line, so it diffs and greps well. */
-export function snapshotText(snapshot: Snapshot): string {
+export function snapshotText(snapshot: SnapshotShape): string {
   const parts = [`{\n"version": ${snapshot.version}`]
   for (const [key, value] of Object.entries(snapshot)) {
     if (!Array.isArray(value)) continue

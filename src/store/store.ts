@@ -4,8 +4,7 @@ import { Low } from 'lowdb'
 import { DataFile } from 'lowdb/node'
 import { GroupCommit } from './group-commit'
 import { acquireLock } from './lock'
-import { snapshotProblem, type Snapshot } from './snapshot'
-import { snapshotText } from './snapshot-text'
+import { snapshotText, type SnapshotShape } from './snapshot-text'
 
 export const IN_MEMORY = ':memory:'
 
@@ -16,8 +15,11 @@ export class StoreError extends Error {
   }
 }
 
-export interface OpenedStore {
-  readonly store: Store
+/** Why `data` is not a snapshot this service can use, or null when it is one. */
+export type SnapshotCheck = (data: unknown) => string | null
+
+export interface OpenedStore<Snapshot extends SnapshotShape> {
+  readonly store: Store<Snapshot>
   readonly data: Snapshot
   /** Where the data came from: the data file, or the seed (copied to a new data file, or kept in memory). */
   readonly source: 'file' | 'seed'
@@ -28,7 +30,7 @@ export interface OpenedStore {
  * lowdb's DataFile (temp file + rename, so the file is always complete), fsynced, with
  * concurrent saves grouped into one write and unchanged records not serialised again.
  */
-export class Store {
+export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
   #capture: () => Snapshot = () => {
     throw new Error('store: nothing to save; call track() first')
   }
@@ -42,9 +44,15 @@ export class Store {
     this.#commits = new GroupCommit(() => this.#write())
   }
 
-  static async open(dataFile: string, seedFile: string): Promise<OpenedStore> {
+  /** Opens `dataFile` (created from `seedFile` when missing); `check` decides what a snapshot is. */
+  static async open<Snapshot extends SnapshotShape>(
+    dataFile: string,
+    seedFile: string,
+    check: SnapshotCheck,
+  ): Promise<OpenedStore<Snapshot>> {
+    const readSnapshot = (file: string) => readChecked<Snapshot>(file, check)
     if (dataFile === IN_MEMORY) {
-      return { store: new Store(IN_MEMORY, null), data: await readSnapshot(seedFile), source: 'seed' }
+      return { store: new Store<Snapshot>(IN_MEMORY, null), data: await readSnapshot(seedFile), source: 'seed' }
     }
     const fail = (what: string) => (e: NodeJS.ErrnoException) => {
       throw new StoreError(dataFile, `cannot ${what} (${e.code ?? e.message})`)
@@ -62,9 +70,9 @@ export class Store {
     // our serialiser in place of JSON.stringify(data, null, 2) of the whole state on every write.
     const adapter = new DataFile<Snapshot>(dataFile, { parse: JSON.parse, stringify: snapshotText })
     const db = new Low<Snapshot>(adapter, null as unknown as Snapshot)
-    const store = new Store(dataFile, db, lock.release)
+    const store = new Store<Snapshot>(dataFile, db, lock.release)
     try {
-      const existing = await readSnapshotIfAny(dataFile)
+      const existing = await readSnapshotIfAny<Snapshot>(dataFile, check)
       if (existing) return { store, data: existing, source: 'file' }
       const seed = await readSnapshot(seedFile)
       store.track(() => seed)
@@ -133,14 +141,14 @@ async function fsync(path: string): Promise<void> {
   }
 }
 
-async function readSnapshot(file: string): Promise<Snapshot> {
-  const snapshot = await readSnapshotIfAny(file)
+async function readChecked<Snapshot>(file: string, check: SnapshotCheck): Promise<Snapshot> {
+  const snapshot = await readSnapshotIfAny<Snapshot>(file, check)
   if (!snapshot) throw new StoreError(file, 'it does not exist')
   return snapshot
 }
 
 /** The snapshot in `file`, or null when there is no such file. */
-async function readSnapshotIfAny(file: string): Promise<Snapshot | null> {
+async function readSnapshotIfAny<Snapshot>(file: string, check: SnapshotCheck): Promise<Snapshot | null> {
   let text: string
   try {
     text = await Bun.file(file).text()
@@ -155,7 +163,7 @@ async function readSnapshotIfAny(file: string): Promise<Snapshot | null> {
   } catch (e) {
     throw new StoreError(file, `it is not valid JSON (${(e as Error).message}); fix or move it, then start again`)
   }
-  const problem = snapshotProblem(data)
+  const problem = check(data)
   if (problem)
     throw new StoreError(file, `it is not a club directory snapshot (${problem}); fix or move it, then start again`)
   return data as Snapshot

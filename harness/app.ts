@@ -1,0 +1,52 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createApp } from '../src/app'
+import { openDataFile } from '../src/data-file'
+import { IN_MEMORY } from '../src/store/store'
+import type { Config } from '../src/config'
+
+export const ADMIN_TOKEN = 'test-admin-token'
+export const SEED_FILE = join(import.meta.dir, '..', 'data', 'seed.json')
+/** A fixed clock, so "not in the future" and timestamps are predictable. */
+export const NOW = new Date('2026-11-22T12:00:00.000Z')
+
+export type TestConfig = Partial<Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly' | 'rateLimit'>>
+
+/** The real app over the sample data: in memory, or over `dataFile` (a real lowdb file). */
+export async function makeApp(options: { dataFile?: string; config?: TestConfig; now?: () => Date } = {}) {
+  const { store, data } = await openDataFile(options.dataFile ?? IN_MEMORY, SEED_FILE)
+  const app = createApp({
+    store,
+    data,
+    config: { adminToken: ADMIN_TOKEN, autoApprove: false, readOnly: false, ...options.config },
+    now: options.now ?? (() => NOW),
+    logFault: () => {},
+  })
+  const req = (path: string, init: RequestInit & { token?: string | null; json?: unknown } = {}) => {
+    const { token = null, json, ...rest } = init
+    const headers = new Headers(rest.headers)
+    if (token) headers.set('authorization', `Bearer ${token}`)
+    let body = rest.body
+    if (json !== undefined) {
+      body = JSON.stringify(json)
+      if (!headers.has('content-type')) headers.set('content-type', 'application/json')
+    }
+    return app.handle(new Request(`http://localhost${path}`, { ...rest, headers, body }))
+  }
+  /** Shorthands that send the admin token. */
+  const admin = {
+    get: (path: string) => req(path, { token: ADMIN_TOKEN }),
+    post: (path: string, json: unknown) => req(path, { method: 'POST', token: ADMIN_TOKEN, json }),
+    put: (path: string, json: unknown) => req(path, { method: 'PUT', token: ADMIN_TOKEN, json }),
+    patch: (path: string, json: unknown) => req(path, { method: 'PATCH', token: ADMIN_TOKEN, json }),
+    delete: (path: string) => req(path, { method: 'DELETE', token: ADMIN_TOKEN }),
+  }
+  return { app, store, req, admin }
+}
+
+export function tempDir(prefix = 'clubs-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+export const readJson = async (res: Response) => (await res.json()) as any

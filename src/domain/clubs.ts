@@ -1,0 +1,270 @@
+import { requireUser, type Caller } from './caller'
+import { NotFound, PermissionDenied, ValidationFailed } from './errors'
+import type { Role } from '../model/user'
+import type { Catalog, Entry } from './catalog'
+import { firstFreeCode, slugify } from './code'
+import { ClubWrite, type ClubRecord } from '../model/club'
+import type { Commit } from './journal'
+import { applyListQuery, parseListQuery, type ListQuery } from './list-query'
+import type { Relations } from './relations'
+import { ANONYMOUS_VIEW, detail, isPlain, listItem, select, type Representation, type Viewpoint } from './represent'
+import { missingForReplace, validateClubBody, type FieldErrors } from './validate'
+
+export interface ClubServiceOptions {
+  /** Applies a change and resolves once it is on disk. */
+  readonly commit: Commit
+  /** New clubs start approved (CLUBS_AUTO_APPROVE, for hackathons). */
+  readonly autoApprove: boolean
+  readonly now: () => Date
+}
+
+const APPROVAL_FIELDS = ['approved', 'approved_comment'] as const
+/** Changing any of these sends an approved club back to the approval queue, unless an admin does it. */
+const REVIEWED_FIELDS = ['name', 'subtitle', 'description', 'image_url'] as const
+const RUNS_CLUB: ReadonlySet<Role | undefined> = new Set<Role | undefined>(['owner', 'officer'])
+const DEFAULTS = Object.fromEntries(
+  Object.entries(ClubWrite.properties)
+    .filter(([, schema]) => 'default' in schema)
+    .map(([field, schema]) => [field, schema.default]),
+)
+
+/** One page of a list: the clubs on it, and where it stands among all that matched. */
+export interface ClubPage {
+  readonly records: ClubRecord[]
+  /** How many clubs matched, before paging. */
+  readonly total: number
+  /** The page asked for and the last one; null when no page was asked for (every match is in `records`). */
+  readonly page: { readonly number: number; readonly size: number; readonly last: number } | null
+}
+
+/** The club domain: visibility, permissions, the six operations, approval. Knows nothing of HTTP or files. */
+export class ClubService {
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly relations: Relations,
+    private readonly options: ClubServiceOptions,
+  ) {}
+
+  /** Owners and officers run a club: they see it in any state and may edit it. */
+  runs(caller: Caller, code: string): boolean {
+    return RUNS_CLUB.has(this.relations.roleOf(caller.username, code))
+  }
+
+  canSee(caller: Caller, record: ClubRecord): boolean {
+    return caller.isAdmin || (record.approved && record.active) || this.runs(caller, record.code)
+  }
+
+  /** What `caller` sees of `record` beyond the record itself: their flags, and the real e-mail. */
+  private viewOf(caller: Caller, record: ClubRecord): Viewpoint {
+    const username = caller.username
+    if (username === null) return ANONYMOUS_VIEW
+    const role = this.relations.roleOf(username, record.code)
+    return {
+      isFavorite: this.relations.favorites.has(username, record.code),
+      isMember: role !== undefined,
+      isSubscribed: this.relations.subscriptions.has(username, record.code),
+      seesEmail: caller.isAdmin || RUNS_CLUB.has(role),
+    }
+  }
+
+  /** Names the state every answer is made from; it changes whenever any answer could. */
+  get dataVersion(): string {
+    return `${this.catalog.version}.${this.relations.version}`
+  }
+
+  /** The clubs `caller` sees that `query` keeps, in its order; one page of them when it asks for one. */
+  list(caller: Caller, query: ListQuery): ClubPage {
+    const matched = applyListQuery(this.catalog.sortedBy(query.order), this.#visibilityOf(caller), query)
+    const total = matched.length
+    if (!query.page) return { records: matched.map(({ record }) => record), total, page: null }
+    const { number, size } = query.page
+    const last = Math.max(1, Math.ceil(total / size))
+    if (number > last) throw new NotFound('Invalid page.')
+    const start = (number - 1) * size
+    const records = matched.slice(start, start + size).map(({ record }) => record)
+    return { records, total, page: { number, size, last } }
+  }
+
+  /** The list representation of `record` as `caller` sees it, with only `fields` when a selection is asked. */
+  listItem(caller: Caller, record: ClubRecord, fields: readonly string[] | null = null): Representation {
+    return select(listItem(record, this.viewOf(caller, record), this.catalog), fields)
+  }
+
+  /** The detail representation of `record` as `caller` sees it. */
+  detail(caller: Caller, record: ClubRecord, fields: readonly string[] | null = null): Representation {
+    return select(detail(record, this.viewOf(caller, record), this.catalog), fields)
+  }
+
+  /** Whether `caller` sees `record` exactly as an anonymous caller does, so one answer serves both. */
+  seesAsPublic(caller: Caller, record: ClubRecord): boolean {
+    return isPlain(this.viewOf(caller, record))
+  }
+
+  /** Parses a list query against this directory's tags. */
+  parseQuery(params: URLSearchParams): ListQuery {
+    return parseListQuery(params, this.catalog)
+  }
+
+  retrieve(caller: Caller, code: string): ClubRecord {
+    const entry = this.catalog.get(code)
+    if (!entry || !this.canSee(caller, entry.record)) throw new NotFound()
+    return entry.record
+  }
+
+  async create(caller: Caller, body: unknown): Promise<ClubRecord> {
+    const user = requireUser(caller)
+    const { fields, errors } = validateClubBody(body, this.#today())
+    this.#checkApprovalFields(user, fields, { approved: false, approved_comment: '' })
+    if (!('name' in fields) && !errors.name && !errors.non_field_errors) errors.name = ['This field is required.']
+    if (typeof fields.code === 'string' && this.catalog.hasCode(fields.code))
+      errors.code = ['A club with this code already exists.']
+    this.#checkName(fields, null, errors)
+    const tags = this.#resolveTags(fields, errors)
+    if (Object.keys(errors).length) throw new ValidationFailed(errors)
+
+    const now = this.#now()
+    const name = fields.name as string
+    const code = (fields.code as string | undefined) ?? firstFreeCode(slugify(name), (c) => this.catalog.hasCode(c))
+    const record: ClubRecord = {
+      ...(DEFAULTS as Omit<ClubRecord, 'code' | 'name'>),
+      ...withoutApproval(fields),
+      code,
+      name,
+      tags: tags ?? [],
+      approved: this.options.autoApprove,
+      approved_by: null,
+      approved_comment: '',
+      approved_on: null,
+      favorite_count: 0,
+      membership_count: 1,
+      created_at: now,
+      updated_at: now,
+      archived_at: null,
+    }
+    const club = decide(record, fields, user, now)
+    await this.options.commit(() => [
+      this.catalog.change(club),
+      this.relations.change(club.code, user.username, 'owner'),
+    ])
+    return club
+  }
+
+  /** PUT (`partial` false: every writable field required) and PATCH. */
+  async update(caller: Caller, code: string, body: unknown, partial: boolean): Promise<ClubRecord> {
+    const user = requireUser(caller)
+    const current = this.retrieve(caller, code)
+    if (!user.isAdmin && !this.runs(user, code)) throw new PermissionDenied()
+    const { fields, errors } = validateClubBody(body, this.#today())
+    this.#checkApprovalFields(user, fields, current)
+    if (!partial && typeof body === 'object' && body !== null) {
+      for (const [field, messages] of Object.entries(missingForReplace(body))) errors[field] ??= messages
+    }
+    if ('code' in fields && fields.code !== current.code) errors.code = ['The code of a club cannot be changed.']
+    this.#checkName(fields, current, errors)
+    const tags = this.#resolveTags(fields, errors)
+    if (Object.keys(errors).length) throw new ValidationFailed(errors)
+
+    const now = this.#now()
+    const { code: _sameCode, ...changes } = withoutApproval(fields)
+    let record: ClubRecord = { ...current, ...changes, tags: tags ?? current.tags, updated_at: now }
+    if (!user.isAdmin && record.approved && REVIEWED_FIELDS.some((field) => record[field] !== current[field]))
+      record = { ...record, approved: false, approved_by: null, approved_on: null, approved_comment: '' }
+    return this.#save(decide(record, fields, user, now))
+  }
+
+  async destroy(caller: Caller, code: string): Promise<void> {
+    const user = requireUser(caller)
+    const current = this.retrieve(caller, code)
+    if (!user.isAdmin && this.relations.roleOf(user.username, code) !== 'owner') throw new PermissionDenied()
+    const now = this.#now()
+    await this.#save({ ...current, updated_at: now, archived_at: now })
+  }
+
+  /** Which listed clubs `caller` sees: public ones, and for admins all, for officers also their own. */
+  #visibilityOf(caller: Caller): (entry: Entry) => boolean {
+    if (caller.isAdmin) return () => true
+    const runs = caller.username === null ? null : this.relations.clubsOf(caller.username)
+    return ({ record }) => (record.approved && record.active) || RUNS_CLUB.has(runs?.get(record.code))
+  }
+
+  /** Only admins decide approval; anyone may send the stored values back unchanged (GET-edit-PUT). */
+  #checkApprovalFields(
+    user: Caller,
+    fields: Record<string, unknown>,
+    stored: { approved: boolean; approved_comment: string },
+  ) {
+    if (user.isAdmin) return
+    for (const field of APPROVAL_FIELDS) {
+      if (field in fields && fields[field] !== stored[field]) throw new PermissionDenied()
+    }
+  }
+
+  #checkName(fields: Record<string, unknown>, current: ClubRecord | null, errors: FieldErrors) {
+    if (typeof fields.name !== 'string') return
+    const holder = this.catalog.codeForName(fields.name)
+    if (holder !== undefined && holder !== current?.code) errors.name = ['A club with this name already exists.']
+  }
+
+  /** Tag references (by id or name) as ids, duplicates collapsed in first-seen order. */
+  #resolveTags(fields: Record<string, unknown>, errors: FieldErrors): number[] | null {
+    if (!Array.isArray(fields.tags)) return null
+    const ids: number[] = []
+    const problems: string[] = []
+    for (const ref of fields.tags as unknown[]) {
+      const tag = tagRef(ref, this.catalog)
+      if (typeof tag === 'string') problems.push(tag)
+      else if (!ids.includes(tag)) ids.push(tag)
+    }
+    if (problems.length) errors.tags = problems
+    return ids
+  }
+
+  async #save(record: ClubRecord): Promise<ClubRecord> {
+    await this.options.commit(() => this.catalog.change(record))
+    return record
+  }
+
+  #now(): string {
+    return this.options.now().toISOString()
+  }
+
+  #today(): string {
+    return this.#now().slice(0, 10)
+  }
+}
+
+function withoutApproval(fields: Record<string, unknown>): Partial<ClubRecord> {
+  const { approved: _a, approved_comment: _c, tags: _t, ...rest } = fields
+  return rest as Partial<ClubRecord>
+}
+
+/** The tag id a reference names, or the message saying why it names none. */
+function tagRef(ref: unknown, catalog: Catalog): number | string {
+  if (typeof ref === 'object' && ref !== null && !Array.isArray(ref)) {
+    const { id, name } = ref as { id?: unknown; name?: unknown }
+    if (typeof id === 'number' && Number.isInteger(id)) return catalog.tag(id)?.id ?? `Tag ${id} does not exist.`
+    if (typeof name === 'string') return catalog.tagByName(name.trim())?.id ?? `Tag "${name}" does not exist.`
+  }
+  return 'Name a tag as {"id": <integer>} or {"name": "<text>"}.'
+}
+
+/**
+ * Applies an admin's approval decision. A decision is recorded when `approved` or the comment
+ * changes, or when a pending club is explicitly refused (`approved: false` with a comment or
+ * as the only field); the server sets who decided and when.
+ */
+function decide(
+  record: ClubRecord,
+  fields: Record<string, unknown>,
+  user: Caller & { username: string },
+  now: string,
+): ClubRecord {
+  if (!user.isAdmin || !('approved' in fields || 'approved_comment' in fields)) return record
+  const approved = (fields.approved as boolean | undefined) ?? record.approved
+  const comment = (fields.approved_comment as string | undefined) ?? record.approved_comment
+  const pending = !record.approved && record.approved_on === null
+  const changed = approved !== record.approved || comment !== record.approved_comment
+  const refusesPending = pending && fields.approved === false && Object.keys(fields).length <= 2
+  if (!changed && !refusesPending) return record
+  return { ...record, approved, approved_comment: comment, approved_by: user.username, approved_on: now }
+}

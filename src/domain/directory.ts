@@ -1,0 +1,68 @@
+import { Catalog } from './catalog'
+import { Journal } from './journal'
+import { SavedClubs } from './saved-clubs'
+import { TagService } from './tags'
+import { MemberService } from './members'
+import { Relations } from './relations'
+import { ClubService } from './clubs'
+import type { Snapshot } from '../model/snapshot'
+import { UserDirectory } from './user-directory'
+import { UserService } from './users'
+
+/** Where the directory keeps its state: told how to capture it, asked to save it. */
+export interface Persistence {
+  track(capture: () => Snapshot): void
+  save(): Promise<void>
+}
+
+export interface DomainOptions {
+  readonly autoApprove: boolean
+  readonly now: () => Date
+}
+
+/**
+ * The in-memory state over a loaded snapshot and the services that change it, each saving
+ * through `store`. The HTTP app and the operator commands share it.
+ */
+export function openDirectory(store: Persistence, data: Snapshot, { autoApprove, now }: DomainOptions) {
+  const catalog = new Catalog(data.clubs, data.tags)
+  const relations = new Relations({
+    memberships: data.memberships ?? [],
+    favorites: data.favorites ?? [],
+    subscriptions: data.subscriptions ?? [],
+  })
+  const directory = new UserDirectory(data.users ?? [])
+  store.track(() => ({ version: 1, ...catalog.snapshot(), users: directory.all(), ...relations.snapshot() }))
+
+  const { commit } = new Journal(() => store.save())
+  const clubs = new ClubService(catalog, relations, { commit, autoApprove, now })
+  const users = new UserService(directory, commit, now)
+  const members = new MemberService(clubs, catalog, relations, (username) => users.exists(username), commit)
+  const favorites = new SavedClubs(
+    clubs,
+    catalog,
+    { noun: 'favorite', links: relations.favorites, counter: 'favorite_count' },
+    commit,
+  )
+  const subscriptions = new SavedClubs(
+    clubs,
+    catalog,
+    {
+      noun: 'subscription',
+      links: relations.subscriptions,
+      refuses: (club) => (club.enables_subscription ? null : 'This club does not take subscriptions.'),
+    },
+    commit,
+  )
+  const tags = new TagService(catalog)
+  return {
+    directory,
+    clubs,
+    users,
+    members,
+    favorites,
+    subscriptions,
+    tags,
+    health: () => ({ clubs: catalog.countLive(), version: catalog.version }),
+  }
+}

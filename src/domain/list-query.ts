@@ -1,0 +1,181 @@
+import { ValidationFailed } from './errors'
+import type { Catalog, Entry, Order } from './catalog'
+import { fold } from './code'
+import {
+  APPLICATION_REQUIRED,
+  DETAIL_FIELDS,
+  LIST_FIELDS,
+  RECRUITING_CYCLES,
+  SIZES,
+  type ClubRecord,
+} from '../model/club'
+
+export const ORDERING_FIELDS = ['name', 'favorite_count', 'membership_count', 'founded', 'code', 'size'] as const
+type OrderingField = (typeof ORDERING_FIELDS)[number]
+export const BOOLEAN_FILTERS = [
+  'accepting_members',
+  'appointment_needed',
+  'available_virtually',
+  'enables_subscription',
+  'is_school_unit',
+  'approved',
+  'active',
+] as const
+export const CODED_FILTERS = {
+  size: SIZES,
+  application_required: APPLICATION_REQUIRED,
+  recruiting_cycle: RECRUITING_CYCLES,
+} as const
+export const DEFAULT_ORDERING = '-favorite_count,name'
+export const DEFAULT_PAGE_SIZE = 15
+export const MAX_PAGE_SIZE = 100
+
+type Key = { field: OrderingField; descending: boolean }
+type Predicate = (entry: Entry) => boolean
+
+/** A parsed, validated list query (CONTRACT §6). */
+export interface ListQuery {
+  readonly order: Order
+  readonly predicates: readonly Predicate[]
+  readonly page: { number: number; size: number } | null
+  readonly fields: readonly string[] | null
+}
+
+export function parseListQuery(params: URLSearchParams, catalog: Catalog): ListQuery {
+  const errors: Record<string, string[]> = {}
+  const fail = (param: string, message: string) => (errors[param] ??= []).push(message)
+  const value = (param: string) => params.get(param) ?? undefined
+
+  const order = orderOf(parseOrdering(value('ordering') ?? DEFAULT_ORDERING, (m) => fail('ordering', m)))
+  const predicates: Predicate[] = []
+
+  const search = value('search')
+  if (search) {
+    const terms = fold(search).split(/\s+/).filter(Boolean)
+    if (terms.length) predicates.push((e) => terms.every((term) => e.haystack.includes(term)))
+  }
+  const tags = value('tags')
+  if (tags) predicates.push(tagPredicate(tags, catalog))
+
+  for (const name of BOOLEAN_FILTERS) {
+    const raw = value(name)
+    if (raw === undefined) continue
+    const wanted = parseBoolean(raw)
+    if (wanted === null) fail(name, `"${raw}" is not a valid boolean; use true or false.`)
+    else predicates.push((e) => e.record[name] === wanted)
+  }
+  for (const [name, codes] of Object.entries(CODED_FILTERS) as [keyof typeof CODED_FILTERS, Record<number, string>][]) {
+    const raw = value(name)
+    if (raw === undefined) continue
+    const wanted = raw.split(',').map((part) => Number(part.trim()))
+    if (raw.trim() === '' || wanted.some((n) => !Number.isInteger(n) || !(n in codes)))
+      fail(
+        name,
+        `"${raw}" is not a valid choice; use one or more of ${Object.keys(codes).join(', ')}, separated by commas.`,
+      )
+    else predicates.push((e) => wanted.includes(e.record[name]))
+  }
+
+  const page = parsePage(value('page'), value('page_size'), fail)
+  const fields = parseFields(value('fields'), (m) => fail('fields', m))
+  if (Object.keys(errors).length) throw new ValidationFailed(errors)
+
+  return { order, predicates, page, fields }
+}
+
+function parseOrdering(raw: string, fail: (message: string) => void): Key[] {
+  const keys: Key[] = []
+  for (const part of raw.split(',')) {
+    const term = part.trim()
+    if (!term) continue
+    const descending = term.startsWith('-')
+    const field = descending ? term.slice(1) : term
+    if (!(ORDERING_FIELDS as readonly string[]).includes(field)) {
+      fail(`"${field}" is not a field you can order by; use one of ${ORDERING_FIELDS.join(', ')}.`)
+      continue
+    }
+    keys.push({ field: field as OrderingField, descending })
+  }
+  return keys
+}
+
+function parseBoolean(raw: string): boolean | null {
+  const v = raw.trim().toLowerCase()
+  return v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : null
+}
+
+function tagPredicate(raw: string, catalog: Catalog): Predicate {
+  const ids = raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => (/^\d+$/.test(part) ? Number(part) : (catalog.tagByName(part)?.id ?? -1)))
+  return (e) => ids.every((id) => e.record.tags.includes(id))
+}
+
+function parsePage(
+  rawPage: string | undefined,
+  rawSize: string | undefined,
+  fail: (param: string, message: string) => void,
+): ListQuery['page'] {
+  if (rawPage === undefined) return null
+  const number = /^\d+$/.test(rawPage.trim()) ? Number(rawPage) : NaN
+  if (!(number >= 1)) fail('page', 'A page number is a whole number from 1.')
+  let size = DEFAULT_PAGE_SIZE
+  if (rawSize !== undefined) {
+    size = /^\d+$/.test(rawSize.trim()) ? Math.min(Number(rawSize), MAX_PAGE_SIZE) : NaN
+    if (!(size >= 1)) fail('page_size', `A page size is a whole number from 1 to ${MAX_PAGE_SIZE}.`)
+  }
+  return { number, size }
+}
+
+const SELECTABLE = new Set<string>([...LIST_FIELDS, ...DETAIL_FIELDS])
+
+/** `?fields=a,b` on its own, for the detail endpoint: the selection, or a 400 naming `fields`. */
+export function parseFieldSelection(params: URLSearchParams): string[] | null {
+  return parseFields(params.get('fields') ?? undefined, (message) => {
+    throw new ValidationFailed({ fields: [message] })
+  })
+}
+
+function parseFields(raw: string | undefined, fail: (message: string) => void): string[] | null {
+  if (raw === undefined) return null
+  const fields = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((f) => f.trim())
+        .filter(Boolean),
+    ),
+  ]
+  const unknown = fields.filter((f) => !SELECTABLE.has(f))
+  if (unknown.length) fail(`Unknown field(s): ${unknown.join(', ')}.`)
+  return fields.length ? fields : null
+}
+
+const compareValues = (a: string | number | null, b: string | number | null): number =>
+  a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1
+
+function sortValue(entry: Entry, field: OrderingField): string | number | null {
+  return field === 'name' ? entry.nameKey : (entry.record as ClubRecord)[field]
+}
+
+/** The order `keys` name, ended by `code` so it is total and stable. */
+function orderOf(keys: readonly Key[]): Order {
+  return {
+    key: keys.map(({ field, descending }) => (descending ? '-' : '') + field).join(','),
+    compare: (a, b) => {
+      for (const { field, descending } of keys) {
+        const c = compareValues(sortValue(a, field), sortValue(b, field))
+        if (c !== 0) return descending ? -c : c
+      }
+      return a.record.code < b.record.code ? -1 : a.record.code > b.record.code ? 1 : 0
+    },
+  }
+}
+
+/** The clubs of `sorted` (already in the query's order) that `visible` lets through and the query keeps. */
+export function applyListQuery(sorted: readonly Entry[], visible: Predicate, query: ListQuery): Entry[] {
+  const { predicates } = query
+  return sorted.filter((entry) => visible(entry) && predicates.every((keep) => keep(entry)))
+}

@@ -1,0 +1,90 @@
+import { isAuthenticated, type Caller } from './caller'
+import { NotAuthenticated, NotFound, PermissionDenied, ValidationFailed } from './errors'
+import { ROLES, USERNAME_PATTERN, type Role } from '../model/user'
+import { refuseIfAny, splitFields } from './fields'
+import type { Commit } from './journal'
+import type { ClubRecord } from '../model/club'
+import type { Catalog } from './catalog'
+import type { ClubService } from './clubs'
+import type { Relations } from './relations'
+
+export interface Member {
+  readonly username: string
+  readonly role: Role
+}
+
+const USERNAME = new RegExp(USERNAME_PATTERN)
+const LAST_OWNER = { non_field_errors: ['A club must keep at least one owner.'] }
+const ROLE_ORDER: Record<Role, number> = { owner: 0, officer: 1, member: 2 }
+
+/** A club's people and their roles: owners, officers, members (CONTRACT §2, §5). */
+export class MemberService {
+  constructor(
+    private readonly clubs: ClubService,
+    private readonly catalog: Catalog,
+    private readonly relations: Relations,
+    /** Whether a username names a user who can hold a token. */
+    private readonly userExists: (username: string) => boolean,
+    private readonly commit: Commit,
+  ) {}
+
+  list(caller: Caller, code: string): Member[] {
+    this.#clubRunBy(caller, code)
+    return this.relations
+      .members(code)
+      .sort((a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role] || (a.username < b.username ? -1 : 1))
+  }
+
+  /** Adds a member, or changes the role of one; `created` tells which. */
+  async add(caller: Caller, code: string, body: unknown): Promise<{ member: Member; created: boolean }> {
+    const club = this.#clubRunBy(caller, code)
+    const { username, role } = this.#validate(body)
+    const relations = this.relations
+    const previous = relations.roleOf(username, code)
+    const mayManageOwners = caller.isAdmin || relations.roleOf(caller.username, code) === 'owner'
+    if ((role === 'owner' || previous === 'owner') && !mayManageOwners) throw new PermissionDenied()
+    if (previous === 'owner' && role !== 'owner' && relations.owners(code) === 1) throw new ValidationFailed(LAST_OWNER)
+    const count = club.membership_count + (previous ? 0 : 1)
+    await this.commit(() => [
+      relations.change(code, username, role),
+      this.catalog.change({ ...club, membership_count: count }),
+    ])
+    return { member: { username, role }, created: previous === undefined }
+  }
+
+  /** Removes a member: an owner or admin may remove anyone, and anyone may leave. */
+  async remove(caller: Caller, code: string, username: string): Promise<void> {
+    if (!isAuthenticated(caller)) throw new NotAuthenticated()
+    const relations = this.relations
+    const entry = this.catalog.get(code)
+    const callerRole = relations.roleOf(caller.username, code)
+    if (!entry || (!this.clubs.canSee(caller, entry.record) && callerRole === undefined)) throw new NotFound()
+    if (!caller.isAdmin && callerRole !== 'owner' && caller.username !== username) throw new PermissionDenied()
+    const role = relations.roleOf(username, code)
+    if (role === undefined) throw new NotFound()
+    if (role === 'owner' && relations.owners(code) === 1) throw new ValidationFailed(LAST_OWNER)
+    const club = entry.record
+    await this.commit(() => [
+      relations.change(code, username, null),
+      this.catalog.change({ ...club, membership_count: Math.max(0, club.membership_count - 1) }),
+    ])
+  }
+
+  /** The club, when the caller may manage its people: admins, owners and officers. */
+  #clubRunBy(caller: Caller, code: string): ClubRecord {
+    if (!isAuthenticated(caller)) throw new NotAuthenticated()
+    const club = this.clubs.retrieve(caller, code)
+    if (!caller.isAdmin && !this.clubs.runs(caller, code)) throw new PermissionDenied()
+    return club
+  }
+
+  #validate(body: unknown): Member {
+    const { fields, errors } = splitFields(body, ['username', 'role'], '{"username": "...", "role": "member"}')
+    const { username, role = 'member' } = fields
+    if (typeof username !== 'string' || !USERNAME.test(username)) errors.username = ['Enter a valid username.']
+    else if (!this.userExists(username)) errors.username = [`No user is called "${username}".`]
+    if (!(ROLES as readonly unknown[]).includes(role)) errors.role = [`Choose one of ${ROLES.join(', ')}.`]
+    refuseIfAny(errors)
+    return { username: username as string, role: role as Role }
+  }
+}

@@ -1,0 +1,75 @@
+import { requireUser, type Caller } from './caller'
+import { NotFound, ValidationFailed } from './errors'
+import { refuseIfAny, splitFields } from './fields'
+import type { Commit } from './journal'
+import type { ClubRecord } from '../model/club'
+import type { LinkSet } from './relations'
+import type { Catalog } from './catalog'
+import type { ClubService } from './clubs'
+
+export interface SavedKind {
+  /** "favorite" or "subscription", for messages. */
+  readonly noun: string
+  readonly links: LinkSet
+  /** The club's count that follows these links, if any. */
+  readonly counter?: 'favorite_count'
+  /** Why a club cannot take a link, if it cannot. */
+  readonly refuses?: (club: ClubRecord) => string | null
+}
+
+/** A caller's saved clubs, favorites or subscriptions: `{club}` entries for clubs they can see. */
+export class SavedClubs {
+  constructor(
+    private readonly clubs: ClubService,
+    private readonly catalog: Catalog,
+    private readonly kind: SavedKind,
+    private readonly commit: Commit,
+  ) {}
+
+  list(caller: Caller): ClubRecord[] {
+    const user = requireUser(caller)
+    const out: ClubRecord[] = []
+    for (const code of this.kind.links.clubsOf(user.username)) {
+      const entry = this.catalog.get(code)
+      if (entry && this.clubs.canSee(user, entry.record)) out.push(entry.record)
+    }
+    return out.sort((a, b) => (a.code < b.code ? -1 : 1))
+  }
+
+  async add(caller: Caller, body: unknown): Promise<ClubRecord> {
+    const user = requireUser(caller)
+    const club = this.#clubNamedIn(user, body)
+    if (this.kind.links.has(user.username, club.code))
+      throw new ValidationFailed({ club: [`This club is already a ${this.kind.noun}.`] })
+    const refusal = this.kind.refuses?.(club)
+    if (refusal) throw new ValidationFailed({ club: [refusal] })
+    return this.#change(user.username, club, true)
+  }
+
+  async remove(caller: Caller, code: string): Promise<void> {
+    const user = requireUser(caller)
+    const entry = this.catalog.get(code)
+    if (!entry || !this.kind.links.has(user.username, code)) throw new NotFound()
+    await this.#change(user.username, entry.record, false)
+  }
+
+  async #change(username: string, club: ClubRecord, on: boolean): Promise<ClubRecord> {
+    const counter = this.kind.counter
+    const updated = counter ? { ...club, [counter]: Math.max(0, club[counter] + (on ? 1 : -1)) } : club
+    await this.commit(() => [
+      this.kind.links.change(username, club.code, on),
+      ...(counter ? [this.catalog.change(updated)] : []),
+    ])
+    return updated
+  }
+
+  #clubNamedIn(caller: Caller, body: unknown): ClubRecord {
+    const { fields, errors } = splitFields(body, ['club'], '{"club": "<code>"}')
+    const code = fields.club
+    const entry = typeof code === 'string' ? this.catalog.get(code) : undefined
+    if (typeof code !== 'string') errors.club = ['Name a club by its code: {"club": "<code>"}.']
+    else if (!entry || !this.clubs.canSee(caller, entry.record)) errors.club = [`No club has the code "${code}".`]
+    refuseIfAny(errors)
+    return entry!.record
+  }
+}

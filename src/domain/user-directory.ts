@@ -1,0 +1,45 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import type { UserRecord } from '../model/user'
+
+export const sha256 = (token: string): string => createHash('sha256').update(token).digest('hex')
+
+/** A fresh bearer token: 256 random bits, URL-safe. */
+export const newToken = (): string => randomBytes(32).toString('base64url')
+
+/** The users who hold tokens, found by name or by the hash of a presented token. */
+export class UserDirectory {
+  #byName = new Map<string, UserRecord>()
+  #byTokenHash = new Map<string, UserRecord>()
+
+  constructor(users: readonly UserRecord[]) {
+    for (const user of users) this.put(user)
+  }
+
+  get(username: string): UserRecord | undefined {
+    return this.#byName.get(username)
+  }
+
+  /** The user whose token this is; the stored hash is compared in constant time. */
+  byToken(token: string): UserRecord | undefined {
+    const hash = sha256(token)
+    const user = this.#byTokenHash.get(hash)
+    if (!user) return undefined
+    return timingSafeEqual(Buffer.from(hash, 'hex'), Buffer.from(user.token_sha256, 'hex')) ? user : undefined
+  }
+
+  put(user: UserRecord): void {
+    this.#byName.set(user.username, user)
+    this.#byTokenHash.set(user.token_sha256, user)
+  }
+
+  remove(username: string): void {
+    const user = this.#byName.get(username)
+    if (!user) return
+    this.#byName.delete(username)
+    this.#byTokenHash.delete(user.token_sha256)
+  }
+
+  all(): UserRecord[] {
+    return [...this.#byName.values()]
+  }
+}

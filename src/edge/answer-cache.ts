@@ -1,0 +1,53 @@
+import type { ClubRecord } from '../model/club'
+import { Prepared } from './prepared'
+
+// Every answer cache of the service lives here, and each is correct for one reason: records
+// never change in place. A change stores a new record object and moves the data version, so
+// an answer kept per record object, or per data version, can never be stale. (The store keeps
+// each record's serialised text on the same ground: src/store/snapshot-text.ts.)
+
+const LIST_ANSWERS = 512
+
+/** List answers, serialised once per data version, caller and URL. */
+class ListAnswers {
+  #version = ''
+  #answers = new Map<string, Prepared>()
+
+  get(version: string, key: string): Prepared | undefined {
+    if (version !== this.#version) {
+      this.#version = version
+      this.#answers.clear()
+    }
+    return this.#answers.get(key)
+  }
+
+  set(key: string, answer: Prepared): void {
+    if (this.#answers.size >= LIST_ANSWERS) this.#answers.clear()
+    this.#answers.set(key, answer)
+  }
+}
+
+/** Something made once per record, as the public sees it. */
+class PerRecord<T> {
+  #made = new WeakMap<ClubRecord, T>()
+
+  constructor(private readonly make: (record: ClubRecord) => T) {}
+
+  of(record: ClubRecord): T {
+    let made = this.#made.get(record)
+    if (made === undefined) this.#made.set(record, (made = this.make(record)))
+    return made
+  }
+}
+
+/** The caches of one app: list answers, and each club's public detail answer and list item text. */
+export class AnswerCaches {
+  readonly lists = new ListAnswers()
+  readonly details: PerRecord<Prepared>
+  readonly listItems: PerRecord<string>
+
+  constructor(publicDetail: (record: ClubRecord) => unknown, publicListItem: (record: ClubRecord) => unknown) {
+    this.details = new PerRecord((record) => Prepared.of(publicDetail(record)))
+    this.listItems = new PerRecord((record) => JSON.stringify(publicListItem(record)))
+  }
+}

@@ -1,0 +1,26 @@
+import type { Caller } from '../domain/caller'
+import { ReadOnlyDirectory } from './errors'
+import type { Authenticator } from './auth'
+import type { PageInfo } from './exchange'
+import { noteUsername } from './request-facts'
+
+/** What every route needs from the edge: who is calling, and whether writes are open. */
+export interface Edge {
+  callerOf(request: Request): Caller
+  /** Throws the read-only 405 when the directory is published read-only (CLUBS_READ_ONLY). */
+  guardWrite(page: PageInfo): void
+}
+
+export function makeEdge(auth: Authenticator, readOnly: boolean): Edge {
+  return {
+    callerOf: (request) => {
+      const caller = auth.authenticate(request.headers.get('authorization'))
+      if (caller.username !== null) noteUsername(request, caller.username)
+      return caller
+    },
+    guardWrite: (page) => {
+      // What a read-only directory allows here: the reading methods only.
+      if (readOnly) throw new ReadOnlyDirectory(page.allow.includes('GET') ? 'GET' : '')
+    },
+  }
+}

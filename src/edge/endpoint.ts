@@ -1,0 +1,180 @@
+import { Elysia, type TSchema } from 'elysia'
+import { requireUser, type Caller } from '../domain/caller'
+import type { openDirectory } from '../domain/directory'
+import { ApiError } from '../domain/errors'
+import type { AnswerCaches } from './answer-cache'
+import { readJsonBody } from './body'
+import { ERRORS, OPTIONALLY_SECURED, PATH_PARAMETERS, SECURED, type ErrorStatus, type Parameter } from './docs/openapi'
+import type { Edge } from './edge'
+import { MethodNotAllowed } from './errors'
+import { exchange, exchangeForError, type Exchange, type PageInfo } from './exchange'
+import { Prepared } from './prepared'
+import { reply, replyJson } from './respond'
+
+/** The methods an endpoint may serve, in the order `Allow` lists them (HEAD and OPTIONS come free). */
+export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+export type Method = (typeof METHODS)[number]
+
+/** `{ code: string }` for '/api/clubs/:code/'. */
+type ParamsOf<Path extends string> = Path extends `${string}:${infer Name}/${infer Rest}`
+  ? { readonly [K in Name]: string } & ParamsOf<Rest>
+  : {}
+
+/** What every handler may use: the directory's services and the edge's answer caches. */
+export type Services = ReturnType<typeof openDirectory> & { readonly answers: AnswerCaches }
+
+/** One request as a handler sees it: authenticated, its body read and parsed when the action takes one. */
+export interface Call<Params> {
+  readonly ex: Exchange
+  readonly caller: Caller
+  readonly params: Params
+  readonly body: unknown
+  readonly services: Services
+}
+
+export interface Answer {
+  readonly status: number
+  /** A value to send as JSON, a prepared body, or nothing (204). */
+  readonly body?: unknown
+  readonly headers?: Record<string, string>
+}
+
+/** One method of an endpoint: who may call it, what it takes, what it answers, and what it does. */
+export interface Action<Params> {
+  readonly summary: string
+  readonly description: string
+  /** `user`: a token is needed (401 otherwise). `anyone`: none is, but a wrong one is still a 401. */
+  readonly access: 'anyone' | 'user'
+  /** The JSON body it takes; OPTIONS and the OpenAPI document show this same schema. */
+  readonly body?: { readonly schema: TSchema; readonly example: unknown }
+  readonly query?: readonly Parameter[]
+  /** Its successful answers, as OpenAPI responses. */
+  readonly responses: Readonly<Record<number, object>>
+  readonly errors: readonly ErrorStatus[]
+  handle(call: Call<Params>): Answer | Promise<Answer>
+}
+
+export interface EndpointSpec<Path extends string> {
+  readonly path: Path
+  /** The browsable view's title and the OPTIONS name. */
+  readonly name: string
+  readonly description: string
+  /** The OpenAPI tag it is listed under. */
+  readonly tag: string
+  readonly template?: (shown: unknown) => Record<string, unknown>
+  readonly actions: { readonly [M in Method]?: Action<ParamsOf<Path>> }
+}
+
+/** Everything said about one path: its route, OPTIONS, 405 and `Allow`, browsable page and OpenAPI operations. */
+export type Endpoint<Path extends string = string> = EndpointSpec<Path> & PageInfo
+
+export function endpoint<const Path extends string>(spec: EndpointSpec<Path>): Endpoint<Path> {
+  return { ...spec, allow: METHODS.filter((method) => spec.actions[method]).join(', ') }
+}
+
+/** Kept out of the OpenAPI document: a catch-all there would overwrite the real operations. */
+const HIDDEN = { detail: { hide: true } }
+
+/** The Elysia routes of `endpoints`, each a closure over its declaration. */
+export function mount(endpoints: readonly Endpoint[], services: Services, edge: Edge) {
+  const app = new Elysia({ name: 'endpoints' })
+  for (const page of endpoints) {
+    for (const method of METHODS) {
+      const action = page.actions[method]
+      if (!action) continue
+      app.route(method, page.path, handlerOf(page, method, action, services, edge), {
+        parse: 'none',
+        detail: operationOf(page, action),
+      })
+    }
+    app
+      .options(page.path, ({ request }) => options(page, request), HIDDEN)
+      .all(
+        page.path,
+        ({ request }) => {
+          throw new MethodNotAllowed(request.method, page.allow)
+        },
+        HIDDEN,
+      )
+  }
+  return app
+}
+
+type Handler = (context: { request: Request; params: Record<string, string> }) => Response | Promise<Response>
+
+function handlerOf(page: Endpoint, method: Method, action: Action<{}>, services: Services, edge: Edge): Handler {
+  const writes = method !== 'GET'
+  return ({ request, params }) => {
+    let ex: Exchange | null = null
+    const fail = (error: unknown) => answerError(ex ?? exchangeForError(request, page), error)
+    try {
+      ex = exchange(request, page)
+      if (writes) edge.guardWrite(page)
+      const caller = edge.callerOf(request)
+      if (action.access === 'user') requireUser(caller)
+      const call = (body: unknown) => action.handle({ ex: ex!, caller, params, body, services })
+      const answer = action.body ? readJsonBody(request).then(call) : call(undefined)
+      if (answer instanceof Promise) return answer.then((done) => send(ex!, done), fail)
+      return send(ex, answer)
+    } catch (error) {
+      return fail(error)
+    }
+  }
+}
+
+function send(ex: Exchange, { status, body = null, headers }: Answer): Response | Promise<Response> {
+  return reply(ex, status, body === null || body instanceof Prepared ? body : Prepared.of(body), headers)
+}
+
+/** Our errors answer in the contract's shape, with the endpoint's `Allow`; anything else is the global handler's. */
+function answerError(ex: Exchange, error: unknown): Response | Promise<Response> {
+  if (error instanceof ApiError) return replyJson(ex, error.status, error.body, error.headers)
+  throw error
+}
+
+/** OPTIONS: the endpoint's metadata, with the schema of each body it takes; also a CORS preflight answer. */
+function options(page: Endpoint, request: Request) {
+  const actions = Object.fromEntries(
+    METHODS.flatMap((method) => {
+      const body = page.actions[method]?.body
+      return body ? [[method, body.schema]] : []
+    }),
+  )
+  const metadata = {
+    name: page.name,
+    description: page.description,
+    renders: ['application/json', 'text/html'],
+    parses: ['application/json'],
+    allowed_methods: page.allow.split(', '),
+    ...(Object.keys(actions).length ? { actions } : {}),
+  }
+  return replyJson(exchangeForError(request, page), 200, metadata, {
+    'Access-Control-Allow-Methods': `${page.allow}, HEAD, OPTIONS`,
+    'Access-Control-Allow-Headers': 'Authorization, Content-Type, If-None-Match',
+    'Access-Control-Max-Age': '86400',
+  })
+}
+
+/** The OpenAPI operation of one action: parameters from the path, body and answers from the declaration. */
+function operationOf(page: Endpoint, action: Action<{}>) {
+  const pathParameters = [...page.path.matchAll(/:(\w+)/g)].map(([, name]) => PATH_PARAMETERS[name!]!)
+  return {
+    tags: [page.tag],
+    summary: action.summary,
+    description: action.description,
+    parameters: [...pathParameters, ...(action.query ?? [])],
+    ...(action.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: action.body.schema, example: action.body.example } },
+          },
+        }
+      : {}),
+    security: action.access === 'user' ? SECURED : OPTIONALLY_SECURED,
+    responses: {
+      ...action.responses,
+      ...Object.fromEntries(action.errors.map((status) => [status, ERRORS[status]])),
+    },
+  }
+}

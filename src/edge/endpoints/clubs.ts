@@ -1,0 +1,245 @@
+import { t } from 'elysia'
+// Elysia's t.Integer documents "an integer or a numeric string"; answers hold integers only.
+import { Type } from '@sinclair/typebox'
+import type { ClubPage } from '../../domain/clubs'
+import {
+  BOOLEAN_FILTERS,
+  CODED_FILTERS,
+  DEFAULT_ORDERING,
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  ORDERING_FIELDS,
+  parseFieldSelection,
+} from '../../domain/list-query'
+import {
+  CLUB_DEFAULTS,
+  ClubCreate,
+  ClubDetail,
+  ClubListItem,
+  ClubPatch,
+  ClubReplace,
+  ClubWrite,
+  type ClubRecord,
+} from '../../model/club'
+import { FIELDS, FORMAT, json, labels, query, WRITE_ERRORS } from '../docs/openapi'
+import { endpoint, type Call } from '../endpoint'
+import type { Exchange } from '../exchange'
+import { Prepared } from '../prepared'
+
+const BIG_ANSWER = 1 << 20
+const clubUrl = (ex: Exchange, code: string) => `${ex.url.origin}/api/clubs/${code}/`
+
+const LIST_PARAMETERS = [
+  query(
+    'ordering',
+    `Comma-separated fields, "-" for descending: ${ORDERING_FIELDS.join(', ')}. Default ${DEFAULT_ORDERING}; ties are broken by code.`,
+    t.String({ examples: ['-favorite_count', 'name', 'size,-name'] }),
+  ),
+  query(
+    'search',
+    'Whitespace-separated terms; each must match the name, subtitle, code or a tag name (case and accents ignored).',
+    t.String(),
+  ),
+  query(
+    'tags',
+    'Tag ids or names, comma-separated; a club must carry all of them.',
+    t.String({ examples: ['Games,Social'] }),
+  ),
+  ...BOOLEAN_FILTERS.map((name) =>
+    query(
+      name,
+      name === 'approved' || name === 'active'
+        ? `true or false. Others than admins (and a club's officers) only ever see approved, active clubs; admins find the approval queue with approved=false.`
+        : 'true or false.',
+      t.Union([t.Literal('true'), t.Literal('false')]),
+    ),
+  ),
+  ...Object.entries(CODED_FILTERS).map(([name, codes]) =>
+    query(name, `One value or several, comma-separated: ${labels(codes)}.`, t.String({ pattern: '^[1-5](,[1-5])*$' })),
+  ),
+  query(
+    'page',
+    'Ask for a page (1-based): the answer becomes {count, next, previous, results}. Without it, a bare array.',
+    Type.Integer({ minimum: 1 }),
+  ),
+  query(
+    'page_size',
+    `Clubs per page, default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}.`,
+    Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE }),
+  ),
+  FIELDS,
+  FORMAT,
+]
+
+const Page = t.Object(
+  {
+    count: Type.Integer(),
+    next: t.Union([t.String({ format: 'uri' }), t.Null()]),
+    previous: t.Union([t.String({ format: 'uri' }), t.Null()]),
+    results: t.Array(ClubListItem),
+  },
+  { title: 'ClubPage' },
+)
+
+const CLUB_EXAMPLE = { name: 'Go Club', subtitle: 'Stones on a grid', size: 1, tags: [{ name: 'Games' }] }
+/** Every writable field, at its default unless the short example sets it. */
+const FULL_EXAMPLE = { ...CLUB_DEFAULTS, ...CLUB_EXAMPLE }
+
+/** A club's writable fields as the detail shows them: the start of a PUT or PATCH. */
+function clubTemplate(shown: unknown): Record<string, unknown> {
+  const club = (shown ?? {}) as Record<string, unknown>
+  const out: Record<string, unknown> = {}
+  for (const field of Object.keys(ClubWrite.properties)) {
+    if (field === 'code' || !(field in club)) continue
+    out[field] = field === 'tags' ? (club.tags as { id: number }[]).map(({ id }) => ({ id })) : club[field]
+  }
+  return out
+}
+
+/** A club's detail answer; as the public sees it, made once per record. */
+function detailAnswer({ ex, caller, services }: Call<unknown>, record: ClubRecord): Prepared {
+  const { clubs, answers } = services
+  const fields = parseFieldSelection(ex.url.searchParams)
+  if (fields || !clubs.seesAsPublic(caller, record)) return Prepared.of(clubs.detail(caller, record, fields))
+  return answers.details.of(record)
+}
+
+function listAnswer({ ex, caller, services }: Call<unknown>): Prepared {
+  const { clubs, answers } = services
+  const query = clubs.parseQuery(ex.url.searchParams)
+  const page = clubs.list(caller, query)
+  if (query.fields) {
+    const items = page.records.map((record) => clubs.listItem(caller, record, query.fields))
+    return Prepared.of(page.page ? { ...pageLinks(page, ex), results: items } : items)
+  }
+  const items = page.records.map((record) =>
+    clubs.seesAsPublic(caller, record) ? answers.listItems.of(record) : JSON.stringify(clubs.listItem(caller, record)),
+  )
+  const array = `[${items.join(',')}]`
+  if (!page.page) return Prepared.fromJson(array)
+  return Prepared.fromJson(`${JSON.stringify(pageLinks(page, ex)).slice(0, -1)},"results":${array}}`)
+}
+
+function pageLinks({ total, page }: ClubPage, ex: Exchange) {
+  const link = (n: number) => {
+    const url = new URL(ex.url)
+    url.searchParams.set('page', String(n))
+    return url.toString()
+  }
+  const { number, last } = page!
+  return {
+    count: total,
+    next: number < last ? link(number + 1) : null,
+    previous: number > 1 ? link(number - 1) : null,
+  }
+}
+
+/** `PUT` (every writable field) and `PATCH` of one club. */
+async function update(call: Call<{ readonly code: string }>, partial: boolean) {
+  const club = await call.services.clubs.update(call.caller, call.params.code, call.body, partial)
+  return { status: 200, body: detailAnswer(call, club) }
+}
+
+export const clubList = endpoint({
+  path: '/api/clubs/',
+  name: 'Club List',
+  description:
+    'Student clubs, with partial information for each. Sort with ?ordering=, narrow with ?search= and filters, page with ?page=. POST creates a club, which then awaits approval.',
+  tag: 'clubs',
+  template: () => ({ name: '', ...CLUB_DEFAULTS }),
+  actions: {
+    GET: {
+      summary: 'List clubs',
+      description:
+        'Clubs with partial information (the 23 list fields). Anonymous answers are served from a cache per data version.',
+      access: 'anyone',
+      query: LIST_PARAMETERS,
+      responses: {
+        200: json(t.Union([t.Array(ClubListItem), Page]), 'A bare array, or a page when ?page= is given.'),
+        304: { description: 'Not modified (If-None-Match matched the ETag).' },
+      },
+      errors: [400, 401, 404],
+      handle(call) {
+        const { ex, caller, services } = call
+        // Keyed by origin too: paging links are absolute URLs built from the request's host.
+        const key = `${caller.username ?? ''} ${ex.url.origin}${ex.url.search}`
+        let answer = services.answers.lists.get(services.clubs.dataVersion, key)
+        if (!answer) {
+          answer = listAnswer(call)
+          services.answers.lists.set(key, answer)
+          // Building a multi-megabyte answer leaves as much garbage: ask for a collection now
+          // (without waiting for it), rather than let the heap grow under load.
+          if (answer.body.size > BIG_ANSWER) Bun.gc(false)
+        }
+        return { status: 200, body: answer }
+      },
+    },
+    POST: {
+      summary: 'Create a club',
+      description:
+        'Only name is required; code is derived from it when absent. The club starts pending approval (unless CLUBS_AUTO_APPROVE), and its creator becomes its owner.',
+      access: 'user',
+      body: { schema: ClubCreate, example: CLUB_EXAMPLE },
+      responses: { 201: json(ClubDetail, 'The new club; Location names it.') },
+      errors: WRITE_ERRORS,
+      async handle(call) {
+        const club = await call.services.clubs.create(call.caller, call.body)
+        return { status: 201, body: detailAnswer(call, club), headers: { Location: clubUrl(call.ex, club.code) } }
+      },
+    },
+  },
+})
+
+export const clubDetail = endpoint({
+  path: '/api/clubs/:code/',
+  name: 'Club Instance',
+  description:
+    'One club with every field. PUT replaces every writable field, PATCH changes the fields sent, DELETE archives the club (setting active to false is the gentler choice).',
+  tag: 'clubs',
+  template: clubTemplate,
+  actions: {
+    GET: {
+      summary: 'Retrieve a club',
+      description: 'Every field of one club. Clubs the caller may not see are 404.',
+      access: 'anyone',
+      query: [FIELDS, FORMAT],
+      responses: { 200: json(ClubDetail, 'The club.'), 304: { description: 'Not modified.' } },
+      errors: [400, 401, 404],
+      handle(call) {
+        return { status: 200, body: detailAnswer(call, call.services.clubs.retrieve(call.caller, call.params.code)) }
+      },
+    },
+    PUT: {
+      summary: 'Replace every writable field of a club',
+      description:
+        'Every writable field is required; read-only fields sent back are ignored; nothing changes unless all are valid. Owners, officers and admins.',
+      access: 'user',
+      body: { schema: ClubReplace, example: FULL_EXAMPLE },
+      responses: { 200: json(ClubDetail, 'The updated club.') },
+      errors: WRITE_ERRORS,
+      handle: (call) => update(call, false),
+    },
+    PATCH: {
+      summary: 'Change some fields of a club',
+      description:
+        'Only the fields sent change. Admins approve or reject with {"approved": true|false, "approved_comment": "..."}. A non-admin change of name, subtitle, description or image_url sends an approved club back to pending.',
+      access: 'user',
+      body: { schema: ClubPatch, example: { accepting_members: true } },
+      responses: { 200: json(ClubDetail, 'The updated club.') },
+      errors: WRITE_ERRORS,
+      handle: (call) => update(call, true),
+    },
+    DELETE: {
+      summary: 'Delete (archive) a club',
+      description:
+        'The club disappears from every endpoint but is archived in the data file and its code stays reserved. Setting active to false is the gentler choice. Owners and admins.',
+      access: 'user',
+      responses: { 204: { description: 'Deleted.' } },
+      errors: [401, 403, 404, 405, 503],
+      async handle({ services, caller, params }) {
+        await services.clubs.destroy(caller, params.code)
+        return { status: 204 }
+      },
+    },
+  },
+})

@@ -1,0 +1,19 @@
+import { Elysia } from 'elysia'
+import { ApiError, NotFound } from '../domain/errors'
+import { exchangeForError } from './exchange'
+import { replyJson } from './respond'
+
+export type LogFault = (error: unknown, request: Request) => void
+
+/** The one place that turns every error, ours or Elysia's, into the contract's body (CONTRACT §8). */
+export function errorHandler(logFault: LogFault) {
+  return new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, ({ code, error, request }) => {
+    const ex = exchangeForError(request)
+    if (error instanceof ApiError) return replyJson(ex, error.status, error.body, error.headers)
+    if (code === 'NOT_FOUND') return replyJson(ex, 404, new NotFound().body)
+    if (code === 'PARSE') return replyJson(ex, 400, { detail: 'JSON parse error - the body could not be parsed.' })
+    if (code === 'VALIDATION') return replyJson(ex, 400, { detail: 'Invalid request.' })
+    logFault(error, request)
+    return replyJson(ex, 500, { detail: 'Internal server error.' })
+  })
+}

@@ -1,0 +1,37 @@
+import { negotiate, type Format } from './negotiate'
+import { urlOf } from './request-facts'
+
+/** What the browsable view, OPTIONS and the Allow header say about the endpoint a request reached. */
+export interface PageInfo {
+  readonly name: string
+  readonly description: string
+  /** The methods it serves, in the contract's order ("GET, POST"). */
+  readonly allow: string
+  /** The JSON a write form starts from, given the body the page shows. */
+  readonly template?: (shown: unknown) => Record<string, unknown>
+}
+
+/** What the edge knows about one request once it has been negotiated. */
+export interface Exchange {
+  readonly request: Request
+  readonly url: URL
+  readonly format: Format
+  /** The endpoint the request reached; null off the API (an unknown path). */
+  readonly page: PageInfo | null
+}
+
+/** Negotiates a request once: its URL, and JSON or the browsable view (404 for an unknown ?format=). */
+export function exchange(request: Request, page: PageInfo | null): Exchange {
+  const url = new URL(urlOf(request))
+  return { request, url, format: negotiate(url, request.headers.get('accept')), page }
+}
+
+/** The same for answering an error, where an unknown ?format= falls back to JSON. */
+export function exchangeForError(request: Request, page: PageInfo | null = null): Exchange {
+  const url = new URL(urlOf(request))
+  let format: Format = 'json'
+  try {
+    format = negotiate(url, request.headers.get('accept'))
+  } catch {}
+  return { request, url, format, page }
+}

@@ -1,0 +1,29 @@
+import { NotFound } from '../domain/errors'
+
+export type Format = 'json' | 'api'
+
+/** `?format=` wins; otherwise an Accept header that prefers HTML to JSON picks the browsable view. */
+export function negotiate(url: URL, accept: string | null): Format {
+  const format = url.searchParams.get('format')
+  if (format !== null) {
+    if (format === 'json' || format === 'api') return format
+    throw new NotFound()
+  }
+  return accept && prefersHtml(accept) ? 'api' : 'json'
+}
+
+function prefersHtml(accept: string): boolean {
+  if (!accept.includes('html')) return false
+  let html = 0
+  let json = 0
+  let any = 0
+  for (const part of accept.split(',')) {
+    const [type = '', ...params] = part.trim().toLowerCase().split(';')
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
+    const q = qParam ? Number(qParam.slice(2)) || 0 : 1
+    if (type === 'text/html') html = Math.max(html, q)
+    else if (type === 'application/json') json = Math.max(json, q)
+    else if (type === '*/*' || type === 'application/*') any = Math.max(any, q)
+  }
+  return html > Math.max(json, any) || (html > 0 && html === any && json === 0)
+}

@@ -1,0 +1,267 @@
+import { t } from 'elysia'
+// Elysia's t.Integer also accepts numeric strings; the data model takes JSON integers only.
+import { Type } from '@sinclair/typebox'
+
+/** Coded values (CONTRACT §1.4): the integer stored, and the label people read. */
+export const SIZES = { 1: '1-20', 2: '21-50', 3: '51-100', 4: '101+' } as const
+export const APPLICATION_REQUIRED = {
+  1: 'Open membership',
+  2: 'Tryout required',
+  3: 'Audition required',
+  4: 'Application required',
+  5: 'Application and interview required',
+} as const
+export const RECRUITING_CYCLES = { 1: 'Unknown', 2: 'Fall', 3: 'Spring', 4: 'Both', 5: 'Open' } as const
+
+const labelsOf = (codes: Record<number, string>) =>
+  Object.entries(codes)
+    .map(([value, label]) => `${value} = ${label}`)
+    .join('; ')
+
+const coded = (codes: Record<number, string>, fallback: number) =>
+  Type.Integer({
+    minimum: 1,
+    maximum: Object.keys(codes).length,
+    default: fallback,
+    description: labelsOf(codes),
+  })
+
+const Url = t.Union([t.String({ format: 'uri', maxLength: 2048 }), t.Null()], {
+  default: null,
+  description: 'An absolute http or https URL, or null.',
+})
+const Text = (maxLength: number, description?: string) => t.String({ maxLength, default: '', description })
+
+const CODE_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$'
+
+export const Tag = t.Object({ id: Type.Integer({ minimum: 1 }), name: t.String({ minLength: 1, maxLength: 100 }) })
+export type Tag = typeof Tag.static
+
+/** A tag as a client names it on write: by id or by name. */
+const TagRef = t.Union([
+  t.Object({ id: Type.Integer() }, { additionalProperties: true }),
+  t.Object({ name: t.String() }, { additionalProperties: true }),
+])
+
+/**
+ * The fields a client may write (CONTRACT §3.1), with their defaults on create.
+ * `code` is create-only; `approved` and `approved_comment` are admin-only and kept apart.
+ */
+export const ClubWrite = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 255, description: 'Display name; unique ignoring case.' }),
+    code: t.String({
+      pattern: CODE_PATTERN,
+      maxLength: 100,
+      description: 'Create only. Derived from the name when absent.',
+    }),
+    subtitle: Text(255, 'Short description.'),
+    description: Text(10_000),
+    email: t.String({ maxLength: 254, default: '', description: 'Empty, or a valid e-mail address.' }),
+    email_public: t.Boolean({ default: true, description: 'When false, lists show "Hidden".' }),
+    address: Text(255),
+    accepting_members: t.Boolean({ default: false }),
+    application_required: coded(APPLICATION_REQUIRED, 4),
+    appointment_needed: t.Boolean({ default: false }),
+    available_virtually: t.Boolean({ default: false }),
+    enables_subscription: t.Boolean({ default: true }),
+    founded: t.Union([t.String({ format: 'date' }), t.Null()], {
+      default: null,
+      description: 'YYYY-MM-DD, not in the future, or null.',
+    }),
+    image_url: Url,
+    recruiting_cycle: coded(RECRUITING_CYCLES, 1),
+    size: coded(SIZES, 1),
+    is_school_unit: t.Boolean({ default: false }),
+    website: Url,
+    facebook: Url,
+    twitter: Url,
+    instagram: Url,
+    linkedin: Url,
+    github: Url,
+    youtube: Url,
+    how_to_get_involved: Text(10_000),
+    listserv: Text(255),
+    tags: t.Array(TagRef, { maxItems: 20, default: [], description: 'Tags named by id or name.' }),
+    active: t.Boolean({ default: true }),
+  },
+  { additionalProperties: false },
+)
+export type ClubWrite = typeof ClubWrite.static
+
+/** What a new club holds in each writable field it was not sent (CONTRACT §3.3). */
+export const CLUB_DEFAULTS = {
+  subtitle: '',
+  description: '',
+  email: '',
+  email_public: true,
+  address: '',
+  accepting_members: false,
+  application_required: 4,
+  appointment_needed: false,
+  available_virtually: false,
+  enables_subscription: true,
+  founded: null,
+  image_url: null,
+  recruiting_cycle: 1,
+  size: 1,
+  is_school_unit: false,
+  website: null,
+  facebook: null,
+  twitter: null,
+  instagram: null,
+  linkedin: null,
+  github: null,
+  youtube: null,
+  how_to_get_involved: '',
+  listserv: '',
+  tags: [],
+  active: true,
+} as const satisfies Omit<ClubWrite, 'name' | 'code'>
+
+export const ApprovalWrite = t.Object({
+  approved: t.Boolean({ description: 'Admin only: approve (true) or reject (false).' }),
+  approved_comment: t.String({ maxLength: 1000, description: 'Admin only.' }),
+})
+
+/** What a create takes: a name, and any other writable field (admins may also decide approval). */
+export const ClubCreate = t.Composite(
+  [t.Pick(ClubWrite, ['name']), t.Partial(t.Omit(ClubWrite, ['name'])), t.Partial(ApprovalWrite)],
+  {
+    additionalProperties: false,
+  },
+)
+/** What a PUT takes: every writable field but the code, which may be sent back unchanged. */
+export const ClubReplace = t.Composite(
+  [t.Omit(ClubWrite, ['code']), t.Partial(t.Pick(ClubWrite, ['code'])), t.Partial(ApprovalWrite)],
+  {
+    additionalProperties: false,
+  },
+)
+/** What a PATCH takes: any writable field. */
+export const ClubPatch = t.Partial(t.Composite([ClubWrite, ApprovalWrite]), { additionalProperties: false })
+
+/** Read-only fields: sent back by clients in the GET-edit-PUT pattern and ignored. */
+export const READ_ONLY_FIELDS = [
+  'favorite_count',
+  'membership_count',
+  'is_favorite',
+  'is_member',
+  'is_subscribe',
+  'approved_by',
+  'approved_on',
+  'created_at',
+  'updated_at',
+] as const
+
+/** A club as the data file keeps it. */
+export const ClubRecord = t.Object({
+  ...t.Omit(ClubWrite, ['tags']).properties,
+  tags: t.Array(Type.Integer()),
+  approved: t.Boolean(),
+  approved_by: t.Union([t.String(), t.Null()]),
+  approved_comment: t.String(),
+  approved_on: t.Union([t.String(), t.Null()]),
+  favorite_count: Type.Integer({ minimum: 0 }),
+  membership_count: Type.Integer({ minimum: 0 }),
+  created_at: t.String(),
+  updated_at: t.String(),
+  archived_at: t.Union([t.String(), t.Null()]),
+})
+export type ClubRecord = typeof ClubRecord.static
+
+/** The list representation: exactly the 23 fields of the spec, in its order (CONTRACT §1.1). */
+export const LIST_FIELDS = [
+  'accepting_members',
+  'active',
+  'address',
+  'application_required',
+  'appointment_needed',
+  'approved',
+  'available_virtually',
+  'code',
+  'email',
+  'enables_subscription',
+  'favorite_count',
+  'founded',
+  'image_url',
+  'is_favorite',
+  'is_member',
+  'is_subscribe',
+  'is_school_unit',
+  'membership_count',
+  'recruiting_cycle',
+  'name',
+  'size',
+  'subtitle',
+  'tags',
+] as const
+
+/** Fields the detail representation adds to the list ones (CONTRACT §1.2). */
+export const DETAIL_FIELDS = [
+  'description',
+  'website',
+  'facebook',
+  'twitter',
+  'instagram',
+  'linkedin',
+  'github',
+  'youtube',
+  'how_to_get_involved',
+  'listserv',
+  'email_public',
+  'approved_by',
+  'approved_comment',
+  'approved_on',
+  'created_at',
+  'updated_at',
+] as const
+
+const Nullable = <S extends ReturnType<typeof t.String>>(s: S) => t.Union([s, t.Null()])
+
+export const ClubListItem = t.Object({
+  accepting_members: t.Boolean(),
+  active: t.Boolean(),
+  address: t.String(),
+  application_required: coded(APPLICATION_REQUIRED, 4),
+  appointment_needed: t.Boolean(),
+  approved: t.Boolean(),
+  available_virtually: t.Boolean(),
+  code: t.String({ pattern: CODE_PATTERN }),
+  email: t.String({ description: 'The address, or "Hidden" when it is not public.' }),
+  enables_subscription: t.Boolean(),
+  favorite_count: Type.Integer({ minimum: 0 }),
+  founded: Nullable(t.String({ format: 'date' })),
+  image_url: Nullable(t.String()),
+  is_favorite: t.Boolean(),
+  is_member: t.Boolean(),
+  is_subscribe: t.Boolean(),
+  is_school_unit: t.Boolean(),
+  membership_count: Type.Integer({ minimum: 0 }),
+  recruiting_cycle: coded(RECRUITING_CYCLES, 1),
+  name: t.String(),
+  size: coded(SIZES, 1),
+  subtitle: t.String(),
+  tags: t.Array(Tag),
+})
+
+export const ClubDetail = t.Object({
+  ...ClubListItem.properties,
+  description: t.String(),
+  website: Nullable(t.String()),
+  facebook: Nullable(t.String()),
+  twitter: Nullable(t.String()),
+  instagram: Nullable(t.String()),
+  linkedin: Nullable(t.String()),
+  github: Nullable(t.String()),
+  youtube: Nullable(t.String()),
+  how_to_get_involved: t.String(),
+  listserv: t.String(),
+  email_public: t.Boolean(),
+  approved_by: Nullable(t.String()),
+  approved_comment: t.String(),
+  approved_on: Nullable(t.String({ format: 'date-time' })),
+  created_at: t.String({ format: 'date-time' }),
+  updated_at: t.String({ format: 'date-time' }),
+})
+export type ClubDetail = typeof ClubDetail.static
