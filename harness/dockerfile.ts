@@ -75,9 +75,9 @@ export function logicalLines(text: string): { line: number; text: string }[] {
   const lines = text.split(/\r?\n/)
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!
-    // Comment lines are dropped even in the middle of a continued instruction, as Docker does.
-    if (/^\s*#/.test(raw)) continue
-    if (body === null && raw.trim() === '') continue
+    // Comment and blank lines are dropped, even in the middle of a continued instruction, as
+    // Docker does (it warns about an "empty continuation line" but carries on with the instruction).
+    if (/^\s*#/.test(raw) || raw.trim() === '') continue
     const continued = /\\\s*$/.test(raw)
     const part = continued ? raw.replace(/\\\s*$/, '') : raw
     if (body === null) {

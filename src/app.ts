@@ -43,7 +43,7 @@ export function createApp({ store, data, config, now = () => new Date(), logFaul
     (record) => clubs.detail(ANONYMOUS, record),
     (record) => clubs.listItem(ANONYMOUS, record),
   )
-  const edge = makeEdge(new Authenticator(config.adminToken, directory.directory), config.readOnly)
+  const edge = makeEdge(new Authenticator(config.adminToken, directory.userDirectory), config.readOnly)
 
   return new Elysia()
     .use(errorHandler(logFault))

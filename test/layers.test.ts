@@ -6,7 +6,6 @@
 // in-memory trees (the tables at the end), so they provably fail when they should.
 import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { builtinModules } from 'node:module'
 import { join, posix } from 'node:path'
 import ts from 'typescript'
 import { ROOT } from '../harness/service'
@@ -408,7 +407,7 @@ describe('reading imports', () => {
       ],
     },
   ]
-  test.each(rows)('$source', ({ source, expected }) => {
+  test.each(rows.map((row) => ({ ...row, title: JSON.stringify(row.source) })))('$title', ({ source, expected }) => {
     const found = importsOf('src/x.ts', source)
     expect(found.length).toBe(expected.length)
     expected.forEach((want, i) => expect(found[i]).toMatchObject(want))

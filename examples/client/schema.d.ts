@@ -363,10 +363,7 @@ export interface operations {
                         accepting_members: boolean;
                         active: boolean;
                         address: string;
-                        /**
-                         * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
-                         * @default 4
-                         */
+                        /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
                         application_required: number;
                         appointment_needed: boolean;
                         approved: boolean;
@@ -383,16 +380,10 @@ export interface operations {
                         is_subscribe: boolean;
                         is_school_unit: boolean;
                         membership_count: number;
-                        /**
-                         * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
-                         * @default 1
-                         */
+                        /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
                         recruiting_cycle: number;
                         name: string;
-                        /**
-                         * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
-                         * @default 1
-                         */
+                        /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
                         size: number;
                         subtitle: string;
                         tags: {
@@ -407,10 +398,7 @@ export interface operations {
                             accepting_members: boolean;
                             active: boolean;
                             address: string;
-                            /**
-                             * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
-                             * @default 4
-                             */
+                            /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
                             application_required: number;
                             appointment_needed: boolean;
                             approved: boolean;
@@ -427,16 +415,10 @@ export interface operations {
                             is_subscribe: boolean;
                             is_school_unit: boolean;
                             membership_count: number;
-                            /**
-                             * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
-                             * @default 1
-                             */
+                            /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
                             recruiting_cycle: number;
                             name: string;
-                            /**
-                             * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
-                             * @default 1
-                             */
+                            /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
                             size: number;
                             subtitle: string;
                             tags: {
@@ -532,103 +514,46 @@ export interface operations {
                     name: string;
                     /** @description Create only. Derived from the name when absent. */
                     code?: string;
-                    /**
-                     * @description Short description.
-                     * @default
-                     */
+                    /** @description Short description. */
                     subtitle?: string;
-                    /** @default  */
                     description?: string;
-                    /**
-                     * @description Empty, or a valid e-mail address.
-                     * @default
-                     */
-                    email?: string;
-                    /**
-                     * @description When false, lists show "Hidden".
-                     * @default true
-                     */
+                    /** @description Empty, or a valid e-mail address. */
+                    email?: string | "";
+                    /** @description When false, lists show "Hidden". */
                     email_public?: boolean;
-                    /** @default  */
                     address?: string;
-                    /** @default false */
                     accepting_members?: boolean;
-                    /**
-                     * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
-                     * @default 4
-                     */
+                    /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
                     application_required?: number;
-                    /** @default false */
                     appointment_needed?: boolean;
-                    /** @default false */
                     available_virtually?: boolean;
-                    /** @default true */
                     enables_subscription?: boolean;
-                    /**
-                     * @description YYYY-MM-DD, not in the future, or null.
-                     * @default null
-                     */
+                    /** @description YYYY-MM-DD, not in the future, or null. */
                     founded?: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     image_url?: string | null;
-                    /**
-                     * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
-                     * @default 1
-                     */
+                    /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
                     recruiting_cycle?: number;
-                    /**
-                     * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
-                     * @default 1
-                     */
+                    /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
                     size?: number;
-                    /** @default false */
                     is_school_unit?: boolean;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     website?: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     facebook?: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     twitter?: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     instagram?: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     linkedin?: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     github?: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     youtube?: string | null;
-                    /** @default  */
                     how_to_get_involved?: string;
-                    /** @default  */
                     listserv?: string;
-                    /**
-                     * @description Tags named by id or name.
-                     * @default []
-                     */
+                    /** @description Tags named by id or name. */
                     tags?: (({
                         id: number;
                     } & {
@@ -638,7 +563,6 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }))[];
-                    /** @default true */
                     active?: boolean;
                     /** @description Admin only: approve (true) or reject (false). */
                     approved?: boolean;
@@ -658,10 +582,7 @@ export interface operations {
                         accepting_members: boolean;
                         active: boolean;
                         address: string;
-                        /**
-                         * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
-                         * @default 4
-                         */
+                        /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
                         application_required: number;
                         appointment_needed: boolean;
                         approved: boolean;
@@ -678,16 +599,10 @@ export interface operations {
                         is_subscribe: boolean;
                         is_school_unit: boolean;
                         membership_count: number;
-                        /**
-                         * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
-                         * @default 1
-                         */
+                        /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
                         recruiting_cycle: number;
                         name: string;
-                        /**
-                         * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
-                         * @default 1
-                         */
+                        /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
                         size: number;
                         subtitle: string;
                         tags: {
@@ -874,10 +789,7 @@ export interface operations {
                         accepting_members: boolean;
                         active: boolean;
                         address: string;
-                        /**
-                         * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
-                         * @default 4
-                         */
+                        /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
                         application_required: number;
                         appointment_needed: boolean;
                         approved: boolean;
@@ -894,16 +806,10 @@ export interface operations {
                         is_subscribe: boolean;
                         is_school_unit: boolean;
                         membership_count: number;
-                        /**
-                         * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
-                         * @default 1
-                         */
+                        /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
                         recruiting_cycle: number;
                         name: string;
-                        /**
-                         * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
-                         * @default 1
-                         */
+                        /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
                         size: number;
                         subtitle: string;
                         tags: {
@@ -1040,103 +946,46 @@ export interface operations {
                 "application/json": {
                     /** @description Display name; unique ignoring case. */
                     name: string;
-                    /**
-                     * @description Short description.
-                     * @default
-                     */
+                    /** @description Short description. */
                     subtitle: string;
-                    /** @default  */
                     description: string;
-                    /**
-                     * @description Empty, or a valid e-mail address.
-                     * @default
-                     */
-                    email: string;
-                    /**
-                     * @description When false, lists show "Hidden".
-                     * @default true
-                     */
+                    /** @description Empty, or a valid e-mail address. */
+                    email: string | "";
+                    /** @description When false, lists show "Hidden". */
                     email_public: boolean;
-                    /** @default  */
                     address: string;
-                    /** @default false */
                     accepting_members: boolean;
-                    /**
-                     * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
-                     * @default 4
-                     */
+                    /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
                     application_required: number;
-                    /** @default false */
                     appointment_needed: boolean;
-                    /** @default false */
                     available_virtually: boolean;
-                    /** @default true */
                     enables_subscription: boolean;
-                    /**
-                     * @description YYYY-MM-DD, not in the future, or null.
-                     * @default null
-                     */
+                    /** @description YYYY-MM-DD, not in the future, or null. */
                     founded: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     image_url: string | null;
-                    /**
-                     * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
-                     * @default 1
-                     */
+                    /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
                     recruiting_cycle: number;
-                    /**
-                     * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
-                     * @default 1
-                     */
+                    /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
                     size: number;
-                    /** @default false */
                     is_school_unit: boolean;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     website: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     facebook: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     twitter: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     instagram: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     linkedin: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     github: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     youtube: string | null;
-                    /** @default  */
                     how_to_get_involved: string;
-                    /** @default  */
                     listserv: string;
-                    /**
-                     * @description Tags named by id or name.
-                     * @default []
-                     */
+                    /** @description Tags named by id or name. */
                     tags: (({
                         id: number;
                     } & {
@@ -1146,7 +995,6 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }))[];
-                    /** @default true */
                     active: boolean;
                     /** @description Create only. Derived from the name when absent. */
                     code?: string;
@@ -1168,10 +1016,7 @@ export interface operations {
                         accepting_members: boolean;
                         active: boolean;
                         address: string;
-                        /**
-                         * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
-                         * @default 4
-                         */
+                        /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
                         application_required: number;
                         appointment_needed: boolean;
                         approved: boolean;
@@ -1188,16 +1033,10 @@ export interface operations {
                         is_subscribe: boolean;
                         is_school_unit: boolean;
                         membership_count: number;
-                        /**
-                         * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
-                         * @default 1
-                         */
+                        /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
                         recruiting_cycle: number;
                         name: string;
-                        /**
-                         * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
-                         * @default 1
-                         */
+                        /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
                         size: number;
                         subtitle: string;
                         tags: {
@@ -1480,103 +1319,46 @@ export interface operations {
                     name?: string;
                     /** @description Create only. Derived from the name when absent. */
                     code?: string;
-                    /**
-                     * @description Short description.
-                     * @default
-                     */
+                    /** @description Short description. */
                     subtitle?: string;
-                    /** @default  */
                     description?: string;
-                    /**
-                     * @description Empty, or a valid e-mail address.
-                     * @default
-                     */
-                    email?: string;
-                    /**
-                     * @description When false, lists show "Hidden".
-                     * @default true
-                     */
+                    /** @description Empty, or a valid e-mail address. */
+                    email?: string | "";
+                    /** @description When false, lists show "Hidden". */
                     email_public?: boolean;
-                    /** @default  */
                     address?: string;
-                    /** @default false */
                     accepting_members?: boolean;
-                    /**
-                     * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
-                     * @default 4
-                     */
+                    /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
                     application_required?: number;
-                    /** @default false */
                     appointment_needed?: boolean;
-                    /** @default false */
                     available_virtually?: boolean;
-                    /** @default true */
                     enables_subscription?: boolean;
-                    /**
-                     * @description YYYY-MM-DD, not in the future, or null.
-                     * @default null
-                     */
+                    /** @description YYYY-MM-DD, not in the future, or null. */
                     founded?: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     image_url?: string | null;
-                    /**
-                     * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
-                     * @default 1
-                     */
+                    /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
                     recruiting_cycle?: number;
-                    /**
-                     * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
-                     * @default 1
-                     */
+                    /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
                     size?: number;
-                    /** @default false */
                     is_school_unit?: boolean;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     website?: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     facebook?: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     twitter?: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     instagram?: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     linkedin?: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     github?: string | null;
-                    /**
-                     * @description An absolute http or https URL, or null.
-                     * @default null
-                     */
+                    /** @description An absolute http or https URL, or null. */
                     youtube?: string | null;
-                    /** @default  */
                     how_to_get_involved?: string;
-                    /** @default  */
                     listserv?: string;
-                    /**
-                     * @description Tags named by id or name.
-                     * @default []
-                     */
+                    /** @description Tags named by id or name. */
                     tags?: (({
                         id: number;
                     } & {
@@ -1586,7 +1368,6 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }))[];
-                    /** @default true */
                     active?: boolean;
                     /** @description Admin only: approve (true) or reject (false). */
                     approved?: boolean;
@@ -1606,10 +1387,7 @@ export interface operations {
                         accepting_members: boolean;
                         active: boolean;
                         address: string;
-                        /**
-                         * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
-                         * @default 4
-                         */
+                        /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
                         application_required: number;
                         appointment_needed: boolean;
                         approved: boolean;
@@ -1626,16 +1404,10 @@ export interface operations {
                         is_subscribe: boolean;
                         is_school_unit: boolean;
                         membership_count: number;
-                        /**
-                         * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
-                         * @default 1
-                         */
+                        /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
                         recruiting_cycle: number;
                         name: string;
-                        /**
-                         * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
-                         * @default 1
-                         */
+                        /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
                         size: number;
                         subtitle: string;
                         tags: {
@@ -1888,8 +1660,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description An existing user. */
                     username: string;
-                    role: "owner" | "officer" | "member";
+                    /** @description member when absent. */
+                    role?: "owner" | "officer" | "member";
                 };
             };
         };
@@ -2191,10 +1965,7 @@ export interface operations {
                             accepting_members: boolean;
                             active: boolean;
                             address: string;
-                            /**
-                             * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
-                             * @default 4
-                             */
+                            /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
                             application_required: number;
                             appointment_needed: boolean;
                             approved: boolean;
@@ -2211,16 +1982,10 @@ export interface operations {
                             is_subscribe: boolean;
                             is_school_unit: boolean;
                             membership_count: number;
-                            /**
-                             * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
-                             * @default 1
-                             */
+                            /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
                             recruiting_cycle: number;
                             name: string;
-                            /**
-                             * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
-                             * @default 1
-                             */
+                            /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
                             size: number;
                             subtitle: string;
                             tags: {
@@ -2281,10 +2046,7 @@ export interface operations {
                             accepting_members: boolean;
                             active: boolean;
                             address: string;
-                            /**
-                             * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
-                             * @default 4
-                             */
+                            /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
                             application_required: number;
                             appointment_needed: boolean;
                             approved: boolean;
@@ -2301,16 +2063,10 @@ export interface operations {
                             is_subscribe: boolean;
                             is_school_unit: boolean;
                             membership_count: number;
-                            /**
-                             * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
-                             * @default 1
-                             */
+                            /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
                             recruiting_cycle: number;
                             name: string;
-                            /**
-                             * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
-                             * @default 1
-                             */
+                            /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
                             size: number;
                             subtitle: string;
                             tags: {
@@ -2526,10 +2282,7 @@ export interface operations {
                             accepting_members: boolean;
                             active: boolean;
                             address: string;
-                            /**
-                             * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
-                             * @default 4
-                             */
+                            /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
                             application_required: number;
                             appointment_needed: boolean;
                             approved: boolean;
@@ -2546,16 +2299,10 @@ export interface operations {
                             is_subscribe: boolean;
                             is_school_unit: boolean;
                             membership_count: number;
-                            /**
-                             * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
-                             * @default 1
-                             */
+                            /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
                             recruiting_cycle: number;
                             name: string;
-                            /**
-                             * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
-                             * @default 1
-                             */
+                            /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
                             size: number;
                             subtitle: string;
                             tags: {
@@ -2616,10 +2363,7 @@ export interface operations {
                             accepting_members: boolean;
                             active: boolean;
                             address: string;
-                            /**
-                             * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
-                             * @default 4
-                             */
+                            /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
                             application_required: number;
                             appointment_needed: boolean;
                             approved: boolean;
@@ -2636,16 +2380,10 @@ export interface operations {
                             is_subscribe: boolean;
                             is_school_unit: boolean;
                             membership_count: number;
-                            /**
-                             * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
-                             * @default 1
-                             */
+                            /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
                             recruiting_cycle: number;
                             name: string;
-                            /**
-                             * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
-                             * @default 1
-                             */
+                            /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
                             size: number;
                             subtitle: string;
                             tags: {
@@ -2918,7 +2656,7 @@ export interface operations {
                 "application/json": {
                     /** @description Lowercase letters, digits, ".", "_", "-"; 1-64. */
                     username: string;
-                    /** @default false */
+                    /** @description false when absent. */
                     is_admin?: boolean;
                 };
             };

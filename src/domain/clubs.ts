@@ -3,12 +3,12 @@ import { NotFound, PermissionDenied, ValidationFailed } from './errors'
 import type { Role } from '../model/user'
 import type { Catalog, Entry } from './catalog'
 import { firstFreeCode, slugify } from './code'
-import { ClubWrite, type ClubRecord } from '../model/club'
+import { CLUB_DEFAULTS, REVIEWED_FIELDS, type ClubRecord } from '../model/club'
 import type { Commit } from './journal'
 import { applyListQuery, parseListQuery, type ListQuery } from './list-query'
 import type { Relations } from './relations'
 import { ANONYMOUS_VIEW, detail, isPlain, listItem, select, type Representation, type Viewpoint } from './represent'
-import { missingForReplace, validateClubBody, type FieldErrors } from './validate'
+import { checkClubBody, fieldsOrRefuse, type ClubFieldsOf, type FieldErrors } from './check'
 
 export interface ClubServiceOptions {
   /** Applies a change and resolves once it is on disk. */
@@ -19,14 +19,10 @@ export interface ClubServiceOptions {
 }
 
 const APPROVAL_FIELDS = ['approved', 'approved_comment'] as const
-/** Changing any of these sends an approved club back to the approval queue, unless an admin does it. */
-const REVIEWED_FIELDS = ['name', 'subtitle', 'description', 'image_url'] as const
 const RUNS_CLUB: ReadonlySet<Role | undefined> = new Set<Role | undefined>(['owner', 'officer'])
-const DEFAULTS = Object.fromEntries(
-  Object.entries(ClubWrite.properties)
-    .filter(([, schema]) => 'default' in schema)
-    .map(([field, schema]) => [field, schema.default]),
-)
+
+/** The fields of any club write body, as checked. */
+type ClubFields = Partial<ClubFieldsOf['patch']>
 
 /** One page of a list: the clubs on it, and where it stands among all that matched. */
 export interface ClubPage {
@@ -113,20 +109,20 @@ export class ClubService {
 
   async create(caller: Caller, body: unknown): Promise<ClubRecord> {
     const user = requireUser(caller)
-    const { fields, errors } = validateClubBody(body, this.#today())
-    this.#checkApprovalFields(user, fields, { approved: false, approved_comment: '' })
-    if (!('name' in fields) && !errors.name && !errors.non_field_errors) errors.name = ['This field is required.']
-    if (typeof fields.code === 'string' && this.catalog.hasCode(fields.code))
+    const checked = checkClubBody(body, 'create', this.#today())
+    const { fields: sent, errors } = checked
+    this.#checkApprovalFields(user, sent, { approved: false, approved_comment: '' })
+    if (sent.code !== undefined && this.catalog.hasCode(sent.code))
       errors.code = ['A club with this code already exists.']
-    this.#checkName(fields, null, errors)
-    const tags = this.#resolveTags(fields, errors)
-    if (Object.keys(errors).length) throw new ValidationFailed(errors)
+    this.#checkName(sent.name, null, errors)
+    const tags = this.#resolveTags(sent.tags, errors)
+    const fields = fieldsOrRefuse(checked)
 
     const now = this.#now()
-    const name = fields.name as string
-    const code = (fields.code as string | undefined) ?? firstFreeCode(slugify(name), (c) => this.catalog.hasCode(c))
+    const name = fields.name
+    const code = fields.code ?? firstFreeCode(slugify(name), (c) => this.catalog.hasCode(c))
     const record: ClubRecord = {
-      ...(DEFAULTS as Omit<ClubRecord, 'code' | 'name'>),
+      ...CLUB_DEFAULTS,
       ...withoutApproval(fields),
       code,
       name,
@@ -154,14 +150,12 @@ export class ClubService {
     const user = requireUser(caller)
     const current = this.retrieve(caller, code)
     if (!user.isAdmin && !this.runs(user, code)) throw new PermissionDenied()
-    const { fields, errors } = validateClubBody(body, this.#today())
+    const { fields, errors } = checkClubBody(body, partial ? 'patch' : 'replace', this.#today())
     this.#checkApprovalFields(user, fields, current)
-    if (!partial && typeof body === 'object' && body !== null) {
-      for (const [field, messages] of Object.entries(missingForReplace(body))) errors[field] ??= messages
-    }
-    if ('code' in fields && fields.code !== current.code) errors.code = ['The code of a club cannot be changed.']
-    this.#checkName(fields, current, errors)
-    const tags = this.#resolveTags(fields, errors)
+    if (fields.code !== undefined && fields.code !== current.code)
+      errors.code = ['The code of a club cannot be changed.']
+    this.#checkName(fields.name, current, errors)
+    const tags = this.#resolveTags(fields.tags, errors)
     if (Object.keys(errors).length) throw new ValidationFailed(errors)
 
     const now = this.#now()
@@ -188,29 +182,25 @@ export class ClubService {
   }
 
   /** Only admins decide approval; anyone may send the stored values back unchanged (GET-edit-PUT). */
-  #checkApprovalFields(
-    user: Caller,
-    fields: Record<string, unknown>,
-    stored: { approved: boolean; approved_comment: string },
-  ) {
+  #checkApprovalFields(user: Caller, fields: ClubFields, stored: { approved: boolean; approved_comment: string }) {
     if (user.isAdmin) return
     for (const field of APPROVAL_FIELDS) {
-      if (field in fields && fields[field] !== stored[field]) throw new PermissionDenied()
+      if (fields[field] !== undefined && fields[field] !== stored[field]) throw new PermissionDenied()
     }
   }
 
-  #checkName(fields: Record<string, unknown>, current: ClubRecord | null, errors: FieldErrors) {
-    if (typeof fields.name !== 'string') return
-    const holder = this.catalog.codeForName(fields.name)
+  #checkName(name: string | undefined, current: ClubRecord | null, errors: FieldErrors) {
+    if (name === undefined) return
+    const holder = this.catalog.codeForName(name)
     if (holder !== undefined && holder !== current?.code) errors.name = ['A club with this name already exists.']
   }
 
   /** Tag references (by id or name) as ids, duplicates collapsed in first-seen order. */
-  #resolveTags(fields: Record<string, unknown>, errors: FieldErrors): number[] | null {
-    if (!Array.isArray(fields.tags)) return null
+  #resolveTags(refs: readonly unknown[] | undefined, errors: FieldErrors): number[] | null {
+    if (refs === undefined) return null
     const ids: number[] = []
     const problems: string[] = []
-    for (const ref of fields.tags as unknown[]) {
+    for (const ref of refs) {
       const tag = tagRef(ref, this.catalog)
       if (typeof tag === 'string') problems.push(tag)
       else if (!ids.includes(tag)) ids.push(tag)
@@ -233,9 +223,10 @@ export class ClubService {
   }
 }
 
-function withoutApproval(fields: Record<string, unknown>): Partial<ClubRecord> {
+/** The fields a record takes as they are: all but approval (decided apart) and tags (resolved apart). */
+function withoutApproval<F extends ClubFields>(fields: F) {
   const { approved: _a, approved_comment: _c, tags: _t, ...rest } = fields
-  return rest as Partial<ClubRecord>
+  return rest
 }
 
 /** The tag id a reference names, or the message saying why it names none. */
@@ -253,15 +244,10 @@ function tagRef(ref: unknown, catalog: Catalog): number | string {
  * changes, or when a pending club is explicitly refused (`approved: false` with a comment or
  * as the only field); the server sets who decided and when.
  */
-function decide(
-  record: ClubRecord,
-  fields: Record<string, unknown>,
-  user: Caller & { username: string },
-  now: string,
-): ClubRecord {
-  if (!user.isAdmin || !('approved' in fields || 'approved_comment' in fields)) return record
-  const approved = (fields.approved as boolean | undefined) ?? record.approved
-  const comment = (fields.approved_comment as string | undefined) ?? record.approved_comment
+function decide(record: ClubRecord, fields: ClubFields, user: Caller & { username: string }, now: string): ClubRecord {
+  if (!user.isAdmin || (fields.approved === undefined && fields.approved_comment === undefined)) return record
+  const approved = fields.approved ?? record.approved
+  const comment = fields.approved_comment ?? record.approved_comment
   const pending = !record.approved && record.approved_on === null
   const changed = approved !== record.approved || comment !== record.approved_comment
   const refusesPending = pending && fields.approved === false && Object.keys(fields).length <= 2

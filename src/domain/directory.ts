@@ -56,7 +56,7 @@ export function openDirectory(store: Persistence, data: Snapshot, { autoApprove,
   )
   const tags = new TagService(catalog)
   return {
-    directory,
+    userDirectory: directory,
     clubs,
     users,
     members,

@@ -1,7 +1,7 @@
 import { isAuthenticated, type Caller } from './caller'
 import { NotAuthenticated, NotFound, PermissionDenied, ValidationFailed } from './errors'
-import { ROLES, USERNAME_PATTERN, type Role } from '../model/user'
-import { refuseIfAny, splitFields } from './fields'
+import { MemberWrite, ROLES, type Role } from '../model/user'
+import { BodyCheck, fieldsOrRefuse } from './check'
 import type { Commit } from './journal'
 import type { ClubRecord } from '../model/club'
 import type { Catalog } from './catalog'
@@ -13,7 +13,15 @@ export interface Member {
   readonly role: Role
 }
 
-const USERNAME = new RegExp(USERNAME_PATTERN)
+const VALID_USERNAME = 'Enter a valid username.'
+/** The body of POST /api/clubs/{code}/members/, with this service's words. */
+export const MEMBER_BODY = new BodyCheck(MemberWrite, {
+  notAnObject: 'Send an object: {"username": "...", "role": "member"}.',
+  fields: {
+    username: { invalid: VALID_USERNAME, required: VALID_USERNAME },
+    role: { invalid: `Choose one of ${ROLES.join(', ')}.` },
+  },
+})
 const LAST_OWNER = { non_field_errors: ['A club must keep at least one owner.'] }
 const ROLE_ORDER: Record<Role, number> = { owner: 0, officer: 1, member: 2 }
 
@@ -79,12 +87,10 @@ export class MemberService {
   }
 
   #validate(body: unknown): Member {
-    const { fields, errors } = splitFields(body, ['username', 'role'], '{"username": "...", "role": "member"}')
-    const { username, role = 'member' } = fields
-    if (typeof username !== 'string' || !USERNAME.test(username)) errors.username = ['Enter a valid username.']
-    else if (!this.userExists(username)) errors.username = [`No user is called "${username}".`]
-    if (!(ROLES as readonly unknown[]).includes(role)) errors.role = [`Choose one of ${ROLES.join(', ')}.`]
-    refuseIfAny(errors)
-    return { username: username as string, role: role as Role }
+    const checked = MEMBER_BODY.check(body)
+    const named = checked.fields.username
+    if (named !== undefined && !this.userExists(named)) checked.errors.username = [`No user is called "${named}".`]
+    const { username, role = 'member' } = fieldsOrRefuse(checked)
+    return { username, role }
   }
 }

@@ -1,8 +1,9 @@
 import { requireUser, type Caller } from './caller'
 import { NotFound, ValidationFailed } from './errors'
-import { refuseIfAny, splitFields } from './fields'
+import { BodyCheck, refuseIfAny } from './check'
 import type { Commit } from './journal'
 import type { ClubRecord } from '../model/club'
+import { SavedClubWrite } from '../model/user'
 import type { LinkSet } from './relations'
 import type { Catalog } from './catalog'
 import type { ClubService } from './clubs'
@@ -16,6 +17,13 @@ export interface SavedKind {
   /** Why a club cannot take a link, if it cannot. */
   readonly refuses?: (club: ClubRecord) => string | null
 }
+
+const NAME_A_CLUB = 'Name a club by its code: {"club": "<code>"}.'
+/** The body that saves a club, with this service's words. */
+export const SAVED_CLUB_BODY = new BodyCheck(SavedClubWrite, {
+  notAnObject: 'Send an object: {"club": "<code>"}.',
+  fields: { club: { invalid: NAME_A_CLUB, required: NAME_A_CLUB } },
+})
 
 /** A caller's saved clubs, favorites or subscriptions: `{club}` entries for clubs they can see. */
 export class SavedClubs {
@@ -64,12 +72,16 @@ export class SavedClubs {
   }
 
   #clubNamedIn(caller: Caller, body: unknown): ClubRecord {
-    const { fields, errors } = splitFields(body, ['club'], '{"club": "<code>"}')
+    const { fields, errors } = SAVED_CLUB_BODY.check(body)
     const code = fields.club
-    const entry = typeof code === 'string' ? this.catalog.get(code) : undefined
-    if (typeof code !== 'string') errors.club = ['Name a club by its code: {"club": "<code>"}.']
-    else if (!entry || !this.clubs.canSee(caller, entry.record)) errors.club = [`No club has the code "${code}".`]
-    refuseIfAny(errors)
-    return entry!.record
+    if (code !== undefined) {
+      const entry = this.catalog.get(code)
+      if (entry && this.clubs.canSee(caller, entry.record)) {
+        refuseIfAny(errors)
+        return entry.record
+      }
+      errors.club = [`No club has the code "${code}".`]
+    }
+    throw new ValidationFailed(errors)
   }
 }

@@ -1,12 +1,19 @@
+import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { requireUser, type Caller } from './caller'
-import { refuseIfAny, splitFields } from './fields'
+import { BodyCheck, fieldsOrRefuse } from './check'
 import type { Commit } from './journal'
 import { PermissionDenied } from './errors'
 import { newToken, sha256, type UserDirectory } from './user-directory'
-import { USERNAME_PATTERN, type UserRecord } from '../model/user'
+import { UserCreate, type UserRecord } from '../model/user'
 
 export const ADMIN_USERNAME = 'admin'
-const USERNAME = new RegExp(USERNAME_PATTERN)
+const USERNAME_RULE = 'Use 1 to 64 lowercase letters, digits, ".", "_" or "-", starting with a letter or digit.'
+const USERNAME = TypeCompiler.Compile(UserCreate.properties.username)
+/** The body of POST /api/users/, with this service's words. */
+export const USER_BODY = new BodyCheck(UserCreate, {
+  notAnObject: 'Send an object: {"username": "...", "is_admin": false}.',
+  fields: { username: { invalid: USERNAME_RULE }, is_admin: { invalid: 'Must be a valid boolean.' } },
+})
 
 export interface IssuedUser {
   readonly username: string
@@ -51,19 +58,17 @@ export class UserService {
 
   /** Why `username` cannot be issued, or null. */
   problemWith(username: unknown): string | null {
-    if (typeof username !== 'string' || !USERNAME.test(username))
-      return 'Use 1 to 64 lowercase letters, digits, ".", "_" or "-", starting with a letter or digit.'
+    if (!USERNAME.Check(username)) return USERNAME_RULE
     if (this.exists(username)) return 'A user with that username already exists.'
     return null
   }
 
   #validate(body: unknown): { username: string; isAdmin: boolean } {
-    const { fields, errors } = splitFields(body, ['username', 'is_admin'], '{"username": "...", "is_admin": false}')
-    const { username, is_admin: isAdmin = false } = fields
-    const problem = username === undefined ? 'This field is required.' : this.problemWith(username)
-    if (problem) errors.username = [problem]
-    if (typeof isAdmin !== 'boolean') errors.is_admin = ['Must be a valid boolean.']
-    refuseIfAny(errors)
-    return { username: username as string, isAdmin: isAdmin as boolean }
+    const checked = USER_BODY.check(body)
+    const named = checked.fields.username
+    if (named !== undefined && this.exists(named))
+      checked.errors.username = ['A user with that username already exists.']
+    const { username, is_admin: isAdmin = false } = fieldsOrRefuse(checked)
+    return { username, isAdmin }
   }
 }

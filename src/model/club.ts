@@ -1,6 +1,8 @@
 import { t } from 'elysia'
 // Elysia's t.Integer also accepts numeric strings; the data model takes JSON integers only.
 import { Type } from '@sinclair/typebox'
+// Sets what the formats named below (uri, date, email) mean, for every compiled check.
+import './formats'
 
 /** Coded values (CONTRACT §1.4): the integer stored, and the label people read. */
 export const SIZES = { 1: '1-20', 2: '21-50', 3: '51-100', 4: '101+' } as const
@@ -18,34 +20,33 @@ const labelsOf = (codes: Record<number, string>) =>
     .map(([value, label]) => `${value} = ${label}`)
     .join('; ')
 
-const coded = (codes: Record<number, string>, fallback: number) =>
-  Type.Integer({
-    minimum: 1,
-    maximum: Object.keys(codes).length,
-    default: fallback,
-    description: labelsOf(codes),
-  })
+// No schema here carries a `default`: a framework could fill defaults into a partial update.
+// CLUB_DEFAULTS below is the one source of what a new club holds.
+const coded = (codes: Record<number, string>) =>
+  Type.Integer({ minimum: 1, maximum: Object.keys(codes).length, description: labelsOf(codes) })
 
 const Url = t.Union([t.String({ format: 'uri', maxLength: 2048 }), t.Null()], {
-  default: null,
   description: 'An absolute http or https URL, or null.',
 })
-const Text = (maxLength: number, description?: string) => t.String({ maxLength, default: '', description })
+const Text = (maxLength: number, description?: string) => t.String({ maxLength, description })
 
-const CODE_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$'
+export const CODE_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$'
 
 export const Tag = t.Object({ id: Type.Integer({ minimum: 1 }), name: t.String({ minLength: 1, maxLength: 100 }) })
 export type Tag = typeof Tag.static
 
-/** A tag as a client names it on write: by id or by name. */
+/**
+ * A tag as a client names it on write: by id or by name. The club service resolves each one and
+ * names a bad one itself, so write checks do not report errors inside the items.
+ */
 const TagRef = t.Union([
   t.Object({ id: Type.Integer() }, { additionalProperties: true }),
   t.Object({ name: t.String() }, { additionalProperties: true }),
 ])
 
 /**
- * The fields a client may write (CONTRACT §3.1), with their defaults on create.
- * `code` is create-only; `approved` and `approved_comment` are admin-only and kept apart.
+ * The fields a client may write (CONTRACT §3.1), as they are checked (no coercion: a JSON "3" is
+ * not a size). `code` is create-only; `approved` and `approved_comment` are admin-only and kept apart.
  */
 export const ClubWrite = t.Object(
   {
@@ -57,22 +58,23 @@ export const ClubWrite = t.Object(
     }),
     subtitle: Text(255, 'Short description.'),
     description: Text(10_000),
-    email: t.String({ maxLength: 254, default: '', description: 'Empty, or a valid e-mail address.' }),
-    email_public: t.Boolean({ default: true, description: 'When false, lists show "Hidden".' }),
+    email: t.Union([t.String({ format: 'email', maxLength: 254 }), t.Literal('')], {
+      description: 'Empty, or a valid e-mail address.',
+    }),
+    email_public: t.Boolean({ description: 'When false, lists show "Hidden".' }),
     address: Text(255),
-    accepting_members: t.Boolean({ default: false }),
-    application_required: coded(APPLICATION_REQUIRED, 4),
-    appointment_needed: t.Boolean({ default: false }),
-    available_virtually: t.Boolean({ default: false }),
-    enables_subscription: t.Boolean({ default: true }),
+    accepting_members: t.Boolean(),
+    application_required: coded(APPLICATION_REQUIRED),
+    appointment_needed: t.Boolean(),
+    available_virtually: t.Boolean(),
+    enables_subscription: t.Boolean(),
     founded: t.Union([t.String({ format: 'date' }), t.Null()], {
-      default: null,
       description: 'YYYY-MM-DD, not in the future, or null.',
     }),
     image_url: Url,
-    recruiting_cycle: coded(RECRUITING_CYCLES, 1),
-    size: coded(SIZES, 1),
-    is_school_unit: t.Boolean({ default: false }),
+    recruiting_cycle: coded(RECRUITING_CYCLES),
+    size: coded(SIZES),
+    is_school_unit: t.Boolean(),
     website: Url,
     facebook: Url,
     twitter: Url,
@@ -82,8 +84,8 @@ export const ClubWrite = t.Object(
     youtube: Url,
     how_to_get_involved: Text(10_000),
     listserv: Text(255),
-    tags: t.Array(TagRef, { maxItems: 20, default: [], description: 'Tags named by id or name.' }),
-    active: t.Boolean({ default: true }),
+    tags: t.Array(TagRef, { maxItems: 20, description: 'Tags named by id or name.' }),
+    active: t.Boolean(),
   },
   { additionalProperties: false },
 )
@@ -140,6 +142,9 @@ export const ClubReplace = t.Composite(
 )
 /** What a PATCH takes: any writable field. */
 export const ClubPatch = t.Partial(t.Composite([ClubWrite, ApprovalWrite]), { additionalProperties: false })
+
+/** Changing any of these sends an approved club back to the approval queue, unless an admin does it. */
+export const REVIEWED_FIELDS = ['name', 'subtitle', 'description', 'image_url'] as const
 
 /** Read-only fields: sent back by clients in the GET-edit-PUT pattern and ignored. */
 export const READ_ONLY_FIELDS = [
@@ -223,7 +228,7 @@ export const ClubListItem = t.Object({
   accepting_members: t.Boolean(),
   active: t.Boolean(),
   address: t.String(),
-  application_required: coded(APPLICATION_REQUIRED, 4),
+  application_required: coded(APPLICATION_REQUIRED),
   appointment_needed: t.Boolean(),
   approved: t.Boolean(),
   available_virtually: t.Boolean(),
@@ -238,9 +243,9 @@ export const ClubListItem = t.Object({
   is_subscribe: t.Boolean(),
   is_school_unit: t.Boolean(),
   membership_count: Type.Integer({ minimum: 0 }),
-  recruiting_cycle: coded(RECRUITING_CYCLES, 1),
+  recruiting_cycle: coded(RECRUITING_CYCLES),
   name: t.String(),
-  size: coded(SIZES, 1),
+  size: coded(SIZES),
   subtitle: t.String(),
   tags: t.Array(Tag),
 })

@@ -24,10 +24,34 @@ export type Membership = typeof Membership.static
 export const ClubLink = t.Object({ club: t.String(), username: t.String() })
 export type ClubLink = typeof ClubLink.static
 
+/** What an admin sends to issue a user (POST /api/users/). Write schemas carry no `default`s. */
 export const UserCreate = t.Object(
   {
     username: t.String({ pattern: USERNAME_PATTERN, description: 'Lowercase letters, digits, ".", "_", "-"; 1-64.' }),
-    is_admin: t.Optional(t.Boolean({ default: false })),
+    is_admin: t.Optional(t.Boolean({ description: 'false when absent.' })),
   },
   { additionalProperties: false },
 )
+export type UserCreate = typeof UserCreate.static
+
+/** What adds a member to a club, or changes their role (POST /api/clubs/{code}/members/). */
+export const MemberWrite = t.Object(
+  {
+    username: t.String({ pattern: USERNAME_PATTERN, description: 'An existing user.' }),
+    role: t.Optional(
+      t.Union(
+        ROLES.map((role) => t.Literal(role)),
+        { description: 'member when absent.' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type MemberWrite = typeof MemberWrite.static
+
+/** What saves a club as a favorite or a subscription (POST /api/favorites/, /api/subscriptions/). */
+export const SavedClubWrite = t.Object(
+  { club: t.String({ description: 'The club code.' }) },
+  { additionalProperties: false },
+)
+export type SavedClubWrite = typeof SavedClubWrite.static

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { ROLES, USERNAME_PATTERN } from '../../model/user'
+import { MemberWrite, ROLES, USERNAME_PATTERN } from '../../model/user'
 import { json, WRITE_ERRORS } from '../docs/openapi'
 import { endpoint } from '../endpoint'
 
@@ -28,7 +28,7 @@ export const memberList = endpoint({
       summary: 'Add a member, or change their role',
       description: 'Only owners and admins may add or change owners.',
       access: 'user',
-      body: { schema: Member, example: { username: 'alice', role: 'officer' } },
+      body: { schema: MemberWrite, example: { username: 'alice', role: 'officer' } },
       responses: { 200: json(Member, 'The role of an existing member changed.'), 201: json(Member, 'Added.') },
       errors: WRITE_ERRORS,
       async handle({ services, caller, params, body }) {

@@ -2,11 +2,11 @@ import { t } from 'elysia'
 import type { Caller } from '../../domain/caller'
 import type { SavedClubs } from '../../domain/saved-clubs'
 import { ClubListItem, type ClubRecord } from '../../model/club'
+import { SavedClubWrite } from '../../model/user'
 import { json } from '../docs/openapi'
 import { endpoint, type Services } from '../endpoint'
 
 const Saved = t.Object({ club: ClubListItem })
-const SavedCreate = t.Object({ club: t.String({ description: 'The club code.' }) }, { additionalProperties: false })
 
 const savedOf = ({ clubs }: Services, caller: Caller, club: ClubRecord) => ({ club: clubs.listItem(caller, club) })
 
@@ -40,7 +40,7 @@ function savedClubs<const Path extends string>(
         summary: `Add a ${kind.noun}`,
         description: `Adds the club named by its code to your ${kind.plural}.`,
         access: 'user',
-        body: { schema: SavedCreate, example: { club: 'penn-chess-society' } },
+        body: { schema: SavedClubWrite, example: { club: 'penn-chess-society' } },
         responses: { 201: json(Saved, 'Added.') },
         errors: [400, 401, 405, 413, 415, 503],
         async handle({ services, caller, body }) {
