@@ -1,10 +1,10 @@
 // Deterministic benchmark data sets: N approved, active clubs cloned from data/seed.json,
-// in the exact data file shape the service loads ({version: 1, tags, clubs}).
+// in the exact data file shape the service loads.
 //   bun bench/generate.ts 1000 /tmp/clubs-1000.json
 import { join } from 'node:path'
 import type { ClubRecord } from '../src/model/club'
 import type { Snapshot } from '../src/model/snapshot'
-import { snapshotProblem } from '../src/domain/snapshot-check'
+import { snapshotProblem, upgradeSnapshot } from '../src/domain/snapshot-format'
 
 export const SEED_FILE = join(import.meta.dir, '..', 'data', 'seed.json')
 
@@ -21,7 +21,11 @@ function random(seed: number): () => number {
 }
 
 /** The `i`-th clone of the seed: round 0 is the seed club itself, then "<name> 2", "<name> 3", ... */
-function cloneClub(base: ClubRecord, round: number, next: () => number): ClubRecord {
+function cloneClub(
+  base: Omit<ClubRecord, 'approved_version'>,
+  round: number,
+  next: () => number,
+): Omit<ClubRecord, 'approved_version'> {
   const suffix = round === 0 ? null : String(round + 1)
   return {
     ...base,
@@ -43,7 +47,7 @@ export async function generate(size: number, seedFile = SEED_FILE): Promise<Snap
   const clubs = Array.from({ length: size }, (_, i) =>
     cloneClub(seed.clubs[i % seed.clubs.length]!, Math.floor(i / seed.clubs.length), next),
   )
-  const snapshot: Snapshot = { version: 1, tags: seed.tags, clubs }
+  const snapshot: Snapshot = upgradeSnapshot({ version: 1, tags: seed.tags, clubs })
   const names = new Set(clubs.map((club) => club.name.toLowerCase()))
   if (names.size !== size) throw new Error(`generate: ${size - names.size} duplicate names`)
   const problem = snapshotProblem(snapshot)

@@ -46,6 +46,8 @@ export const DETAIL_ONLY_FIELDS = [
   'approved_on',
   'created_at',
   'updated_at',
+  // CONTRACT §11
+  'approved_version',
 ]
 
 /** CONTRACT §3.1 without `code` (create only): what a PUT must carry. */

@@ -6,7 +6,7 @@ import type { Subprocess } from 'bun'
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
-import { snapshotProblem } from '../src/domain/snapshot-check'
+import { snapshotProblem } from '../src/domain/snapshot-format'
 import { lockFileOf } from '../src/store/store'
 import { ENTRY, freePort, ROOT, sleep, waitForHealth } from './service'
 

@@ -1204,10 +1204,16 @@ async function checkInvariants(
     }
   }
 
-  // Anonymous callers see the admin list, less what is not approved and active, in the same order.
+  // Anonymous callers see every active club with a public version: approved, or holding an
+  // approved version while a change awaits review (CONTRACT §11), in the default order of what they see.
   const anonymous: Json[] = await client.json('/api/clubs/', null)
-  const publicCodes = codesOf(list.filter((c) => c.approved && c.active))
-  if (!same(codesOf(anonymous), publicCodes))
+  const publicCodes: string[] = []
+  for (const club of list) {
+    if (!club.active) continue
+    if (club.approved || (await client.json(`/api/clubs/${club.code}/`)).approved_version) publicCodes.push(club.code)
+  }
+  assertSorted(anonymous, ['-favorite_count', 'name'], 'the anonymous list')
+  if (!same([...codesOf(anonymous)].sort(), publicCodes.sort()))
     fail(`the anonymous list is not the public part of the admin list:\n  ${codesOf(anonymous)}\n  ${publicCodes}`)
 }
 

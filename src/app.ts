@@ -1,5 +1,4 @@
 import { Elysia } from 'elysia'
-import pkg from '../package.json'
 import type { Config } from './config'
 import type { DataFile } from './data-file'
 import { ANONYMOUS } from './domain/caller'
@@ -22,6 +21,8 @@ export interface AppDeps {
   readonly config: Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly'> & Partial<Pick<Config, 'rateLimit'>>
   readonly now?: () => Date
   readonly logFault?: LogFault
+  /** The release, as the API docs name it. */
+  readonly version?: string
 }
 
 const logToStderr: LogFault = (error, request) =>
@@ -36,7 +37,14 @@ const logToStderr: LogFault = (error, request) =>
   )
 
 /** The whole service over one store; tests build it over a temp file or in memory. */
-export function createApp({ store, data, config, now = () => new Date(), logFault = logToStderr }: AppDeps) {
+export function createApp({
+  store,
+  data,
+  config,
+  now = () => new Date(),
+  logFault = logToStderr,
+  version = 'dev',
+}: AppDeps) {
   const directory = openDirectory(store, data, { autoApprove: config.autoApprove, now })
   const { clubs } = directory
   const answers = new AnswerCaches(
@@ -50,6 +58,6 @@ export function createApp({ store, data, config, now = () => new Date(), logFaul
     .use(config.rateLimit ? rateLimit(config.rateLimit) : new Elysia())
     .use(health(directory))
     .use(mount(ENDPOINTS, { ...directory, answers }, edge))
-    .use(docsRoutes(pkg.version))
+    .use(docsRoutes(version))
     .use(browsableAssets())
 }

@@ -1,3 +1,4 @@
+import pkg from '../package.json'
 import { createApp } from './app'
 import { ConfigError, IN_MEMORY, loadConfig } from './config'
 import { createLogger } from './log'
@@ -13,6 +14,7 @@ async function main() {
     store,
     data,
     config,
+    version: pkg.version,
     logFault: (error, request) =>
       log.error('unexpected fault', {
         method: request.method,

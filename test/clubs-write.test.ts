@@ -140,6 +140,7 @@ describe('create', () => {
       approved_on: null,
       created_at: NOW_ISO,
       updated_at: NOW_ISO,
+      approved_version: null,
     })
   })
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statfsSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
-import { snapshotProblem } from '../src/domain/snapshot-check'
+import { snapshotProblem } from '../src/domain/snapshot-format'
 import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
 import { freePort, sleep, spawnService, waitForHealth } from '../harness/service'
 

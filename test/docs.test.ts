@@ -52,6 +52,7 @@ describe('the OpenAPI document', () => {
     ['/api/clubs/{code}/', 'put'],
     ['/api/clubs/{code}/', 'patch'],
     ['/api/clubs/{code}/', 'delete'],
+    ['/api/clubs/{code}/history/', 'get'],
     ['/api/clubs/{code}/members/', 'get'],
     ['/api/clubs/{code}/members/', 'post'],
     ['/api/clubs/{code}/members/{username}/', 'delete'],
@@ -129,7 +130,9 @@ describe('the OpenAPI document', () => {
   it('gives examples that satisfy their own schemas', async () => {
     const { Value } = await import('@sinclair/typebox/value')
     const { ENDPOINTS } = await import('../src/edge/endpoints')
-    const bodies = ENDPOINTS.flatMap((endpoint) => Object.values(endpoint.actions).flatMap((action) => action.body ?? []))
+    const bodies = ENDPOINTS.flatMap((endpoint) =>
+      Object.values(endpoint.actions).flatMap((action) => action.body ?? []),
+    )
     expect(bodies.length).toBe(7)
     for (const { schema, example } of bodies) expect(Value.Check(schema, example)).toBe(true)
   })

@@ -2,7 +2,8 @@
 // import in it is checked against the table below: `import`, `import type`, `export … from`,
 // `import()` (also in types) and `require()`. Relative imports are resolved to files; packages
 // are matched by name. Then the files and their imports form a graph that must have no cycle,
-// type-only imports included. The checker and the cycle finder are tried first on small
+// type-only imports included. The folders around src/ (harness/, test/, scripts/, bench/) are
+// held to FOLDERS the same way. The checkers and the cycle finder are also run on small
 // in-memory trees (the tables at the end), so they provably fail when they should.
 import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
@@ -37,7 +38,8 @@ const LAYERS: readonly LayerRule[] = [
   {
     layer: 'wiring',
     files: ['src/index.ts', 'src/serve.ts', 'src/config.ts', 'src/log.ts', 'src/healthcheck.ts', 'src/data-file.ts'],
-    imports: ['src'],
+    // package.json: the release the docs name.
+    imports: ['src', 'package.json'],
     packages: ['*'],
   },
 ]
@@ -45,6 +47,17 @@ const LAYERS: readonly LayerRule[] = [
 /** Packages only the layers named may import, whatever a row's `packages` says. */
 const RESTRICTED_PACKAGES: readonly { package: string; onlyIn: readonly string[] }[] = [
   { package: 'lowdb', onlyIn: ['store'] },
+]
+
+/**
+ * The folders around src/, by what their .ts files may import by relative path (harness/ holds
+ * what tests and scripts share; neither tests nor scripts import each other).
+ */
+const FOLDERS: readonly { folder: string; imports: readonly string[] }[] = [
+  { folder: 'harness/', imports: ['harness/', 'src/'] },
+  { folder: 'test/', imports: ['harness/', 'src/'] },
+  { folder: 'scripts/', imports: ['harness/', 'src/'] },
+  { folder: 'bench/', imports: ['bench/', 'src/'] },
 ]
 
 interface LayerRule {
@@ -203,7 +216,7 @@ function layerViolations(
           out.push(`${what}: does not resolve to a file`)
           continue
         }
-        if (!target.startsWith('src/')) {
+        if (!target.startsWith('src/') && !rule.imports.includes(target)) {
           out.push(`${what}: outside src/; ${rule.layer} may import ${rule.imports.join(', ')}`)
           continue
         }
@@ -245,6 +258,23 @@ function staleRows(tree: Tree, rules: readonly LayerRule[]): string[] {
       .filter((f) => !files.some((path) => (f.endsWith('/') ? path.startsWith(f) : path === f)))
       .map((f) => `${rule.layer}: ${f} is not in src/`),
   )
+}
+
+/** Relative imports of the folders around src/ that leave what FOLDERS allows them. */
+function folderViolations(tree: Tree, folders: typeof FOLDERS = FOLDERS): string[] {
+  const out: string[] = []
+  for (const [file, imports] of tree) {
+    const rule = folders.find((f) => file.startsWith(f.folder))
+    if (!rule) continue
+    for (const imp of imports) {
+      if (imp.specifier === null || !isRelative(imp.specifier)) continue
+      const what = describeImport(file, imp)
+      if (imp.target === null) out.push(`${what}: does not resolve to a file`)
+      else if (!rule.imports.some((folder) => imp.target!.startsWith(folder)))
+        out.push(`${what}: ${rule.folder} may import only ${rule.imports.join(', ')}`)
+    }
+  }
+  return out
 }
 
 /**
@@ -368,6 +398,17 @@ describe('the layers of src/', () => {
     const cycles = findCycles(graphOf(tree)).map((cycle) => describeCycle(tree, cycle))
     if (cycles.length) console.error(`import cycles:\n  ${cycles.join('\n  ')}`)
     expect(cycles).toEqual([])
+  })
+})
+
+describe('the folders around src/', () => {
+  const tree = buildTree(Object.assign({}, ...FOLDERS.map((f) => sourcesUnder(f.folder))), isFileOnDisk)
+
+  test('tests, scripts, the harness and the benchmarks import only what FOLDERS allows', () => {
+    expect(tree.size).toBeGreaterThan(30)
+    const violations = folderViolations(tree)
+    if (violations.length) console.error(`folder violations:\n  ${violations.join('\n  ')}`)
+    expect(violations).toEqual([])
   })
 })
 
@@ -541,6 +582,48 @@ describe('the layer rules on small trees', () => {
       'wiring: src/log.ts is not in src/',
       'wiring: src/healthcheck.ts is not in src/',
     ])
+  })
+})
+
+describe('the folder rules on small trees', () => {
+  const rows: { name: string; tree: Record<string, string>; expected: string[] }[] = [
+    {
+      name: 'tests and scripts through the harness',
+      tree: {
+        'test/a.test.ts': `import '../harness/app'\nimport '../src/x'\nimport 'bun:test'`,
+        'scripts/s.ts': `import '../harness/app'`,
+      },
+      expected: [],
+    },
+    {
+      name: 'a script imports a test helper, the harness a script, a test another test',
+      tree: {
+        'scripts/s.ts': `import '../test/helpers'`,
+        'harness/app.ts': `import '../scripts/s'`,
+        'test/a.test.ts': `import './helpers'`,
+      },
+      expected: [
+        `harness/app.ts:1 → '../scripts/s' (scripts/s.ts): harness/ may import only harness/, src/`,
+        `scripts/s.ts:1 → '../test/helpers' (test/helpers.ts): scripts/ may import only harness/, src/`,
+        `test/a.test.ts:1 → './helpers' (test/helpers.ts): test/ may import only harness/, src/`,
+      ],
+    },
+    {
+      name: 'the benchmarks import their own files, but not the tests',
+      tree: { 'bench/run.ts': `import './servers'\nimport '../test/helpers'` },
+      expected: [`bench/run.ts:2 → '../test/helpers' (test/helpers.ts): bench/ may import only bench/, src/`],
+    },
+  ]
+  test.each(rows)('$name', ({ tree, expected }) => {
+    const files = new Set([
+      ...Object.keys(tree),
+      'harness/app.ts',
+      'src/x.ts',
+      'test/helpers.ts',
+      'bench/servers.ts',
+      'scripts/s.ts',
+    ])
+    expect(folderViolations(buildTree(tree, (p) => files.has(p)))).toEqual(expected)
   })
 })
 

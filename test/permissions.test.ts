@@ -64,7 +64,7 @@ async function clubWorld({ pending = false } = {}) {
     const res = await app.admin.get(CLUB_URL)
     return res.status === 200 ? readJson(res) : null
   }
-  return { ...app, tokens, as, adminView }
+  return { ...app, tokens, as, adminView, pending }
 }
 type World = Awaited<ReturnType<typeof clubWorld>>
 
@@ -152,7 +152,8 @@ const ACTIONS: Record<
         NOW_ISO,
       ])
       expect((await world.req('/api/clubs/')).status).toBe(200)
-      expect((await world.req(CLUB_URL)).status).toBe(404)
+      // CONTRACT §11: a rejection never takes an approved club off the directory; a club never approved stays hidden.
+      expect((await world.req(CLUB_URL)).status).toBe(world.pending ? 404 : 200)
     },
   },
   members: {

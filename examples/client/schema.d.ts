@@ -80,6 +80,26 @@ export interface paths {
         patch: operations["patchApiClubsByCode"];
         trace?: never;
     };
+    "/api/clubs/{code}/history/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A club's approval history
+         * @description Newest first. `submitted` names the reviewed fields a change sent for review; `approved` and `rejected` carry the reviewer and their comment.
+         */
+        get: operations["getApiClubsByCodeHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clubs/{code}/members/": {
         parameters: {
             query?: never;
@@ -627,6 +647,16 @@ export interface operations {
                         created_at: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** @description To owners, officers and admins, while a change to the reviewed fields awaits review: the values the public sees, as last approved. Otherwise null. */
+                        approved_version: {
+                            name: string;
+                            subtitle: string;
+                            description: string;
+                            image_url: string | null;
+                            approved_by: string | null;
+                            approved_on: string | null;
+                            approved_comment: string;
+                        } | null;
                     };
                 };
             };
@@ -834,6 +864,16 @@ export interface operations {
                         created_at: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** @description To owners, officers and admins, while a change to the reviewed fields awaits review: the values the public sees, as last approved. Otherwise null. */
+                        approved_version: {
+                            name: string;
+                            subtitle: string;
+                            description: string;
+                            image_url: string | null;
+                            approved_by: string | null;
+                            approved_on: string | null;
+                            approved_comment: string;
+                        } | null;
                     };
                 };
             };
@@ -1061,6 +1101,16 @@ export interface operations {
                         created_at: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** @description To owners, officers and admins, while a change to the reviewed fields awaits review: the values the public sees, as last approved. Otherwise null. */
+                        approved_version: {
+                            name: string;
+                            subtitle: string;
+                            description: string;
+                            image_url: string | null;
+                            approved_by: string | null;
+                            approved_on: string | null;
+                            approved_comment: string;
+                        } | null;
                     };
                 };
             };
@@ -1432,6 +1482,16 @@ export interface operations {
                         created_at: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** @description To owners, officers and admins, while a change to the reviewed fields awaits review: the values the public sees, as last approved. Otherwise null. */
+                        approved_version: {
+                            name: string;
+                            subtitle: string;
+                            description: string;
+                            image_url: string | null;
+                            approved_by: string | null;
+                            approved_on: string | null;
+                            approved_comment: string;
+                        } | null;
                     };
                 };
             };
@@ -1558,6 +1618,87 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    getApiClubsByCodeHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The club code, e.g. penn-chess-society. */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        event: "created" | "submitted" | "approved" | "rejected" | "archived";
+                        /** Format: date-time */
+                        at: string;
+                        /** @description The username who did it, or null. */
+                        by: string | null;
+                        /** @description The reviewer's comment; "" when none. */
+                        comment: string;
+                        /** @description The reviewed fields a submission changed; [] for other events. */
+                        fields: ("name" | "subtitle" | "description" | "image_url")[];
+                    }[];
+                };
+            };
+            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Known caller, not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No such resource, or not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
                      *     }
                      */
                     "application/json": {

@@ -19,20 +19,48 @@ export interface Order {
   readonly compare: (a: Entry, b: Entry) => number
 }
 
+/**
+ * Which record of a club a caller is shown: `current`, the record as it stands (admins, the
+ * club's officers), or `public`, its approved version while a change awaits review (CONTRACT §11).
+ */
+export type View = 'current' | 'public'
+
+/** A club's entry in each view; `public` is absent for a club never approved. */
+interface Slot {
+  readonly current: Entry
+  readonly public: Entry | undefined
+}
+
 const nameIdentity = (name: string) => name.normalize('NFC').toLowerCase()
 
 /**
- * Every club and tag in memory, indexed by code and by name. Records are immutable: a change
- * stores a new record, so caches keyed by record or by `version` never see stale data.
+ * The record the public is shown: the record itself once approved (the same object, so its
+ * cached answers are shared), its approved version while a change awaits review, or none.
+ */
+function publicRecordOf(record: ClubRecord): ClubRecord | undefined {
+  if (record.approved) return record
+  const version = record.approved_version
+  if (!version) return undefined
+  return { ...record, ...version, approved: true, approved_version: null }
+}
+
+/** The names a club holds: its own, and its approved version's (CONTRACT §11). */
+const namesOf = (record: ClubRecord) =>
+  record.approved_version ? [record.name, record.approved_version.name] : [record.name]
+
+/**
+ * Every club and tag in memory, indexed by code and by name, in both views. Records are
+ * immutable: a change stores a new record, so caches keyed by record or by `version` never see
+ * stale data.
  */
 export class Catalog {
-  #entries = new Map<string, Entry>()
+  #slots = new Map<string, Slot>()
   #names = new Map<string, string>()
   #tags = new Map<number, Tag>()
   #tagsByName = new Map<string, Tag>()
   #version = 0
-  /** Live clubs in each order asked for, kept in order on every change instead of sorted per request. */
-  #sorted = new Map<string, { order: Order; entries: Entry[] }>()
+  /** Live clubs of a view in each order asked for, kept in order on every change instead of sorted per request. */
+  #sorted = new Map<string, { view: View; order: Order; entries: Entry[] }>()
 
   constructor(clubs: readonly ClubRecord[], tags: readonly Tag[]) {
     for (const tag of tags) {
@@ -47,22 +75,26 @@ export class Catalog {
     return this.#version
   }
 
-  /** Live clubs in `order`. */
-  sortedBy(order: Order): readonly Entry[] {
-    let view = this.#sorted.get(order.key)
-    if (view) {
-      this.#sorted.delete(order.key) // re-inserted below: most recently used last
+  /** Live clubs of `view` in `order`. */
+  sortedBy(order: Order, view: View = 'current'): readonly Entry[] {
+    const key = `${view} ${order.key}`
+    let sorted = this.#sorted.get(key)
+    if (sorted) {
+      this.#sorted.delete(key) // re-inserted below: most recently used last
     } else {
-      view = { order, entries: [...this.live()].sort(order.compare) }
+      sorted = { view, order, entries: [...this.live(view)].sort(order.compare) }
       if (this.#sorted.size >= SORTED_ORDERS) this.#sorted.delete(this.#sorted.keys().next().value!)
     }
-    this.#sorted.set(order.key, view)
-    return view.entries
+    this.#sorted.set(key, sorted)
+    return sorted.entries
   }
 
-  /** Live (not archived) clubs. */
-  *live(): Iterable<Entry> {
-    for (const entry of this.#entries.values()) if (entry.record.archived_at === null) yield entry
+  /** Live (not archived) clubs, as `view` shows them. */
+  *live(view: View = 'current'): Iterable<Entry> {
+    for (const slot of this.#slots.values()) {
+      const entry = slot[view]
+      if (entry && isLive(entry)) yield entry
+    }
   }
 
   countLive(): number {
@@ -71,17 +103,18 @@ export class Catalog {
     return n
   }
 
-  get(code: string): Entry | undefined {
-    const entry = this.#entries.get(code)
-    return entry && entry.record.archived_at === null ? entry : undefined
+  /** A live club as `view` shows it. */
+  get(code: string, view: View = 'current'): Entry | undefined {
+    const entry = this.#slots.get(code)?.[view]
+    return entry && isLive(entry) ? entry : undefined
   }
 
   /** Codes stay reserved after a club is archived. */
   hasCode(code: string): boolean {
-    return this.#entries.has(code)
+    return this.#slots.has(code)
   }
 
-  /** The code of the live club with this name, ignoring case. */
+  /** The code of the live club that holds this name (its own or its approved version's), ignoring case. */
   codeForName(name: string): string | undefined {
     return this.#names.get(nameIdentity(name))
   }
@@ -106,32 +139,48 @@ export class Catalog {
 
   /** Stores `record`, replacing the club with its code; returns the record it replaced. */
   put(record: ClubRecord): ClubRecord | undefined {
-    const previous = this.#entries.get(record.code)?.record
-    if (previous && previous.archived_at === null) this.#names.delete(nameIdentity(previous.name))
-    if (record.archived_at === null) this.#names.set(nameIdentity(record.name), record.code)
-    const entry = this.#entry(record)
-    this.#resort(this.#entries.get(record.code), entry)
-    this.#entries.set(record.code, entry)
+    const before = this.#slots.get(record.code)
+    const previous = before?.current.record
+    if (previous) this.#releaseNames(previous)
+    if (record.archived_at === null)
+      for (const name of namesOf(record)) this.#names.set(nameIdentity(name), record.code)
+    const publicRecord = publicRecordOf(record)
+    const current = this.#entry(record)
+    const slot: Slot = {
+      current,
+      public: publicRecord === record ? current : publicRecord && this.#entry(publicRecord),
+    }
+    this.#resort(before, slot)
+    this.#slots.set(record.code, slot)
     this.#version++
     return previous
   }
 
-  /** Moves a changed club to its place in every kept order: out where it was, in where it now goes. */
-  #resort(before: Entry | undefined, after: Entry | undefined): void {
-    for (const { order, entries } of this.#sorted.values()) {
-      if (before && before.record.archived_at === null) {
-        const at = entries.indexOf(before)
+  #releaseNames(record: ClubRecord): void {
+    for (const name of namesOf(record)) {
+      const identity = nameIdentity(name)
+      if (this.#names.get(identity) === record.code) this.#names.delete(identity)
+    }
+  }
+
+  /** Moves a changed club to its place in every kept order of each view: out where it was, in where it now goes. */
+  #resort(before: Slot | undefined, after: Slot | undefined): void {
+    for (const { view, order, entries } of this.#sorted.values()) {
+      const out = before?.[view]
+      if (out && isLive(out)) {
+        const at = entries.indexOf(out)
         if (at >= 0) entries.splice(at, 1)
       }
-      if (after && after.record.archived_at === null) {
+      const into = after?.[view]
+      if (into && isLive(into)) {
         let low = 0
         let high = entries.length
         while (low < high) {
           const mid = (low + high) >>> 1
-          if (order.compare(entries[mid]!, after) < 0) low = mid + 1
+          if (order.compare(entries[mid]!, into) < 0) low = mid + 1
           else high = mid
         }
-        entries.splice(low, 0, after)
+        entries.splice(low, 0, into)
       }
     }
   }
@@ -142,15 +191,15 @@ export class Catalog {
       this.put(previous)
       return
     }
-    if (record.archived_at === null) this.#names.delete(nameIdentity(record.name))
-    this.#resort(this.#entries.get(record.code), undefined)
-    this.#entries.delete(record.code)
+    this.#releaseNames(record)
+    this.#resort(this.#slots.get(record.code), undefined)
+    this.#slots.delete(record.code)
     this.#version++
   }
 
   /** Every club (archived ones too) and tag, as the data file keeps them. */
   snapshot(): { clubs: ClubRecord[]; tags: Tag[] } {
-    return { clubs: Array.from(this.#entries.values(), (e) => e.record), tags: this.tags() }
+    return { clubs: Array.from(this.#slots.values(), (slot) => slot.current.record), tags: this.tags() }
   }
 
   #entry(record: ClubRecord): Entry {
@@ -162,3 +211,5 @@ export class Catalog {
     }
   }
 }
+
+const isLive = (entry: Entry) => entry.record.archived_at === null

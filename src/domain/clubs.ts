@@ -1,9 +1,12 @@
 import { requireUser, type Caller } from './caller'
 import { NotFound, PermissionDenied, ValidationFailed } from './errors'
 import type { Role } from '../model/user'
-import type { Catalog, Entry } from './catalog'
+import type { Catalog, Entry, Order } from './catalog'
 import { firstFreeCode, slugify } from './code'
 import { CLUB_DEFAULTS, REVIEWED_FIELDS, type ClubRecord } from '../model/club'
+import type { HistoryEntry, HistoryEventKind, HistoryRecord } from '../model/history'
+import type { History } from './history'
+import { versionOf } from './snapshot-format'
 import type { Commit } from './journal'
 import { applyListQuery, parseListQuery, type ListQuery } from './list-query'
 import type { Relations } from './relations'
@@ -38,6 +41,7 @@ export class ClubService {
   constructor(
     private readonly catalog: Catalog,
     private readonly relations: Relations,
+    private readonly events: History,
     private readonly options: ClubServiceOptions,
   ) {}
 
@@ -46,8 +50,15 @@ export class ClubService {
     return RUNS_CLUB.has(this.relations.roleOf(caller.username, code))
   }
 
-  canSee(caller: Caller, record: ClubRecord): boolean {
-    return caller.isAdmin || (record.approved && record.active) || this.runs(caller, record.code)
+  /**
+   * The record of club `code` that `caller` is shown, or undefined when they may not see it:
+   * admins and the club's officers see it as it stands, everyone else its public (approved,
+   * active) version (CONTRACT §4, §11).
+   */
+  shownTo(caller: Caller, code: string): ClubRecord | undefined {
+    if (caller.isAdmin || this.runs(caller, code)) return this.catalog.get(code)?.record
+    const shown = this.catalog.get(code, 'public')?.record
+    return shown?.active ? shown : undefined
   }
 
   /** What `caller` sees of `record` beyond the record itself: their flags, and the real e-mail. */
@@ -70,7 +81,7 @@ export class ClubService {
 
   /** The clubs `caller` sees that `query` keeps, in its order; one page of them when it asks for one. */
   list(caller: Caller, query: ListQuery): ClubPage {
-    const matched = applyListQuery(this.catalog.sortedBy(query.order), this.#visibilityOf(caller), query)
+    const matched = this.#matching(caller, query)
     const total = matched.length
     if (!query.page) return { records: matched.map(({ record }) => record), total, page: null }
     const { number, size } = query.page
@@ -102,9 +113,17 @@ export class ClubService {
   }
 
   retrieve(caller: Caller, code: string): ClubRecord {
-    const entry = this.catalog.get(code)
-    if (!entry || !this.canSee(caller, entry.record)) throw new NotFound()
-    return entry.record
+    const record = this.shownTo(caller, code)
+    if (!record) throw new NotFound()
+    return record
+  }
+
+  /** A club's approval history, newest first: for its owners, officers and admins (CONTRACT §11). */
+  history(caller: Caller, code: string): HistoryEntry[] {
+    const user = requireUser(caller)
+    this.retrieve(user, code)
+    if (!user.isAdmin && !this.runs(user, code)) throw new PermissionDenied()
+    return this.events.of(code)
   }
 
   async create(caller: Caller, body: unknown): Promise<ClubRecord> {
@@ -136,11 +155,15 @@ export class ClubService {
       created_at: now,
       updated_at: now,
       archived_at: null,
+      approved_version: null,
     }
-    const club = decide(record, fields, user, now)
+    if (record.approved) record.approved_version = versionOf(record)
+    const created = event(code, 'created', now, user.username)
+    const { club, events } = decide(record, fields, user, now)
     await this.options.commit(() => [
       this.catalog.change(club),
       this.relations.change(club.code, user.username, 'owner'),
+      ...[created, ...events].map((e) => this.events.append(e)),
     ])
     return club
   }
@@ -161,9 +184,22 @@ export class ClubService {
     const now = this.#now()
     const { code: _sameCode, ...changes } = withoutApproval(fields)
     let record: ClubRecord = { ...current, ...changes, tags: tags ?? current.tags, updated_at: now }
-    if (!user.isAdmin && record.approved && REVIEWED_FIELDS.some((field) => record[field] !== current[field]))
+    const reviewed = REVIEWED_FIELDS.filter((field) => record[field] !== current[field])
+    const submitted: HistoryRecord[] = []
+    if (reviewed.length && !user.isAdmin && (current.approved || current.approved_version)) {
+      // The change awaits review; meanwhile the public keeps seeing the approved version.
       record = { ...record, approved: false, approved_by: null, approved_on: null, approved_comment: '' }
-    return this.#save(decide(record, fields, user, now))
+      submitted.push(event(code, 'submitted', now, user.username, '', reviewed))
+    } else if (reviewed.length && user.isAdmin && record.approved) {
+      // An admin's change to an approved club is approved as it is made.
+      record = { ...record, approved_version: versionOf(record) }
+    }
+    const { club, events } = decide(record, fields, user, now)
+    await this.options.commit(() => [
+      this.catalog.change(club),
+      ...[...submitted, ...events].map((e) => this.events.append(e)),
+    ])
+    return club
   }
 
   async destroy(caller: Caller, code: string): Promise<void> {
@@ -171,14 +207,31 @@ export class ClubService {
     const current = this.retrieve(caller, code)
     if (!user.isAdmin && this.relations.roleOf(user.username, code) !== 'owner') throw new PermissionDenied()
     const now = this.#now()
-    await this.#save({ ...current, updated_at: now, archived_at: now })
+    const archived = { ...current, updated_at: now, archived_at: now }
+    await this.options.commit(() => [
+      this.catalog.change(archived),
+      this.events.append(event(code, 'archived', now, user.username)),
+    ])
   }
 
-  /** Which listed clubs `caller` sees: public ones, and for admins all, for officers also their own. */
-  #visibilityOf(caller: Caller): (entry: Entry) => boolean {
-    if (caller.isAdmin) return () => true
-    const runs = caller.username === null ? null : this.relations.clubsOf(caller.username)
-    return ({ record }) => (record.approved && record.active) || RUNS_CLUB.has(runs?.get(record.code))
+  /**
+   * The clubs `caller` sees that `query` keeps, in its order: admins every club as it stands;
+   * others the public view, with the clubs they run as they stand in their place.
+   */
+  #matching(caller: Caller, query: ListQuery): Entry[] {
+    if (caller.isAdmin) return applyListQuery(this.catalog.sortedBy(query.order), () => true, query)
+    const runs = new Set<string>()
+    if (caller.username !== null)
+      for (const [code, role] of this.relations.clubsOf(caller.username)) if (RUNS_CLUB.has(role)) runs.add(code)
+    const visible = (entry: Entry) => entry.record.active && !runs.has(entry.record.code)
+    const shown = applyListQuery(this.catalog.sortedBy(query.order, 'public'), visible, query)
+    if (!runs.size) return shown
+    const own = [...runs].flatMap((code) => this.catalog.get(code) ?? [])
+    return mergeSorted(
+      shown,
+      applyListQuery(own.sort(query.order.compare), () => true, query),
+      query.order,
+    )
   }
 
   /** Only admins decide approval; anyone may send the stored values back unchanged (GET-edit-PUT). */
@@ -209,11 +262,6 @@ export class ClubService {
     return ids
   }
 
-  async #save(record: ClubRecord): Promise<ClubRecord> {
-    await this.options.commit(() => this.catalog.change(record))
-    return record
-  }
-
   #now(): string {
     return this.options.now().toISOString()
   }
@@ -239,18 +287,49 @@ function tagRef(ref: unknown, catalog: Catalog): number | string {
   return 'Name a tag as {"id": <integer>} or {"name": "<text>"}.'
 }
 
+/** A history entry of club `code`. */
+const event = (
+  club: string,
+  kind: HistoryEventKind,
+  at: string,
+  by: string | null,
+  comment = '',
+  fields: HistoryRecord['fields'] = [],
+): HistoryRecord => ({ club, event: kind, at, by, comment, fields })
+
+/** Two lists each sorted by `order`, as one. */
+function mergeSorted(a: readonly Entry[], b: readonly Entry[], order: Order): Entry[] {
+  const out: Entry[] = []
+  let i = 0
+  let j = 0
+  while (i < a.length && j < b.length) out.push(order.compare(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!)
+  return out.concat(a.slice(i), b.slice(j))
+}
+
 /**
  * Applies an admin's approval decision. A decision is recorded when `approved` or the comment
  * changes, or when a pending club is explicitly refused (`approved: false` with a comment or
- * as the only field); the server sets who decided and when.
+ * as the only field); the server sets who decided and when. Approving makes the current values
+ * the approved version; rejecting leaves the approved version (if any) public.
  */
-function decide(record: ClubRecord, fields: ClubFields, user: Caller & { username: string }, now: string): ClubRecord {
-  if (!user.isAdmin || (fields.approved === undefined && fields.approved_comment === undefined)) return record
+function decide(
+  record: ClubRecord,
+  fields: ClubFields,
+  user: Caller & { username: string },
+  now: string,
+): { club: ClubRecord; events: HistoryRecord[] } {
+  const undecided = { club: record, events: [] }
+  if (!user.isAdmin || (fields.approved === undefined && fields.approved_comment === undefined)) return undecided
   const approved = fields.approved ?? record.approved
   const comment = fields.approved_comment ?? record.approved_comment
   const pending = !record.approved && record.approved_on === null
   const changed = approved !== record.approved || comment !== record.approved_comment
   const refusesPending = pending && fields.approved === false && Object.keys(fields).length <= 2
-  if (!changed && !refusesPending) return record
-  return { ...record, approved, approved_comment: comment, approved_by: user.username, approved_on: now }
+  if (!changed && !refusesPending) return undecided
+  const decided = { ...record, approved, approved_comment: comment, approved_by: user.username, approved_on: now }
+  if (approved) decided.approved_version = versionOf(decided)
+  return {
+    club: decided,
+    events: [event(record.code, approved ? 'approved' : 'rejected', now, user.username, comment)],
+  }
 }

@@ -5,7 +5,8 @@ import { TagService } from './tags'
 import { MemberService } from './members'
 import { Relations } from './relations'
 import { ClubService } from './clubs'
-import type { Snapshot } from '../model/snapshot'
+import { SNAPSHOT_VERSION, type Snapshot } from '../model/snapshot'
+import { History } from './history'
 import { UserDirectory } from './user-directory'
 import { UserService } from './users'
 
@@ -26,16 +27,19 @@ export interface DomainOptions {
  */
 export function openDirectory(store: Persistence, data: Snapshot, { autoApprove, now }: DomainOptions) {
   const catalog = new Catalog(data.clubs, data.tags)
-  const relations = new Relations({
-    memberships: data.memberships ?? [],
-    favorites: data.favorites ?? [],
-    subscriptions: data.subscriptions ?? [],
-  })
-  const directory = new UserDirectory(data.users ?? [])
-  store.track(() => ({ version: 1, ...catalog.snapshot(), users: directory.all(), ...relations.snapshot() }))
+  const relations = new Relations(data)
+  const directory = new UserDirectory(data.users)
+  const history = new History(data.history)
+  store.track(() => ({
+    version: SNAPSHOT_VERSION,
+    ...catalog.snapshot(),
+    users: directory.all(),
+    ...relations.snapshot(),
+    history: history.snapshot(),
+  }))
 
   const { commit } = new Journal(() => store.save())
-  const clubs = new ClubService(catalog, relations, { commit, autoApprove, now })
+  const clubs = new ClubService(catalog, relations, history, { commit, autoApprove, now })
   const users = new UserService(directory, commit, now)
   const members = new MemberService(clubs, catalog, relations, (username) => users.exists(username), commit)
   const favorites = new SavedClubs(

@@ -66,7 +66,7 @@ export class MemberService {
     const relations = this.relations
     const entry = this.catalog.get(code)
     const callerRole = relations.roleOf(caller.username, code)
-    if (!entry || (!this.clubs.canSee(caller, entry.record) && callerRole === undefined)) throw new NotFound()
+    if (!entry || (!this.clubs.shownTo(caller, code) && callerRole === undefined)) throw new NotFound()
     if (!caller.isAdmin && callerRole !== 'owner' && caller.username !== username) throw new PermissionDenied()
     const role = relations.roleOf(username, code)
     if (role === undefined) throw new NotFound()

@@ -38,8 +38,8 @@ export class SavedClubs {
     const user = requireUser(caller)
     const out: ClubRecord[] = []
     for (const code of this.kind.links.clubsOf(user.username)) {
-      const entry = this.catalog.get(code)
-      if (entry && this.clubs.canSee(user, entry.record)) out.push(entry.record)
+      const shown = this.clubs.shownTo(user, code)
+      if (shown) out.push(shown)
     }
     return out.sort((a, b) => (a.code < b.code ? -1 : 1))
   }
@@ -51,34 +51,34 @@ export class SavedClubs {
       throw new ValidationFailed({ club: [`This club is already a ${this.kind.noun}.`] })
     const refusal = this.kind.refuses?.(club)
     if (refusal) throw new ValidationFailed({ club: [refusal] })
-    return this.#change(user.username, club, true)
+    await this.#change(user.username, club.code, true)
+    return this.clubs.shownTo(user, club.code)!
   }
 
   async remove(caller: Caller, code: string): Promise<void> {
     const user = requireUser(caller)
-    const entry = this.catalog.get(code)
-    if (!entry || !this.kind.links.has(user.username, code)) throw new NotFound()
-    await this.#change(user.username, entry.record, false)
+    if (!this.catalog.get(code) || !this.kind.links.has(user.username, code)) throw new NotFound()
+    await this.#change(user.username, code, false)
   }
 
-  async #change(username: string, club: ClubRecord, on: boolean): Promise<ClubRecord> {
+  /** Adds or removes the link, and moves the club's counter (on its current record, whatever the caller is shown). */
+  async #change(username: string, code: string, on: boolean): Promise<void> {
     const counter = this.kind.counter
-    const updated = counter ? { ...club, [counter]: Math.max(0, club[counter] + (on ? 1 : -1)) } : club
+    const club = this.catalog.get(code)!.record
     await this.commit(() => [
-      this.kind.links.change(username, club.code, on),
-      ...(counter ? [this.catalog.change(updated)] : []),
+      this.kind.links.change(username, code, on),
+      ...(counter ? [this.catalog.change({ ...club, [counter]: Math.max(0, club[counter] + (on ? 1 : -1)) })] : []),
     ])
-    return updated
   }
 
   #clubNamedIn(caller: Caller, body: unknown): ClubRecord {
     const { fields, errors } = SAVED_CLUB_BODY.check(body)
     const code = fields.club
     if (code !== undefined) {
-      const entry = this.catalog.get(code)
-      if (entry && this.clubs.canSee(caller, entry.record)) {
+      const shown = this.clubs.shownTo(caller, code)
+      if (shown) {
         refuseIfAny(errors)
-        return entry.record
+        return shown
       }
       errors.club = [`No club has the code "${code}".`]
     }

@@ -157,7 +157,23 @@ export const READ_ONLY_FIELDS = [
   'approved_on',
   'created_at',
   'updated_at',
+  'approved_version',
 ] as const
+
+/**
+ * A club's reviewed fields as an admin last approved them, with that decision (CONTRACT §11):
+ * what the public sees while a change to them awaits review.
+ */
+export const ApprovedVersion = t.Object({
+  name: t.String(),
+  subtitle: t.String(),
+  description: t.String(),
+  image_url: t.Union([t.String(), t.Null()]),
+  approved_by: t.Union([t.String(), t.Null()]),
+  approved_on: t.Union([t.String(), t.Null()]),
+  approved_comment: t.String(),
+})
+export type ApprovedVersion = typeof ApprovedVersion.static
 
 /** A club as the data file keeps it. */
 export const ClubRecord = t.Object({
@@ -172,6 +188,8 @@ export const ClubRecord = t.Object({
   created_at: t.String(),
   updated_at: t.String(),
   archived_at: t.Union([t.String(), t.Null()]),
+  /** null until the club is first approved. */
+  approved_version: t.Union([ApprovedVersion, t.Null()]),
 })
 export type ClubRecord = typeof ClubRecord.static
 
@@ -220,6 +238,7 @@ export const DETAIL_FIELDS = [
   'approved_on',
   'created_at',
   'updated_at',
+  'approved_version',
 ] as const
 
 const Nullable = <S extends ReturnType<typeof t.String>>(s: S) => t.Union([s, t.Null()])
@@ -268,5 +287,23 @@ export const ClubDetail = t.Object({
   approved_on: Nullable(t.String({ format: 'date-time' })),
   created_at: t.String({ format: 'date-time' }),
   updated_at: t.String({ format: 'date-time' }),
+  approved_version: t.Union(
+    [
+      t.Object({
+        name: t.String(),
+        subtitle: t.String(),
+        description: t.String(),
+        image_url: Nullable(t.String()),
+        approved_by: Nullable(t.String()),
+        approved_on: Nullable(t.String({ format: 'date-time' })),
+        approved_comment: t.String(),
+      }),
+      t.Null(),
+    ],
+    {
+      description:
+        'To owners, officers and admins, while a change to the reviewed fields awaits review: the values the public sees, as last approved. Otherwise null.',
+    },
+  ),
 })
 export type ClubDetail = typeof ClubDetail.static

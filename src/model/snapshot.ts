@@ -1,18 +1,39 @@
 import { t } from 'elysia'
 import { ClubRecord, Tag } from './club'
+import { HistoryRecord } from './history'
 import { ClubLink, Membership, UserRecord } from './user'
 
-/** Lists a data file from before users existed may lack; they read as empty. */
-const Later = <T extends ReturnType<typeof t.Array>>(list: T) => t.Optional(list)
+/** The version of the data file format this release writes. */
+export const SNAPSHOT_VERSION = 2
 
 /** The whole state as the data file (and the seed) holds it. */
 export const Snapshot = t.Object({
-  version: t.Literal(1),
+  version: t.Literal(SNAPSHOT_VERSION),
   tags: t.Array(Tag),
   clubs: t.Array(ClubRecord),
+  users: t.Array(UserRecord),
+  memberships: t.Array(Membership),
+  favorites: t.Array(ClubLink),
+  subscriptions: t.Array(ClubLink),
+  history: t.Array(HistoryRecord),
+})
+export type Snapshot = typeof Snapshot.static
+
+/** Lists a version 1 file from before users existed may lack; they read as empty. */
+const Later = <T extends ReturnType<typeof t.Array>>(list: T) => t.Optional(list)
+
+/** Version 1: before approved versions and approval history (releases up to 0.1). */
+export const SnapshotV1 = t.Object({
+  version: t.Literal(1),
+  tags: t.Array(Tag),
+  clubs: t.Array(t.Omit(ClubRecord, ['approved_version'])),
   users: Later(t.Array(UserRecord)),
   memberships: Later(t.Array(Membership)),
   favorites: Later(t.Array(ClubLink)),
   subscriptions: Later(t.Array(ClubLink)),
 })
-export type Snapshot = typeof Snapshot.static
+export type SnapshotV1 = typeof SnapshotV1.static
+
+/** Any data file this release can load. */
+export const StoredSnapshot = t.Union([Snapshot, SnapshotV1])
+export type StoredSnapshot = typeof StoredSnapshot.static

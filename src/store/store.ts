@@ -100,6 +100,21 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
     this.unlock()
   }
 
+  /**
+   * Keeps the file as it is now beside it, as `<file><suffix>`, which no write replaces (say,
+   * the last snapshot an older release wrote). Returns that path; an existing copy is kept.
+   */
+  async keepCopy(suffix: string): Promise<string> {
+    const copy = `${this.file}${suffix}`
+    try {
+      await link(this.file, copy)
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new StoreError(this.file, `cannot keep a copy as ${copy} (${(e as NodeJS.ErrnoException).code ?? e})`)
+    }
+    return copy
+  }
+
   /** Keeps the snapshot about to be replaced as `<file>.bak`: a hard link, so nothing is copied. */
   async #keepPrevious(): Promise<void> {
     const backup = backupFileOf(this.file)

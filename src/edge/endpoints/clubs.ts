@@ -21,6 +21,7 @@ import {
   ClubWrite,
   type ClubRecord,
 } from '../../model/club'
+import { HistoryEntry } from '../../model/history'
 import { FIELDS, FORMAT, json, labels, query, WRITE_ERRORS } from '../docs/openapi'
 import { endpoint, type Call } from '../endpoint'
 import type { Exchange } from '../exchange'
@@ -240,6 +241,25 @@ export const clubDetail = endpoint({
         await services.clubs.destroy(caller, params.code)
         return { status: 204 }
       },
+    },
+  },
+})
+
+export const clubHistory = endpoint({
+  path: '/api/clubs/:code/history/',
+  name: 'Club History',
+  description:
+    "A club's approval history, newest first: its creation, each change of reviewed fields sent for review, each approval and rejection, its archiving. Owners, officers and admins.",
+  tag: 'clubs',
+  actions: {
+    GET: {
+      summary: "A club's approval history",
+      description:
+        'Newest first. `submitted` names the reviewed fields a change sent for review; `approved` and `rejected` carry the reviewer and their comment.',
+      access: 'user',
+      responses: { 200: json(t.Array(HistoryEntry), 'The events, newest first.') },
+      errors: [401, 403, 404],
+      handle: ({ services, caller, params }) => ({ status: 200, body: services.clubs.history(caller, params.code) }),
     },
   },
 })

@@ -1,4 +1,4 @@
-import { clubDetail, clubList } from './clubs'
+import { clubDetail, clubHistory, clubList } from './clubs'
 import { memberDetail, memberList } from './members'
 import { favoriteDetail, favoriteList, subscriptionDetail, subscriptionList } from './saved-clubs'
 import { tagList } from './tags'
@@ -8,6 +8,7 @@ import { userList, userMe } from './users'
 export const ENDPOINTS = [
   clubList,
   clubDetail,
+  clubHistory,
   memberList,
   memberDetail,
   favoriteList,
