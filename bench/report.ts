@@ -36,6 +36,9 @@ const SCENARIOS: [key: string, title: string, ceiling: boolean][] = [
   ['not-modified', 'Conditional list: `If-None-Match` = the list ETag (304)', false],
   ['create', 'Durable creates: `POST /api/clubs/` with the admin token, json-server `POST /clubs`', false],
   ['mix', 'Mix: 95% anonymous reads (list, page, search, retrieve) / 5% creates', false],
+  ['review-list', 'List while 10% of the clubs have a change awaiting review (CONTRACT §11)', true],
+  ['review-retrieve', 'Retrieve a club whose change awaits review (the public sees its approved version)', false],
+  ['review-retrieve-other', 'Retrieve a club not under review, in the same run', false],
 ]
 
 const num = (n: number, digits = 0) =>
@@ -119,6 +122,22 @@ function targets(sizes: readonly SizeResult[]): Target[] {
     () => median(big!.startupMs) <= 500,
     () => `${num(median(big!.startupMs))} ms (median of ${big!.startupMs.length})`,
   )
+  const reviewList = rps(1000, 'ours', 'review-list') ?? 0
+  const reviewCeiling = rps(1000, 'ceiling', 'review-list') ?? 0
+  check(
+    'List at 1,000 clubs, 10% under review, ≥ 0.9× its Bun.serve ceiling',
+    !!(reviewList && reviewCeiling),
+    () => reviewList >= 0.9 * reviewCeiling,
+    () => `${rate(reviewList)} req/s = ${times(reviewList, reviewCeiling)} the ceiling's ${rate(reviewCeiling)} req/s`,
+  )
+  const reviewed = rps(1000, 'ours', 'review-retrieve') ?? 0
+  const other = rps(1000, 'ours', 'review-retrieve-other') ?? 0
+  check(
+    'Retrieve of a club under review ≥ 0.9× a retrieve of another club (same run)',
+    !!(reviewed && other),
+    () => reviewed >= 0.9 * other,
+    () => `${rate(reviewed)} vs ${rate(other)} req/s = ${times(reviewed, other)}`,
+  )
   return out
 }
 
@@ -133,7 +152,7 @@ function scenarioTable(sizes: readonly SizeResult[], key: string, withCeiling: b
   for (const r of sizes) {
     const ours = find(r, 'ours', key)
     const js = find(r, 'json-server', key)
-    const ceiling = find(r, 'ceiling', 'list')
+    const ceiling = find(r, 'ceiling', key) ?? find(r, 'ceiling', 'list')
     const errors = (s?: Scenario) => (s ? `${num(s.non2xx3xx + s.socketErrors)}` : '—')
     const cells = [num(r.size), ours ? rate(ours.rps) : '—', msText(ours?.avgMs ?? NaN), msText(ours?.p99Ms ?? NaN)]
     cells.push(ours?.rssMb ? `${num(ours.rssMb)} MB` : '—')

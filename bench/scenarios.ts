@@ -3,11 +3,14 @@ import { join } from 'node:path'
 import { benchCeiling, benchJsonServer } from './baselines'
 import { Recorder, type Scenario } from './measure'
 import { benchOurs } from './ours'
+import { benchUnderReview } from './review'
 import { cpuBusy } from './cpu'
 import { capture } from './procs'
 import { ROOT } from './servers'
 
 const SNAPSHOT_CREATES = 15
+/** The size at which 10% of the clubs are put under review (CONTRACT §11). */
+const REVIEW_AT = 1000
 /** Share of the CPUs other work may use before a data set starts without waiting for it. */
 const QUIET = 0.15
 
@@ -50,6 +53,7 @@ export async function benchSize(size: number, dataSet: string, tmp: string, say:
   await Bun.write(listFile, ours.listBody)
   const rssCeiling = await benchCeiling(listFile, rec)
   await benchJsonServer(join(tmp, `json-server-${size}`), ours.list, ours.code, rec)
+  if (size === REVIEW_AT) await benchUnderReview(size, tmp, rec)
 
   return {
     size,

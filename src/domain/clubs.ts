@@ -118,6 +118,13 @@ export class ClubService {
     return record
   }
 
+  /** Whether `record` awaits review as a new club, as a change to an approved one, or not at all. */
+  reviewState(record: ClubRecord): 'new club' | 'change to an approved club' | null {
+    if (record.approved) return null
+    if (record.approved_version) return 'change to an approved club'
+    return record.approved_on === null ? 'new club' : null
+  }
+
   /** A club's approval history, newest first: for its owners, officers and admins (CONTRACT §11). */
   history(caller: Caller, code: string): HistoryEntry[] {
     const user = requireUser(caller)
@@ -157,7 +164,6 @@ export class ClubService {
       archived_at: null,
       approved_version: null,
     }
-    if (record.approved) record.approved_version = versionOf(record)
     const created = event(code, 'created', now, user.username)
     const { club, events } = decide(record, fields, user, now)
     await this.options.commit(() => [
@@ -188,11 +194,10 @@ export class ClubService {
     const submitted: HistoryRecord[] = []
     if (reviewed.length && !user.isAdmin && (current.approved || current.approved_version)) {
       // The change awaits review; meanwhile the public keeps seeing the approved version.
+      const approvedVersion = current.approved_version ?? versionOf(current)
       record = { ...record, approved: false, approved_by: null, approved_on: null, approved_comment: '' }
+      record.approved_version = approvedVersion
       submitted.push(event(code, 'submitted', now, user.username, '', reviewed))
-    } else if (reviewed.length && user.isAdmin && record.approved) {
-      // An admin's change to an approved club is approved as it is made.
-      record = { ...record, approved_version: versionOf(record) }
     }
     const { club, events } = decide(record, fields, user, now)
     await this.options.commit(() => [
@@ -327,7 +332,8 @@ function decide(
   const refusesPending = pending && fields.approved === false && Object.keys(fields).length <= 2
   if (!changed && !refusesPending) return undecided
   const decided = { ...record, approved, approved_comment: comment, approved_by: user.username, approved_on: now }
-  if (approved) decided.approved_version = versionOf(decided)
+  // Approved: the record is the approved version. Rejected: the public keeps what was approved last.
+  decided.approved_version = approved ? null : record.approved ? versionOf(record) : record.approved_version
   return {
     club: decided,
     events: [event(record.code, approved ? 'approved' : 'rejected', now, user.username, comment)],

@@ -59,8 +59,8 @@ export const isPlain = (view: Viewpoint) => !view.isFavorite && !view.isMember &
 export function detail(record: ClubRecord, view: Viewpoint, catalog: Catalog): Representation {
   const out = listItem(record, view, catalog)
   for (const field of DETAIL_FIELDS) out[field] = record[field]
-  // Only the current record of a club whose change awaits review (shown to those who may see it) has one to compare with.
-  out.approved_version = record.approved ? null : record.approved_version
+  // Only a current record that differs from its approved version holds one; the public's view never does.
+  out.approved_version = record.approved_version
   return out
 }
 

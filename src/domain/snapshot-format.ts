@@ -1,7 +1,6 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import type { ApprovedVersion, ClubRecord } from '../model/club'
-import type { HistoryRecord } from '../model/history'
-import { SNAPSHOT_VERSION, StoredSnapshot, type Snapshot, type SnapshotV1 } from '../model/snapshot'
+import { SNAPSHOT_VERSION, StoredSnapshot, type Snapshot } from '../model/snapshot'
 
 // Compiled once: checking 10,000 clubs this way takes a few milliseconds, not a few hundred.
 const SnapshotCheck = TypeCompiler.Compile(StoredSnapshot)
@@ -28,45 +27,27 @@ export function snapshotProblem(data: unknown): string | null {
   return null
 }
 
-/** A club's reviewed fields as they stand, with its approval decision: its approved version. */
+/** A club's reviewed fields as they stand, with its approval decision: its approved version, once it is approved. */
 export function versionOf(club: Omit<ClubRecord, 'approved_version'>): ApprovedVersion {
   const { name, subtitle, description, image_url, approved_by, approved_on, approved_comment } = club
   return { name, subtitle, description, image_url, approved_by, approved_on, approved_comment }
 }
 
 /**
- * The snapshot in the current format. A version 1 file held no approved versions (an approved
- * club's current values are its approved version; a pending club's last approval, if any, was
- * not kept) and no history (it starts from what the records say: created, approved, archived).
+ * The snapshot in the current format. Version 1 kept no approved versions (an approved club's
+ * current record is its approved version; a pending club's last approval was not kept) and no
+ * history, which starts with the first change after the upgrade.
  */
 export function upgradeSnapshot(data: StoredSnapshot): Snapshot {
   if (data.version === SNAPSHOT_VERSION) return data
   return {
     version: SNAPSHOT_VERSION,
     tags: data.tags,
-    clubs: data.clubs.map((club) => ({ ...club, approved_version: club.approved ? versionOf(club) : null })),
+    clubs: data.clubs.map((club) => ({ ...club, approved_version: null })),
     users: data.users ?? [],
     memberships: data.memberships ?? [],
     favorites: data.favorites ?? [],
     subscriptions: data.subscriptions ?? [],
-    history: data.clubs.flatMap(historyFromRecord),
+    history: [],
   }
-}
-
-function historyFromRecord(club: SnapshotV1['clubs'][number]): HistoryRecord[] {
-  const event = (event: HistoryRecord['event'], at: string, by: string | null, comment = '') => ({
-    club: club.code,
-    event,
-    at,
-    by,
-    comment,
-    fields: [],
-  })
-  const events = [event('created', club.created_at, null)]
-  if (club.approved_on)
-    events.push(
-      event(club.approved ? 'approved' : 'rejected', club.approved_on, club.approved_by, club.approved_comment),
-    )
-  if (club.archived_at) events.push(event('archived', club.archived_at, null))
-  return events
 }

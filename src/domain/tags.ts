@@ -3,7 +3,7 @@ import type { Catalog } from './catalog'
 export interface TagCount {
   readonly id: number
   readonly name: string
-  /** How many public clubs carry the tag. */
+  /** How many clubs the public sees carry the tag. */
   readonly clubs: number
 }
 
@@ -11,11 +11,11 @@ export interface TagCount {
 export class TagService {
   constructor(private readonly catalog: Catalog) {}
 
-  /** Every tag by id, with the number of public (approved, active) clubs carrying it. */
+  /** Every tag by id, with the number of clubs the public sees (approved versions included, CONTRACT §11) carrying it. */
   list(): TagCount[] {
     const counts = new Map<number, number>()
-    for (const { record } of this.catalog.live()) {
-      if (!record.approved || !record.active) continue
+    for (const { record } of this.catalog.live('public')) {
+      if (!record.active) continue
       for (const id of record.tags) counts.set(id, (counts.get(id) ?? 0) + 1)
     }
     return this.catalog

@@ -7,7 +7,7 @@ import { readJsonBody } from './body'
 import { ERRORS, OPTIONALLY_SECURED, PATH_PARAMETERS, SECURED, type ErrorStatus, type Parameter } from './docs/openapi'
 import type { Edge } from './edge'
 import { MethodNotAllowed } from './errors'
-import { exchange, exchangeForError, type Exchange, type PageInfo } from './exchange'
+import { exchange, exchangeForError, type BrowsableNotes, type Exchange, type PageInfo } from './exchange'
 import { Prepared } from './prepared'
 import { reply, replyJson } from './respond'
 
@@ -37,6 +37,8 @@ export interface Answer {
   /** A value to send as JSON, a prepared body, or nothing (204). */
   readonly body?: unknown
   readonly headers?: Record<string, string>
+  /** What the browsable view shows beside the body. */
+  readonly notes?: BrowsableNotes
 }
 
 /** One method of an endpoint: who may call it, what it takes, what it answers, and what it does. */
@@ -122,8 +124,8 @@ function handlerOf(page: Endpoint, method: Method, action: Action<{}>, services:
   }
 }
 
-function send(ex: Exchange, { status, body = null, headers }: Answer): Response | Promise<Response> {
-  return reply(ex, status, body === null || body instanceof Prepared ? body : Prepared.of(body), headers)
+function send(ex: Exchange, { status, body = null, headers, notes }: Answer): Response | Promise<Response> {
+  return reply(ex, status, body === null || body instanceof Prepared ? body : Prepared.of(body), headers, notes)
 }
 
 /** Our errors answer in the contract's shape, with the endpoint's `Allow`; anything else is the global handler's. */

@@ -11,6 +11,11 @@ export interface PageInfo {
   readonly template?: (shown: unknown) => Record<string, unknown>
 }
 
+/** What the browsable view shows beside an answer's body: for each listed club awaiting review, whether it is new or a change. */
+export interface BrowsableNotes {
+  readonly review?: ReadonlyMap<string, 'new club' | 'change to an approved club'>
+}
+
 /** What the edge knows about one request once it has been negotiated. */
 export interface Exchange {
   readonly request: Request

@@ -1,6 +1,6 @@
 import { HTML_HEADERS, renderBrowsable } from './browsable/render'
 import { acceptsGzip, matchesEtag } from './conditional'
-import type { Exchange } from './exchange'
+import type { BrowsableNotes, Exchange } from './exchange'
 import { Prepared } from './prepared'
 
 /**
@@ -24,10 +24,11 @@ export function reply(
   status: number,
   body: Prepared | null,
   extra: Record<string, string> = {},
+  notes: BrowsableNotes = {},
 ): Response | Promise<Response> {
   const headers: Record<string, string> = { ...BASE_HEADERS, Vary: 'Accept', ...extra }
   if (ex.page) headers.Allow ??= ex.page.allow
-  if (ex.format === 'api') return browsable(ex, status, body, headers)
+  if (ex.format === 'api') return browsable(ex, status, body, headers, notes)
   if (!body) return new Response(null, { status, headers })
   headers['Content-Type'] = 'application/json'
   if (body.compressible) headers.Vary = 'Accept, Accept-Encoding'
@@ -44,9 +45,15 @@ export function reply(
   return new Response(body.body, { status, headers })
 }
 
-async function browsable(ex: Exchange, status: number, body: Prepared | null, headers: Record<string, string>) {
+async function browsable(
+  ex: Exchange,
+  status: number,
+  body: Prepared | null,
+  headers: Record<string, string>,
+  notes: BrowsableNotes,
+) {
   const json = body ? await body.text() : null
-  return new Response(renderBrowsable(ex, status, json, headers), {
+  return new Response(renderBrowsable(ex, status, json, headers, notes), {
     status,
     headers: { ...headers, 'Content-Type': 'text/html; charset=utf-8', ...HTML_HEADERS },
   })

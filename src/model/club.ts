@@ -188,7 +188,10 @@ export const ClubRecord = t.Object({
   created_at: t.String(),
   updated_at: t.String(),
   archived_at: t.Union([t.String(), t.Null()]),
-  /** null until the club is first approved. */
+  /**
+   * Kept only while the record differs from what was last approved (a change awaits review, or
+   * was rejected): what the public sees meanwhile. null otherwise, and for a club never approved.
+   */
   approved_version: t.Union([ApprovedVersion, t.Null()]),
 })
 export type ClubRecord = typeof ClubRecord.static

@@ -1,6 +1,6 @@
 import { APPLICATION_REQUIRED, RECRUITING_CYCLES, SIZES } from '../../model/club'
 import { ORDERING_FIELDS } from '../../domain/list-query'
-import type { Exchange, PageInfo } from '../exchange'
+import type { BrowsableNotes, Exchange, PageInfo } from '../exchange'
 
 export const HTML_HEADERS = {
   'Content-Security-Policy':
@@ -99,6 +99,31 @@ function codedLabels(body: unknown): string {
   return rows.length ? `<table class="coded"><caption>Coded values</caption>${rows.join('')}</table>` : ''
 }
 
+const REVIEWED = ['name', 'subtitle', 'description', 'image_url'] as const
+
+/** A reviewer's view of a change awaiting review: the approved and the pending values side by side. */
+function reviewTable(body: unknown): string {
+  const club = body as { approved_version?: Record<string, unknown> | null } & Record<string, unknown>
+  const approved = club?.approved_version
+  if (!approved) return ''
+  const cell = (value: unknown) => escapeHtml(value === null ? '—' : String(value))
+  const rows = REVIEWED.map((field) => {
+    const changed = approved[field] !== club[field]
+    return `<tr${changed ? ' class="changed"' : ''}><th>${field}</th><td>${cell(approved[field])}</td><td>${cell(club[field])}</td></tr>`
+  })
+  return `<table class="review"><caption>Awaiting review: approved and pending values (approved by ${cell(approved.approved_by)})</caption>
+<thead><tr><th>field</th><th>approved (public)</th><th>pending</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+}
+
+/** In the approval queue: which listed clubs are new and which are changes to approved ones. */
+function reviewQueue(notes: BrowsableNotes): string {
+  if (!notes.review?.size) return ''
+  const rows = [...notes.review].map(
+    ([code, kind]) => `<li>${link(`/api/clubs/${code}/?format=api`, code)}: ${escapeHtml(kind)}</li>`,
+  )
+  return `<section class="queue" aria-label="Awaiting review"><h2>Awaiting review</h2><ul>${rows.join('')}</ul></section>`
+}
+
 function forms(page: PageInfo, body: unknown): string {
   const writes = page.allow.split(', ').filter((m) => m !== 'GET')
   if (!writes.length) return ''
@@ -124,6 +149,7 @@ export function renderBrowsable(
   status: number,
   json: string | null,
   headers: Record<string, string>,
+  notes: BrowsableNotes = {},
 ): string {
   const page = ex.page ?? { name: 'Club Directory', description: '', allow: '' }
   const body: unknown = json === null ? null : JSON.parse(json)
@@ -151,7 +177,7 @@ ${isList ? orderingLinks(ex) + pageLinks(ex, body) : ''}
 ${shownHeaders}
 
 ${body === null ? '' : prettyBody(body)}</pre>
-${isClub ? codedLabels(body) : ''}
+${isClub ? reviewTable(body) + codedLabels(body) : ''}${isList ? reviewQueue(notes) : ''}
 ${forms(page, isClub || isList ? body : null)}
 </main>
 <script src="/static/browsable.js"></script>

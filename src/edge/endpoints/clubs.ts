@@ -121,6 +121,17 @@ function listAnswer({ ex, caller, services }: Call<unknown>): Prepared {
   return Prepared.fromJson(`${JSON.stringify(pageLinks(page, ex)).slice(0, -1)},"results":${array}}`)
 }
 
+/** For the browsable list: which of the listed clubs await review, and as what. */
+function reviewNotes({ ex, caller, services }: Call<unknown>) {
+  const { clubs } = services
+  const review = new Map<string, 'new club' | 'change to an approved club'>()
+  for (const record of clubs.list(caller, clubs.parseQuery(ex.url.searchParams)).records) {
+    const state = clubs.reviewState(record)
+    if (state) review.set(record.code, state)
+  }
+  return { review }
+}
+
 function pageLinks({ total, page }: ClubPage, ex: Exchange) {
   const link = (n: number) => {
     const url = new URL(ex.url)
@@ -172,7 +183,7 @@ export const clubList = endpoint({
           // (without waiting for it), rather than let the heap grow under load.
           if (answer.body.size > BIG_ANSWER) Bun.gc(false)
         }
-        return { status: 200, body: answer }
+        return { status: 200, body: answer, notes: ex.format === 'api' ? reviewNotes(call) : undefined }
       },
     },
     POST: {
