@@ -39,6 +39,12 @@ const SCENARIOS: [key: string, title: string, ceiling: boolean][] = [
   ['review-list', 'List while 10% of the clubs have a change awaiting review (CONTRACT §11)', true],
   ['review-retrieve', 'Retrieve a club whose change awaits review (the public sees its approved version)', false],
   ['review-retrieve-other', 'Retrieve a club not under review, in the same run', false],
+  [
+    'csv-export',
+    'CSV export of the whole list, from the cache: `?format=csv` (CONTRACT §15); CEILING serves its bytes',
+    true,
+  ],
+  ['csv-json', 'The JSON list of the same bytes as that CSV (a `?fields=` selection), in the same run', false],
 ]
 
 const num = (n: number, digits = 0) =>
@@ -129,6 +135,34 @@ function targets(sizes: readonly SizeResult[]): Target[] {
     !!(reviewList && reviewCeiling),
     () => reviewList >= 0.9 * reviewCeiling,
     () => `${rate(reviewList)} req/s = ${times(reviewList, reviewCeiling)} the ceiling's ${rate(reviewCeiling)} req/s`,
+  )
+  const sheets = sizes.find((r) => r.spreadsheets)
+  const sheetsAt = sheets ? num(sheets.size) : '10,000'
+  check(
+    `CSV export of ${sheetsAt} clubs: first answer within 1 s`,
+    !!sheets,
+    () => sheets!.spreadsheets!.csvFirstMs <= 1000,
+    () => `${num(sheets!.spreadsheets!.csvFirstMs)} ms for ${mb(sheets!.spreadsheets!.csvBytes)}`,
+  )
+  const csvRps = sheets ? (rps(sheets.size, 'ours', 'csv-export') ?? 0) : 0
+  const sameBytesRps = sheets ? (rps(sheets.size, 'ours', 'csv-json') ?? 0) : 0
+  check(
+    `CSV export of ${sheetsAt} clubs from the cache at the rate of the JSON list of the same bytes (±10%)`,
+    !!(csvRps && sameBytesRps),
+    () => Math.abs(csvRps / sameBytesRps - 1) <= 0.1,
+    () =>
+      `${rate(csvRps)} vs ${rate(sameBytesRps)} req/s = ${times(csvRps, sameBytesRps)} ` +
+      `(${mb(sheets!.spreadsheets!.csvBytes)} of CSV, ${mb(sheets!.spreadsheets!.sameBytes.bytes)} of JSON)`,
+  )
+  check(
+    `Import of ${num(sheets?.spreadsheets?.importRows ?? 1000)} rows at ${sheetsAt} clubs within 2 s, in one snapshot write`,
+    !!sheets,
+    () => sheets!.spreadsheets!.importMs <= 2000 && sheets!.spreadsheets!.importWrites === 1,
+    () => {
+      const { importMs, importWrites, importCounts: c } = sheets!.spreadsheets!
+      const writes = importWrites > 1 ? 'more than one snapshot write' : `${importWrites} snapshot write`
+      return `${num(importMs)} ms, ${writes} (${c.created} created, ${c.updated} updated, ${c.unchanged} unchanged)`
+    },
   )
   const reviewed = rps(1000, 'ours', 'review-retrieve') ?? 0
   const other = rps(1000, 'ours', 'review-retrieve-other') ?? 0

@@ -2,6 +2,7 @@
 // still one cached answer per data version (against its own Bun.serve ceiling), and a club
 // under review is retrieved as fast as any other.
 import { join } from 'node:path'
+import { versionOf } from '../src/domain/snapshot-format'
 import { generate } from './generate'
 import { measure, settler, type LoadOf, type Recorder } from './measure'
 import { startCeiling, startOurs } from './servers'
@@ -20,6 +21,7 @@ export async function writeReviewDataSet(size: number, file: string): Promise<st
       approved_by: null,
       approved_on: null,
       approved_comment: '',
+      approved_version: versionOf(club),
     }
   })
   await Bun.write(file, JSON.stringify(snapshot))

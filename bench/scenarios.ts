@@ -4,6 +4,7 @@ import { benchCeiling, benchJsonServer } from './baselines'
 import { Recorder, type Scenario } from './measure'
 import { benchOurs } from './ours'
 import { benchUnderReview } from './review'
+import { benchSpreadsheets, type SpreadsheetResult } from './spreadsheets'
 import { cpuBusy } from './cpu'
 import { capture } from './procs'
 import { ROOT } from './servers'
@@ -11,6 +12,8 @@ import { ROOT } from './servers'
 const SNAPSHOT_CREATES = 15
 /** The size at which 10% of the clubs are put under review (CONTRACT §11). */
 const REVIEW_AT = 1000
+/** The size at which the CSV export and an import of 1,000 rows are measured (CONTRACT §15). */
+const SPREADSHEETS_AT = 10_000
 /** Share of the CPUs other work may use before a data set starts without waiting for it. */
 const QUIET = 0.15
 
@@ -26,6 +29,8 @@ export interface SizeResult {
   readonly dataBytes: number
   readonly listBytes: number
   readonly gzip: { plain: number; gzip: number } | null
+  /** The CSV export's first answer and an import, at SPREADSHEETS_AT only. */
+  readonly spreadsheets: SpreadsheetResult | null
 }
 
 /** bench/snapshot-write.ts over a copy of the data set, before any server runs. */
@@ -54,6 +59,7 @@ export async function benchSize(size: number, dataSet: string, tmp: string, say:
   const rssCeiling = await benchCeiling(listFile, rec)
   await benchJsonServer(join(tmp, `json-server-${size}`), ours.list, ours.code, rec)
   if (size === REVIEW_AT) await benchUnderReview(size, tmp, rec)
+  const spreadsheets = size === SPREADSHEETS_AT ? await benchSpreadsheets(size, dataSet, tmp, rec) : null
 
   return {
     size,
@@ -65,5 +71,6 @@ export async function benchSize(size: number, dataSet: string, tmp: string, say:
     dataBytes: Bun.file(dataSet).size,
     listBytes: ours.listBody.length,
     gzip: ours.gzip,
+    spreadsheets,
   } satisfies SizeResult
 }

@@ -5,6 +5,7 @@ import { createApp } from '../src/app'
 import { openDataFile } from '../src/data-file'
 import { IN_MEMORY } from '../src/store/store'
 import type { Config } from '../src/config'
+import type { CampusSignIn } from '../src/edge/oidc'
 
 export const ADMIN_TOKEN = 'test-admin-token'
 export const SEED_FILE = join(import.meta.dir, '..', 'data', 'seed.json')
@@ -14,7 +15,9 @@ export const NOW = new Date('2026-11-22T12:00:00.000Z')
 export type TestConfig = Partial<Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly' | 'rateLimit'>>
 
 /** The real app over the sample data: in memory, or over `dataFile` (a real lowdb file). */
-export async function makeApp(options: { dataFile?: string; config?: TestConfig; now?: () => Date } = {}) {
+export async function makeApp(
+  options: { dataFile?: string; config?: TestConfig; now?: () => Date; campus?: CampusSignIn } = {},
+) {
   const { store, data } = await openDataFile(options.dataFile ?? IN_MEMORY, SEED_FILE)
   const app = createApp({
     store,
@@ -22,6 +25,7 @@ export async function makeApp(options: { dataFile?: string; config?: TestConfig;
     config: { adminToken: ADMIN_TOKEN, autoApprove: false, readOnly: false, ...options.config },
     now: options.now ?? (() => NOW),
     logFault: () => {},
+    campus: options.campus,
   })
   const req = (path: string, init: RequestInit & { token?: string | null; json?: unknown } = {}) => {
     const { token = null, json, ...rest } = init

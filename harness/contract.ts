@@ -87,7 +87,7 @@ export const fold = (s: string) => s.normalize('NFKD').replace(/\p{M}/gu, '').to
 /** CONTRACT §6: the fields the list orders by. */
 export const ORDERING_FIELDS = ['name', 'favorite_count', 'membership_count', 'founded', 'code', 'size'] as const
 
-/** CONTRACT §6: every query parameter of the list. */
+/** CONTRACT §6 and §16: every query parameter of the list. */
 export const LIST_PARAMS = [
   'ordering',
   'search',
@@ -106,6 +106,9 @@ export const LIST_PARAMS = [
   'page_size',
   'fields',
   'format',
+  // CONTRACT §16
+  'code',
+  'updated_since',
 ]
 
 /** CONTRACT §3.1: what a client sends back and the service ignores. */

@@ -1,6 +1,7 @@
-// Crash rounds for the real service (CONTRACT §9): many clients write while the process is
-// killed with SIGKILL at a random moment; after each kill the service restarts on the same data
-// file and every acknowledged write must still be there, and nothing half-applied may show.
+// Crash rounds for the real service (CONTRACT §9): many clients write (creates, PATCHes, join
+// requests asked and withdrawn) while the process is killed with SIGKILL at a random moment;
+// after each kill the service restarts on the same data file and every acknowledged write must
+// still be there, and nothing half-applied may show.
 // Used by test/crash.test.ts (a few rounds) and scripts/crash-soak.ts (many rounds).
 import type { Subprocess } from 'bun'
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs'
@@ -8,13 +9,17 @@ import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { snapshotProblem } from '../src/domain/snapshot-format'
 import { lockFileOf } from '../src/store/store'
+import { Asker, foundRequests, type FoundRequests } from './crash-requests'
 import { ENTRY, freePort, ROOT, sleep, waitForHealth } from './service'
 
 export interface CrashOptions {
   /** A folder of its own: the data file and the server logs go here. */
   readonly dir: string
   readonly adminToken: string
-  /** Concurrent writing clients; each owns one club that only it PATCHes. Default 50. */
+  /**
+   * Concurrent writing clients; each owns one club that only it PATCHes, and a user who asks to
+   * join the clubs (at most 50 pending, as CONTRACT §12 allows). Default 50.
+   */
   readonly clients?: number
   /** The kill comes this many ms into the load, uniformly at random. Default [100, 400]. */
   readonly killWindowMs?: readonly [number, number]
@@ -27,6 +32,8 @@ export interface RoundReport {
   readonly killAfterMs: number
   readonly creates: { sent: number; acknowledged: number }
   readonly patches: { sent: number; acknowledged: number }
+  /** Join requests asked and withdrawn. */
+  readonly requests: { sent: number; acknowledged: number }
   /** Answers other than 200/201 and connection failures, by kind (`503`, `network`, ...). */
   readonly other: Record<string, number>
   /** Clubs in the data file the kill left behind. */
@@ -63,6 +70,7 @@ export class CrashHarness {
   readonly #maxOps: number
   readonly #spawned: Subprocess[] = []
   readonly #targets: Target[] = []
+  readonly #askers: Asker[] = []
   /** Names of every create answered 201, with the code when the body arrived too. */
   readonly #created = new Map<string, string | null>()
   #proc: Subprocess | null = null
@@ -103,6 +111,16 @@ export class CrashHarness {
       if (res.status !== 201) throw new Error(`crash: creating target ${i} answered ${res.status}: ${await res.text()}`)
       target.code = ((await res.json()) as { code: string }).code
       this.#targets.push(target)
+      // Public and open, so that the clients' users may ask to join it.
+      const opened = await this.#send('PATCH', `/api/clubs/${target.code}/`, {
+        approved: true,
+        accepting_members: true,
+      })
+      if (opened.status !== 200) throw new Error(`crash: opening target ${i} answered ${opened.status}`)
+      const username = `crash-asker-${i}`
+      const issued = await this.#send('POST', '/api/users/', { username })
+      if (issued.status !== 201) throw new Error(`crash: issuing ${username} answered ${issued.status}`)
+      this.#askers.push(new Asker(username, ((await issued.json()) as { token: string }).token))
     }
   }
 
@@ -114,15 +132,29 @@ export class CrashHarness {
     const [low, high] = this.#window
     const killAfterMs = Math.round(low + Math.random() * (high - low))
     const problems: string[] = []
-    const tally = { creates: { sent: 0, acknowledged: 0 }, patches: { sent: 0, acknowledged: 0 } }
+    const tally = {
+      creates: { sent: 0, acknowledged: 0 },
+      patches: { sent: 0, acknowledged: 0 },
+      requests: { sent: 0, acknowledged: 0 },
+    }
+    const codes = this.#targets.map((target) => target.code)
     const other: Record<string, number> = {}
     const count = (kind: string) => (other[kind] = (other[kind] ?? 0) + 1)
 
     let stopped = false
     const client = async (target: Target) => {
+      const asker = this.#askers[target.index]!
       for (let op = 0; op < this.#maxOps && !stopped; op++) {
         try {
-          if (op % 2 === 0) {
+          if (op % 3 === 2) {
+            const change = asker.next(codes, round)
+            if (!change) continue
+            tally.requests.sent++
+            const res = await this.#send(change.method, change.path, change.body, asker.token)
+            change.answered(res.status === change.expected)
+            if (res.status !== change.expected) count(String(res.status))
+            else tally.requests.acknowledged++
+          } else if (op % 3 === 0) {
             const name = `Crash r${round} c${target.index} n${op} ${Math.random().toString(36).slice(2, 8)}`
             tally.creates.sent++
             const res = await this.#send('POST', '/api/clubs/', { name })
@@ -173,6 +205,7 @@ export class CrashHarness {
 
     // The file the kill left: complete JSON, a valid snapshot, holding every acknowledged write.
     const onDisk = this.#checkFile(this.dataFile, problems)
+    if (onDisk) this.#checkRequests('file', foundRequests(onDisk.requests), problems)
     const backup = `${this.dataFile}.bak`
     if (existsSync(backup)) this.#checkFile(backup, problems)
     if (onDisk) {
@@ -271,16 +304,35 @@ export class CrashHarness {
     } catch {}
   }
 
-  #send(method: string, path: string, json?: unknown): Promise<Response> {
+  #send(method: string, path: string, json?: unknown, token = this.#token): Promise<Response> {
     return fetch(`${this.#base}${path}`, {
       method,
-      headers: { authorization: `Bearer ${this.#token}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: json === undefined ? undefined : JSON.stringify(json),
       signal: AbortSignal.timeout(5_000),
     })
   }
 
-  #checkFile(file: string, problems: string[]): { clubs: ClubOnDisk[] } | null {
+  #checkRequests(where: string, found: FoundRequests, problems: string[]): void {
+    for (const asker of this.#askers) asker.check(where, found, problems)
+  }
+
+  /** Every asker's own pending requests, as the restarted service answers them. */
+  async #requestsOfService(problems: string[]): Promise<FoundRequests | null> {
+    const lists = await Promise.all(
+      this.#askers.map(async ({ username, token }) => {
+        const res = await this.#send('GET', '/api/users/me/requests/', undefined, token)
+        if (res.status !== 200) problems.push(`service: ${username}'s requests answered ${res.status}`)
+        const mine = res.status === 200 ? ((await res.json()) as { club: string; message: string }[]) : null
+        return mine?.map((request) => ({ ...request, username })) ?? null
+      }),
+    )
+    return lists.includes(null)
+      ? null
+      : foundRequests(lists.flat() as { club: string; username: string; message: string }[])
+  }
+
+  #checkFile(file: string, problems: string[]): SnapshotOnDisk | null {
     let data: unknown
     try {
       data = JSON.parse(readFileSync(file, 'utf8'))
@@ -293,7 +345,7 @@ export class CrashHarness {
       problems.push(`${file}: not a snapshot (${problem})`)
       return null
     }
-    return data as { clubs: ClubOnDisk[] }
+    return data as SnapshotOnDisk
   }
 
   /** subtitle === description, a token sent to this club, no older than the last durable one. */
@@ -360,6 +412,11 @@ export class CrashHarness {
         const seq = Number(TOKEN.exec(club.subtitle)?.[2])
         if (Number.isInteger(seq)) target.durableSeq = Math.max(target.durableSeq, seq)
       })
+      const requests = await this.#requestsOfService(problems)
+      if (requests) {
+        this.#checkRequests('service', requests, problems)
+        for (const asker of this.#askers) asker.settle(requests)
+      }
       for (const path of ['/api/clubs/', '/api/clubs/?approved=true', '/api/tags/', '/health']) await get(path)
       // And it writes again: the lock it took over is its own.
       const name = `Crash probe ${this.#rounds} ${Math.random().toString(36).slice(2, 8)}`
@@ -390,6 +447,10 @@ interface ClubText {
 interface ClubOnDisk extends ClubText {
   archived_at: string | null
 }
+interface SnapshotOnDisk {
+  clubs: ClubOnDisk[]
+  requests: { club: string; username: string; message: string }[]
+}
 
 /** Adds up round reports for a summary. */
 export function summarise(reports: readonly RoundReport[]) {
@@ -403,6 +464,7 @@ export function summarise(reports: readonly RoundReport[]) {
     staleLocks: reports.filter((r) => r.staleLock).length,
     creates: { sent: sum((r) => r.creates.sent), acknowledged: sum((r) => r.creates.acknowledged) },
     patches: { sent: sum((r) => r.patches.sent), acknowledged: sum((r) => r.patches.acknowledged) },
+    requests: { sent: sum((r) => r.requests.sent), acknowledged: sum((r) => r.requests.acknowledged) },
     other,
     restartMs: {
       max: Math.max(0, ...restarts),

@@ -150,18 +150,28 @@ const assetArb = fc.oneof(
   segmentArb,
 )
 
+const tagIdArb = fc.oneof(
+  fc.constantFrom('1', '7', '20', '21', '0', '01', '-1', '1e3', '99999999999999999999'),
+  segmentArb,
+)
+
 const TEMPLATES = [
   '/api/clubs',
   '/api/clubs/{code}',
   '/api/clubs/{code}/members',
   '/api/clubs/{code}/members/{username}',
+  '/api/clubs/{code}/requests',
+  '/api/clubs/{code}/requests/{username}',
+  '/api/clubs/{code}/requests/{username}/accept',
   '/api/tags',
+  '/api/tags/{id}',
   '/api/favorites',
   '/api/favorites/{code}',
   '/api/subscriptions',
   '/api/subscriptions/{code}',
   '/api/users',
   '/api/users/me',
+  '/api/users/me/requests',
   '/health',
   '/swagger',
   '/swagger/json',
@@ -177,11 +187,13 @@ const knownPathArb = fc
     code: codeArb,
     username: usernameArb,
     asset: assetArb,
+    id: tagIdArb,
     ending: fc.constantFrom('/', '/', '/', '', '//', '/.', '/..'),
   })
   .map(
-    ({ template, code, username, asset, ending }) =>
-      template.replace('{code}', code).replace('{username}', username).replace('{asset}', asset) + ending,
+    ({ template, code, username, asset, id, ending }) =>
+      template.replace('{code}', code).replace('{username}', username).replace('{asset}', asset).replace('{id}', id) +
+      ending,
   )
 
 const veryLongPathArb = fc

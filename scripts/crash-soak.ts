@@ -43,6 +43,7 @@ async function main(): Promise<number> {
         `round ${String(done + 1).padStart(4)}/${rounds} ${mark} kill@${report.killAfterMs}ms ` +
           `creates ${report.creates.acknowledged}/${report.creates.sent} ` +
           `patches ${report.patches.acknowledged}/${report.patches.sent} ` +
+          `requests ${report.requests.acknowledged}/${report.requests.sent} ` +
           `clubs ${report.clubsOnDisk} restart ${report.restartMs}ms`,
       )
       for (const problem of report.problems.slice(0, 10)) console.log(`    ${problem}`)

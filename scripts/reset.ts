@@ -1,9 +1,12 @@
-// Puts the data file back to the seed; the old file is kept as <file>.bak.
+// Puts the data file back to the seed. The data it replaces is kept first as a timestamped copy
+// in CLUBS_BACKUP_DIR (or beside the data file) that no later write replaces.
 // Refuses while the server runs (the data file is locked by it).
 //   npm run reset
-import { existsSync, renameSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { ConfigError, IN_MEMORY, loadConfig } from '../src/config'
 import { openDataFile } from '../src/data-file'
+import { copySnapshot } from '../src/store/backups'
 import { StoreError } from '../src/store/store'
 import { lockFileOf } from '../src/store/store'
 import { lockHolder } from '../src/store/lock'
@@ -19,12 +22,15 @@ async function main(): Promise<number> {
     console.error(`reset: the server (pid ${holder}) is using ${config.dataFile}; stop it first.`)
     return 1
   }
-  const backup = `${config.dataFile}.bak`
-  if (existsSync(config.dataFile)) renameSync(config.dataFile, backup)
+  let kept: string | null = null
+  if (existsSync(config.dataFile)) {
+    kept = await copySnapshot(config.dataFile, config.backups?.dir ?? dirname(config.dataFile), 'reset')
+    rmSync(config.dataFile)
+  }
   const { store, data } = await openDataFile(config.dataFile, config.seedFile)
   await store.close()
   console.log(`Reset ${config.dataFile} to ${config.seedFile}: ${data.clubs.length} clubs.`)
-  if (existsSync(backup)) console.log(`The previous data is in ${backup}.`)
+  if (kept) console.log(`The previous data is kept in ${kept}; no later write replaces it.`)
   return 0
 }
 

@@ -9,9 +9,12 @@ import { Authenticator } from './edge/auth'
 import { browsableAssets } from './edge/browsable/assets'
 import { docsRoutes } from './edge/docs/routes'
 import { makeEdge } from './edge/edge'
+import type { CampusSignIn } from './edge/oidc'
 import { mount } from './edge/endpoint'
 import { ENDPOINTS } from './edge/endpoints'
-import { health } from './edge/endpoints/health'
+import { operations } from './edge/endpoints/operations'
+import { rootRedirect } from './edge/endpoints/root'
+import type { Metrics } from './edge/metrics'
 import { errorHandler, type LogFault } from './edge/error-handler'
 import { rateLimit } from './edge/rate-limit'
 
@@ -23,6 +26,12 @@ export interface AppDeps {
   readonly logFault?: LogFault
   /** The release, as the API docs name it. */
   readonly version?: string
+  /** Prometheus metrics, when they are on (CLUBS_METRICS), with the token /metrics asks for. */
+  readonly metrics?: { readonly registry: Metrics; readonly token: string | null } | null
+  /** True once a shutdown has begun: /readyz answers 503 while the service drains. */
+  readonly stopping?: () => boolean
+  /** Campus sign-in (CLUBS_OIDC_*): its JWTs authenticate beside the service's own tokens. */
+  readonly campus?: CampusSignIn | null
 }
 
 const logToStderr: LogFault = (error, request) =>
@@ -44,6 +53,9 @@ export function createApp({
   now = () => new Date(),
   logFault = logToStderr,
   version = 'dev',
+  metrics = null,
+  stopping = () => false,
+  campus = null,
 }: AppDeps) {
   const directory = openDirectory(store, data, { autoApprove: config.autoApprove, now })
   const { clubs } = directory
@@ -51,12 +63,27 @@ export function createApp({
     (record) => clubs.detail(ANONYMOUS, record),
     (record) => clubs.listItem(ANONYMOUS, record),
   )
-  const edge = makeEdge(new Authenticator(config.adminToken, directory.userDirectory), config.readOnly)
+  metrics?.registry.countClubsWith(() => clubs.countByState())
+  const auth = new Authenticator({
+    adminToken: config.adminToken,
+    users: directory.users,
+    campus,
+    recordsNewUsers: !config.readOnly,
+  })
+  const edge = makeEdge(auth, config.readOnly)
 
   return new Elysia()
     .use(errorHandler(logFault))
     .use(config.rateLimit ? rateLimit(config.rateLimit) : new Elysia())
-    .use(health(directory))
+    .use(
+      operations({
+        health: directory.health,
+        notReady: () => (stopping() ? 'shutting down' : store.lastWriteOk ? null : 'the last snapshot write failed'),
+        metrics: metrics?.registry ?? null,
+        metricsToken: metrics?.token ?? null,
+      }),
+    )
+    .use(rootRedirect)
     .use(mount(ENDPOINTS, { ...directory, answers }, edge))
     .use(docsRoutes(version))
     .use(browsableAssets())

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import type { OidcSettings } from './edge/oidc'
 import { IN_MEMORY } from './store/store'
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const
@@ -15,6 +17,15 @@ export interface Config {
   readonly logLevel: LogLevel
   /** Requests a minute per token or address; null: no limit. */
   readonly rateLimit: number | null
+  /** Whose X-Forwarded-* headers to believe: nobody, any peer, or these proxy addresses (CONTRACT §17). */
+  readonly trustProxy: boolean | readonly string[]
+  readonly metrics: boolean
+  /** The bearer token /metrics asks for; null: none. */
+  readonly metricsToken: string | null
+  /** Timestamped copies of the data file: where, how often, how many; null dir: none. */
+  readonly backups: { readonly dir: string; readonly intervalMs: number; readonly keep: number } | null
+  /** Campus sign-in (CONTRACT §13); null when CLUBS_OIDC_ISSUER is not set. */
+  readonly oidc: OidcSettings | null
 }
 
 /** A setting that stops the start; the message says which variable and why. */
@@ -63,8 +74,99 @@ function text(env: Env, name: string, fallback: string): string {
   return raw
 }
 
-/** Reads CONTRACT §10's variables; throws ConfigError on the first invalid one. */
-export function loadConfig(env: Env = process.env): Config {
+/** Every variable the service reads; each may also come from a file as NAME_FILE (CONTRACT §17). */
+export const VARIABLES = [
+  'PORT',
+  'HOST',
+  'CLUBS_DATA_FILE',
+  'CLUBS_SEED_FILE',
+  'CLUBS_ADMIN_TOKEN',
+  'CLUBS_AUTO_APPROVE',
+  'CLUBS_READ_ONLY',
+  'CLUBS_LOG_LEVEL',
+  'CLUBS_RATE_LIMIT',
+  'CLUBS_TRUST_PROXY',
+  'CLUBS_METRICS',
+  'CLUBS_METRICS_TOKEN',
+  'CLUBS_BACKUP_DIR',
+  'CLUBS_BACKUP_INTERVAL',
+  'CLUBS_BACKUP_KEEP',
+  'CLUBS_OIDC_ISSUER',
+  'CLUBS_OIDC_AUDIENCE',
+  'CLUBS_OIDC_USERNAME_CLAIM',
+  'CLUBS_OIDC_GROUPS_CLAIM',
+  'CLUBS_OIDC_ADMIN_GROUP',
+] as const
+
+/** `env` with each NAME_FILE read into NAME (its content less one trailing newline); both set is an error. */
+export function withFileVariables(env: Env): Env {
+  const out: Env = { ...env }
+  for (const name of VARIABLES) {
+    const file = env[`${name}_FILE`]
+    if (file === undefined || file === '') continue
+    if (env[name] !== undefined && env[name] !== '')
+      throw new ConfigError(`${name}_FILE`, file, `${name} is set too; set one of ${name} and ${name}_FILE`)
+    try {
+      out[name] = readFileSync(file, 'utf8').replace(/\r?\n$/, '')
+    } catch (e) {
+      throw new ConfigError(`${name}_FILE`, file, `a readable file (${(e as NodeJS.ErrnoException).code ?? e})`)
+    }
+  }
+  return out
+}
+
+function trustProxy(env: Env): Config['trustProxy'] {
+  const raw = env.CLUBS_TRUST_PROXY
+  if (raw === undefined || raw === '' || raw.trim().toLowerCase() === 'false') return false
+  if (raw.trim().toLowerCase() === 'true') return true
+  const addresses = raw.split(',').map((part) => part.trim())
+  if (addresses.some((a) => !/^[0-9a-fA-F.:]+$/.test(a)))
+    throw new ConfigError('CLUBS_TRUST_PROXY', raw, 'false, true, or a comma-separated list of proxy IP addresses')
+  return addresses
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+
+function backups(env: Env): Config['backups'] {
+  const dir = env.CLUBS_BACKUP_DIR
+  if (dir === undefined || dir === '') return null
+  const interval = env.CLUBS_BACKUP_INTERVAL || '1h'
+  const match = /^(\d+)([smhd])$/.exec(interval.trim())
+  if (!match || Number(match[1]) === 0)
+    throw new ConfigError('CLUBS_BACKUP_INTERVAL', interval, 'a whole number and a unit: 30s, 30m, 1h, 1d')
+  const keep = env.CLUBS_BACKUP_KEEP || '24'
+  if (!/^\d+$/.test(keep.trim()) || Number(keep) < 1)
+    throw new ConfigError('CLUBS_BACKUP_KEEP', keep, 'how many backups to keep, a whole number from 1')
+  return {
+    dir: text(env, 'CLUBS_BACKUP_DIR', dir),
+    intervalMs: Number(match[1]) * DURATION_UNITS[match[2]!]!,
+    keep: Number(keep),
+  }
+}
+
+function oidc(env: Env): Config['oidc'] {
+  const issuer = env.CLUBS_OIDC_ISSUER || null
+  const audience = env.CLUBS_OIDC_AUDIENCE || null
+  if (issuer === null && audience === null) return null
+  if (issuer === null || audience === null) {
+    const [set, unset] =
+      issuer === null ? ['CLUBS_OIDC_AUDIENCE', 'CLUBS_OIDC_ISSUER'] : ['CLUBS_OIDC_ISSUER', 'CLUBS_OIDC_AUDIENCE']
+    throw new ConfigError(set, env[set]!, `campus sign-in needs ${unset} too`)
+  }
+  if (!URL.canParse(issuer) || !/^https?:$/.test(new URL(issuer).protocol))
+    throw new ConfigError('CLUBS_OIDC_ISSUER', issuer, 'the issuer URL, as its tokens name it in "iss" (https://...)')
+  return {
+    issuer: text(env, 'CLUBS_OIDC_ISSUER', issuer),
+    audience: text(env, 'CLUBS_OIDC_AUDIENCE', audience),
+    usernameClaim: text(env, 'CLUBS_OIDC_USERNAME_CLAIM', 'preferred_username'),
+    groupsClaim: text(env, 'CLUBS_OIDC_GROUPS_CLAIM', 'groups'),
+    adminGroup: env.CLUBS_OIDC_ADMIN_GROUP ? text(env, 'CLUBS_OIDC_ADMIN_GROUP', '') : null,
+  }
+}
+
+/** Reads the variables of CONTRACT §10 and §17 (each also as NAME_FILE); throws ConfigError on the first invalid one. */
+export function loadConfig(rawEnv: Env = process.env): Config {
+  const env = withFileVariables(rawEnv)
   const adminToken = env.CLUBS_ADMIN_TOKEN || null
   if (adminToken !== null && (adminToken.length < 8 || /\s/.test(adminToken)))
     throw new ConfigError('CLUBS_ADMIN_TOKEN', '<hidden>', 'at least 8 characters, no spaces')
@@ -81,6 +183,11 @@ export function loadConfig(env: Env = process.env): Config {
     readOnly: flag(env, 'CLUBS_READ_ONLY'),
     logLevel: logLevel as LogLevel,
     rateLimit: rateLimit(env),
+    trustProxy: trustProxy(env),
+    metrics: flag(env, 'CLUBS_METRICS'),
+    metricsToken: env.CLUBS_METRICS_TOKEN || null,
+    backups: backups(env),
+    oidc: oidc(env),
   }
 }
 

@@ -1,17 +1,31 @@
+import { randomUUID } from 'node:crypto'
 import type { Server } from 'bun'
 import type { createApp } from './app'
-import { noteAddress, noteOriginalUrl, usernameOf } from './edge/request-facts'
+import { forwardedOf, trusts, type TrustProxy } from './edge/forwarded'
+import type { Metrics } from './edge/metrics'
+import { noteAddress, noteOriginalUrl, routeOf, usernameOf } from './edge/request-facts'
 import type { Logger } from './log'
 
 /** Seconds a connection may stay silent (a stalled upload, an idle keep-alive) before it is closed. */
 const IDLE_TIMEOUT_S = 30
+/** A client's own X-Request-Id is kept when it is 1–128 visible characters (CONTRACT §17). */
+const REQUEST_ID = /^[\x21-\x7e]{1,128}$/
 
-/** Serves `app` over HTTP, writing one access-log line a request (never its headers or body). */
-export function serve(
-  app: ReturnType<typeof createApp>,
-  options: { port: number; host: string; log: Logger },
-): Server<undefined> {
-  const { log } = options
+export interface ServeOptions {
+  readonly port: number
+  readonly host: string
+  readonly log: Logger
+  readonly trustProxy: TrustProxy
+  readonly metrics: Metrics | null
+}
+
+/**
+ * Serves `app` over HTTP: each answer carries X-Request-Id; one access-log line a request
+ * (never its headers or body) and its metrics. Behind a trusted proxy, links, the rate limit
+ * and the log use the client's scheme, host and address.
+ */
+export function serve(app: ReturnType<typeof createApp>, options: ServeOptions): Server<undefined> {
+  const { log, trustProxy, metrics } = options
   const logRequests = log.enabled('info')
   return Bun.serve({
     port: options.port,
@@ -19,36 +33,61 @@ export function serve(
     idleTimeout: IDLE_TIMEOUT_S,
     async fetch(request, server) {
       const started = performance.now()
-      const address = server.requestIP(request)?.address
-      if (address) noteAddress(request, address)
-      const response = await app.handle(routable(request))
-      if (logRequests) {
-        log.info('request', {
-          method: request.method,
-          path: new URL(request.url).pathname,
-          status: response.status,
-          duration_ms: Math.round((performance.now() - started) * 100) / 100,
-          user: usernameOf(request),
-        })
+      const peer = server.requestIP(request)?.address ?? null
+      const forwarded = trusts(trustProxy, peer) ? forwardedOf(request, trustProxy) : null
+      const handled = routable(request, forwarded?.url ?? null)
+      const address = forwarded?.address ?? peer
+      if (address) noteAddress(handled, address)
+      const given = request.headers.get('x-request-id')
+      const requestId = given !== null && REQUEST_ID.test(given) ? given : randomUUID()
+      const response = await app.handle(handled)
+      response.headers.set('X-Request-Id', requestId)
+      if (logRequests || metrics) {
+        const seconds = (performance.now() - started) / 1000
+        const path = new URL(request.url).pathname
+        metrics?.observeRequest(request.method, routeOf(handled) ?? routeLabel(path), response.status, seconds)
+        if (logRequests)
+          log.info('request', {
+            method: request.method,
+            path,
+            status: response.status,
+            duration_ms: Math.round(seconds * 100_000) / 100,
+            user: usernameOf(handled),
+            address,
+            request_id: requestId,
+          })
       }
       return response
     },
   })
 }
 
+/** Routes outside the API, by their fixed paths; anything else matched no route. */
+function routeLabel(path: string): string {
+  if (['/', '/health', '/livez', '/readyz', '/metrics', '/swagger', '/swagger/json'].includes(path)) return path
+  if (path.startsWith('/static/')) return '/static/:name'
+  if (path.startsWith('/swagger/assets/')) return '/swagger/assets/:name'
+  return 'unmatched'
+}
+
 /**
- * Elysia finds the path at `url.indexOf('/', 11)`, so a host of 1–3 characters with no port
+ * The request Elysia routes, and the URL the client asked for when that differs. Elysia finds
+ * the path at `url.indexOf('/', 11)`, so a host of 1–3 characters with no port
  * ("http://api/api/clubs/", a container named "api" behind a proxy) would hide it and every
- * path would be a 404. Such a request is routed under a longer host; the answer's links
- * still use the one the client asked for.
+ * path would be a 404: such a request is routed under a longer host. Behind a trusted proxy the
+ * client's URL is the proxy's scheme and host. Either way the answer's links use the client's URL.
  */
-function routable(request: Request): Request {
+function routable(request: Request, publicUrl: string | null): Request {
   // A string scan, not a URL parse: this runs for every request.
   const start = request.url.indexOf('//') + 2
   const end = request.url.indexOf('/', start)
-  if ((end < 0 ? request.url.length : end) - start >= 4) return request
-  const url = new URL(request.url)
-  const rerouted = new Request(`${url.protocol}//localhost${url.pathname}${url.search}`, request)
-  noteOriginalUrl(rerouted, request.url)
-  return rerouted
+  const short = (end < 0 ? request.url.length : end) - start < 4
+  if (!short && publicUrl === null) return request
+  let handled = request
+  if (short) {
+    const url = new URL(request.url)
+    handled = new Request(`${url.protocol}//localhost${url.pathname}${url.search}`, request)
+  }
+  noteOriginalUrl(handled, publicUrl ?? request.url)
+  return handled
 }

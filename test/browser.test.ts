@@ -4,7 +4,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { freePort, ROOT, sleep, spawnService, waitForHealth } from '../harness/service'
+import { tempDir } from '../harness/app'
+import { freePort, sleep, spawnService, waitForHealth } from '../harness/service'
 
 // End-to-end checks of the browsable view (`?format=api`) and the Swagger UI (`/swagger`) in a real
 // Chromium, against the real service (`bun src/index.ts`) on a free port. Every page the tests open
@@ -14,7 +15,9 @@ import { freePort, ROOT, sleep, spawnService, waitForHealth } from '../harness/s
 // CI installs Chromium at /usr/bin/chromium. Without it the suite fails (not skips) unless
 // SKIP_BROWSER_TESTS=1 is set.
 
-const SHOTS = join(ROOT, 'docs')
+// The README's images are refreshed by `npm run screenshots`, which points this at docs/; a test
+// run writes them to a folder of its own, so it never changes tracked files.
+const SHOTS = process.env.CLUBS_SCREENSHOTS_DIR ?? tempDir('clubs-screenshots-')
 const CHROMIUM = '/usr/bin/chromium'
 const TOKEN = 'browser-admin-token'
 const TIMEOUT = 30_000

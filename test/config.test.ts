@@ -35,6 +35,11 @@ describe('loadConfig', () => {
       readOnly: false,
       logLevel: 'info',
       rateLimit: null,
+      trustProxy: false,
+      metrics: false,
+      metricsToken: null,
+      backups: null,
+      oidc: null,
     })
   })
 
@@ -66,6 +71,11 @@ describe('loadConfig', () => {
       readOnly: true,
       logLevel: 'debug',
       rateLimit: 600,
+      trustProxy: false,
+      metrics: false,
+      metricsToken: null,
+      backups: null,
+      oidc: null,
     })
   })
 

@@ -3,8 +3,9 @@ import { rmSync } from 'node:fs'
 import { CrashHarness, summarise, type RoundReport } from '../harness/crash-rounds'
 import { ADMIN_TOKEN, tempDir } from '../harness/app'
 
-// CONTRACT §9 under SIGKILL: a real service process with 50 clients writing (creates, and PATCHes
-// that set subtitle and description to one token, so a half-applied update would show) is killed
+// CONTRACT §9 under SIGKILL: a real service process with 50 clients writing (creates, PATCHes
+// that set subtitle and description to one token, so a half-applied update would show, and join
+// requests asked with a unique message and withdrawn again, CONTRACT §12) is killed
 // at a random moment 100–400 ms into the load, 20 times. After each kill it restarts on the same
 // data file, taking over the dead process's lock, and every acknowledged write must be there.
 // The rounds live in harness/crash-rounds.ts; scripts/crash-soak.ts runs many more of them.
@@ -31,7 +32,8 @@ describe('SIGKILL under 50 concurrent writers', () => {
     const summary = summarise(reports)
     console.log(
       `crash: ${summary.rounds} rounds, creates ${summary.creates.acknowledged}/${summary.creates.sent}, ` +
-        `patches ${summary.patches.acknowledged}/${summary.patches.sent} acknowledged, ` +
+        `patches ${summary.patches.acknowledged}/${summary.patches.sent}, ` +
+        `join requests ${summary.requests.acknowledged}/${summary.requests.sent} acknowledged, ` +
         `restart mean ${summary.restartMs.mean} ms (max ${summary.restartMs.max} ms), other ${JSON.stringify(summary.other)}`,
     )
     expect(summary.problems.slice(0, 20)).toEqual([])
@@ -41,6 +43,7 @@ describe('SIGKILL under 50 concurrent writers', () => {
     // The load was real, and the kills landed in the middle of it.
     expect(summary.creates.acknowledged).toBeGreaterThan(ROUNDS)
     expect(summary.patches.acknowledged).toBeGreaterThan(ROUNDS)
+    expect(summary.requests.acknowledged).toBeGreaterThan(ROUNDS)
     expect(summary.creates.sent + summary.patches.sent).toBeGreaterThan(
       summary.creates.acknowledged + summary.patches.acknowledged,
     )

@@ -53,9 +53,14 @@ describe('the OpenAPI document', () => {
     ['/api/clubs/{code}/', 'patch'],
     ['/api/clubs/{code}/', 'delete'],
     ['/api/clubs/{code}/history/', 'get'],
+    ['/api/imports/', 'post'],
     ['/api/clubs/{code}/members/', 'get'],
     ['/api/clubs/{code}/members/', 'post'],
     ['/api/clubs/{code}/members/{username}/', 'delete'],
+    ['/api/clubs/{code}/requests/', 'get'],
+    ['/api/clubs/{code}/requests/', 'post'],
+    ['/api/clubs/{code}/requests/{username}/', 'delete'],
+    ['/api/clubs/{code}/requests/{username}/accept/', 'post'],
     ['/api/favorites/', 'get'],
     ['/api/favorites/', 'post'],
     ['/api/favorites/{code}/', 'delete'],
@@ -63,9 +68,21 @@ describe('the OpenAPI document', () => {
     ['/api/subscriptions/', 'post'],
     ['/api/subscriptions/{code}/', 'delete'],
     ['/api/tags/', 'get'],
+    ['/api/tags/', 'post'],
+    ['/api/tags/{id}/', 'get'],
+    ['/api/tags/{id}/', 'patch'],
+    ['/api/tags/{id}/', 'delete'],
+    ['/api/users/', 'get'],
     ['/api/users/', 'post'],
     ['/api/users/me/', 'get'],
+    ['/api/users/me/requests/', 'get'],
+    ['/api/users/{username}/token/', 'post'],
+    ['/api/users/{username}/token/', 'delete'],
     ['/health', 'get'],
+    ['/livez', 'get'],
+    ['/readyz', 'get'],
+    ['/metrics', 'get'],
+    ['/api/', 'get'],
   ] as const
 
   it('documents exactly the served operations, each with a summary and responses', async () => {
@@ -133,7 +150,7 @@ describe('the OpenAPI document', () => {
     const bodies = ENDPOINTS.flatMap((endpoint) =>
       Object.values(endpoint.actions).flatMap((action) => action.body ?? []),
     )
-    expect(bodies.length).toBe(7)
+    expect(bodies.length).toBe(11)
     for (const { schema, example } of bodies) expect(Value.Check(schema, example)).toBe(true)
   })
 })

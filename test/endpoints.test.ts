@@ -5,7 +5,7 @@ import { ENDPOINTS } from '../src/edge/endpoints'
 // Each endpoint is declared once (src/edge/endpoints/); what OPTIONS says and what the OpenAPI
 // document says are both made from that declaration, so they must agree for every endpoint.
 
-const CONCRETE: Record<string, string> = { code: 'penn-chess-society', username: 'admin' }
+const CONCRETE: Record<string, string> = { code: 'penn-chess-society', username: 'admin', id: '7' }
 /** '/api/clubs/:code/' as a URL one can send, and as the OpenAPI path '/api/clubs/{code}/'. */
 const concrete = (path: string) => path.replace(/:(\w+)/g, (_, name: string) => CONCRETE[name]!)
 const documented = (path: string) => path.replace(/:(\w+)/g, '{$1}')

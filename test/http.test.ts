@@ -163,11 +163,11 @@ describe('OPTIONS and CORS', () => {
     })
   }
 
-  it('answers OPTIONS /api/tags/ with 200, Allow: GET and a CORS preflight', async () => {
+  it('answers OPTIONS /api/tags/ with 200, Allow: GET, POST and a CORS preflight', async () => {
     const { req } = await app()
     const res = await req('/api/tags/', { method: 'OPTIONS' })
     expect(res.status).toBe(200)
-    expect(res.headers.get('allow')).toBe('GET')
+    expect(res.headers.get('allow')).toBe('GET, POST')
     expect(res.headers.get('access-control-allow-origin')).toBe('*')
     expect((await readJson(res)).name).toBeString()
   })
@@ -187,8 +187,8 @@ describe('wrong methods', () => {
     { method: 'PUT', path: '/api/clubs', allow: LIST_ALLOW },
     { method: 'POST', path: CHESS_URL, allow: DETAIL_ALLOW },
     { method: 'POST', path: `/api/clubs/${CHESS}`, allow: DETAIL_ALLOW },
-    { method: 'POST', path: '/api/tags/', allow: 'GET' },
-    { method: 'DELETE', path: '/api/tags/', allow: 'GET' },
+    { method: 'PUT', path: '/api/tags/', allow: 'GET, POST' },
+    { method: 'DELETE', path: '/api/tags/', allow: 'GET, POST' },
   ]
   for (const { method, path, allow } of rows) {
     it(`answers ${method} ${path} with 405 and Allow: ${allow}`, async () => {

@@ -5,7 +5,7 @@ import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { Catalog } from '../src/domain/catalog'
 import { ValidationFailed } from '../src/domain/errors'
-import { parseListQuery, type ListQuery } from '../src/domain/list-query'
+import { parseInstant, parseListQuery, type ListQuery } from '../src/domain/list-query'
 import type { ClubRecord, Tag } from '../src/model/club'
 import { SEED_FILE } from '../harness/app'
 
@@ -21,7 +21,7 @@ function parse(query: string): ListQuery | { error: Record<string, unknown> } {
   }
 }
 
-const ORDER_HELP = 'use one of name, favorite_count, membership_count, founded, code, size.'
+const ORDER_HELP = 'use one of name, favorite_count, membership_count, founded, code, size, created_at, updated_at.'
 
 describe('parseListQuery: what a query gives', () => {
   const rows: {
@@ -69,6 +69,14 @@ describe('parseListQuery: what a query gives', () => {
     { query: 'size=1,2', predicates: 1, matches: 45 },
     { query: 'size=%201%20,%202', matches: 45 },
     { query: 'active=true&size=4', predicates: 2, matches: 13 },
+    // CONTRACT §16
+    { query: 'ordering=-updated_at,created_at', orderKey: '-updated_at,created_at' },
+    { query: 'search=intercollegiate', matches: 1 }, // only in the chess society's description
+    { query: 'code=penn-chess-society,no-such-club', predicates: 1, matches: 1 },
+    { query: 'code=%20penn-chess-society%20,cafe-portugues', matches: 2 },
+    { query: 'code=', predicates: 0, matches: 80 },
+    { query: 'updated_since=2000-01-01', predicates: 1, matches: 80 },
+    { query: 'updated_since=2999-01-01', matches: 0 },
   ]
   test.each(rows)('?$query', ({ query, orderKey, page, fields, predicates, matches }) => {
     const result = parse(query)
@@ -81,6 +89,8 @@ describe('parseListQuery: what a query gives', () => {
       expect([...catalog.live()].filter((e) => result.predicates.every((keep) => keep(e))).length).toBe(matches)
   })
 })
+
+const SINCE_HELP = 'Enter a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDThh:mm:ss, then Z or an offset).'
 
 describe('parseListQuery: what a query is refused for', () => {
   const rows: { query: string; error: Record<string, string[]> }[] = [
@@ -129,6 +139,9 @@ describe('parseListQuery: what a query is refused for', () => {
       },
     },
     { query: 'fields=code,nope,also_nope', error: { fields: ['Unknown field(s): nope, also_nope.'] } },
+    ...['yesterday', '', '2024-02-30', '2024-13-01', '2024-1-1', '2024-01-01T25:00', '2024-01-01T10:00+2'].map(
+      (since) => ({ query: `updated_since=${encodeURIComponent(since)}`, error: { updated_since: [SINCE_HELP] } }),
+    ),
     {
       // Every bad parameter is named at once, not only the first.
       query: 'ordering=x&active=maybe&page=-1&fields=y',
@@ -143,5 +156,47 @@ describe('parseListQuery: what a query is refused for', () => {
   test.each(rows)('?$query', ({ query, error }) => {
     const result = parse(query)
     expect('error' in result ? result.error : 'no error').toEqual(error)
+  })
+})
+
+describe('parseInstant: the dates and date-times of ?updated_since=', () => {
+  const rows: { text: string; instant: string | null }[] = [
+    { text: '2024-06-27', instant: '2024-06-27T00:00:00.000Z' },
+    { text: '2024-06-27T23:30:00Z', instant: '2024-06-27T23:30:00.000Z' },
+    { text: '2024-06-27t23:30:00z', instant: '2024-06-27T23:30:00.000Z' },
+    { text: '2024-06-27T23:30', instant: '2024-06-27T23:30:00.000Z' }, // no offset: UTC
+    { text: '2024-06-27 23:30:00', instant: '2024-06-27T23:30:00.000Z' },
+    { text: '2024-06-27T23:30:00.123456Z', instant: '2024-06-27T23:30:00.123Z' },
+    { text: '2024-06-28T01:30:00+02:00', instant: '2024-06-27T23:30:00.000Z' },
+    { text: '2024-06-28T01:30:00+0200', instant: '2024-06-27T23:30:00.000Z' },
+    { text: '2024-06-27T20:30:00-03:00', instant: '2024-06-27T23:30:00.000Z' },
+    // "?updated_since=2024-06-28T01:30:00+02:00" unencoded: the URL reads its "+" as a space.
+    { text: '2024-06-28T01:30:00 02:00', instant: '2024-06-27T23:30:00.000Z' },
+    { text: ' 2024-02-29 ', instant: '2024-02-29T00:00:00.000Z' },
+    { text: '2023-02-29', instant: null },
+    { text: '2024-04-31', instant: null },
+    { text: '2024-00-10', instant: null },
+    { text: '2024-06-27T24:00:00Z', instant: null },
+    { text: '2024-06-27T23:60Z', instant: null },
+    { text: '2024-06-27T23:30:00+25:00', instant: null },
+    { text: '2024-06-27T', instant: null },
+    { text: '27/06/2024', instant: null },
+    { text: '1719531000', instant: null },
+    { text: 'now', instant: null },
+  ]
+  test.each(rows)('"$text"', ({ text, instant }) => {
+    const at = parseInstant(text)
+    expect(at === null ? null : new Date(at).toISOString()).toBe(instant)
+  })
+
+  test('keeps the clubs updated at or after the instant, and no others', () => {
+    const [first, ...rest] = [...catalog.live()].map((e) => e.record.updated_at).sort()
+    for (const since of [first!, rest[20]!, rest.at(-1)!]) {
+      const query = parse(`updated_since=${encodeURIComponent(since)}`)
+      if ('error' in query) throw new Error(JSON.stringify(query.error))
+      const kept = [...catalog.live()].filter((e) => query.predicates.every((keep) => keep(e)))
+      expect(kept.length).toBe([first, ...rest].filter((at) => at >= since).length)
+      expect(kept.length).toBeGreaterThan(0)
+    }
   })
 })

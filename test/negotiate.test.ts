@@ -81,3 +81,26 @@ describe('negotiate: ?format=', () => {
     expect(outcome(url, accept)).toBe(expected)
   })
 })
+
+describe('negotiate: spreadsheets, only where the action offers them (CONTRACT §15)', () => {
+  const rows: { url: string; offered: ('csv' | 'xlsx')[]; expected: string }[] = [
+    { url: '/api/clubs/?format=csv', offered: ['csv', 'xlsx'], expected: 'csv' },
+    { url: '/api/clubs/?format=xlsx', offered: ['csv', 'xlsx'], expected: 'xlsx' },
+    { url: '/api/clubs/?format=xlsx', offered: ['csv'], expected: 'NotFound 404' },
+    { url: '/api/clubs/penn-chess-society/?format=csv', offered: [], expected: 'NotFound 404' },
+    { url: '/api/clubs/?format=CSV', offered: ['csv', 'xlsx'], expected: 'NotFound 404' },
+    { url: '/api/clubs/?format=xls', offered: ['csv', 'xlsx'], expected: 'NotFound 404' },
+    { url: '/api/clubs/?format=json', offered: ['csv', 'xlsx'], expected: 'json' },
+    { url: '/api/clubs/', offered: ['csv', 'xlsx'], expected: 'json' }, // never from Accept alone
+  ]
+  test.each(rows)('$url offering $offered', ({ url, offered, expected }) => {
+    let got: string
+    try {
+      got = negotiate(new URL(url, 'http://localhost'), 'text/csv', offered)
+    } catch (error) {
+      if (!(error instanceof NotFound)) throw error
+      got = `NotFound ${error.status}`
+    }
+    expect(got).toBe(expected)
+  })
+})

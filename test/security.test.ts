@@ -138,7 +138,7 @@ const HTML_ANSWERS: Case[] = [
   {
     label: 'a browsable 405',
     status: 405,
-    send: ({ req }) => req('/api/tags/?format=api', { method: 'POST', headers: admin, body: '{}' }),
+    send: ({ req }) => req('/api/tags/?format=api', { method: 'PUT', headers: admin, body: '{}' }),
   },
   { label: 'the API docs (/swagger)', status: 200, send: ({ req }) => req('/swagger') },
 ]

@@ -8,7 +8,8 @@ import type { paths } from './schema'
 const baseUrl = process.env.CLUBS_URL || 'http://localhost:3000'
 const token = process.env.CLUBS_TOKEN
 
-const client = createClient<paths>({ baseUrl })
+// JSON answers only: the list also comes as CSV and XLSX (?format=), which this client does not ask for.
+const client = createClient<paths, 'application/json'>({ baseUrl })
 
 // The list: a bare array, or a page ({count, next, previous, results}) when ?page= is given.
 const list = await client.GET('/api/clubs/')

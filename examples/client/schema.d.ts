@@ -24,6 +24,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/livez": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe
+         * @description Answers 200 while the process serves requests.
+         */
+        get: operations["getLivez"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe
+         * @description Answers 200 when the data is loaded, the last snapshot write succeeded and the service is not stopping; 503 with the reason otherwise.
+         */
+        get: operations["getReadyz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description With CLUBS_METRICS=true: requests by method, route template and status, their durations, clubs by state, snapshot writes, the process. 404 otherwise; 401 without the CLUBS_METRICS_TOKEN bearer token when one is set.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The API root
+         * @description The absolute URLs of the collections and the docs.
+         */
+        get: operations["getApi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clubs/": {
         parameters: {
             query?: never;
@@ -100,6 +180,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/imports/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import clubs from CSV or JSON (admins)
+         * @description Each row changes the club with its code, as a PATCH of the columns given, or creates it (approved unless the row says approved false). Read-only columns are ignored, and the leading ' an export adds to formula-like cells is dropped, so an export imported again changes nothing. Any bad row refuses the whole import: 400 {"rows": {"<row number from 1>": {<field errors>}}}. At most 10 MiB, UTF-8.
+         */
+        post: operations["postApiImports"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clubs/{code}/members/": {
         parameters: {
             query?: never;
@@ -139,6 +239,70 @@ export interface paths {
          * @description Owners and admins remove anyone; anyone may leave. A club keeps at least one owner (400).
          */
         delete: operations["deleteApiClubsByCodeMembersByUsername"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clubs/{code}/requests/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a club's pending join requests
+         * @description Oldest first. Owners, officers and admins.
+         */
+        get: operations["getApiClubsByCodeRequests"];
+        put?: never;
+        /**
+         * Ask to join a club
+         * @description With an optional message to the officers (at most 1,000 characters). Refused (400) when the club does not accept members, you are a member or have asked already, or you have 50 requests pending.
+         */
+        post: operations["postApiClubsByCodeRequests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clubs/{code}/requests/{username}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Withdraw or decline a join request
+         * @description The requester withdraws; owners, officers and admins decline. 404 when there is no such request.
+         */
+        delete: operations["deleteApiClubsByCodeRequestsByUsername"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clubs/{code}/requests/{username}/accept/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a join request
+         * @description The requester becomes a member (membership_count +1) and the request is gone. 404 when there is no such request.
+         */
+        post: operations["postApiClubsByCodeRequestsByUsernameAccept"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -241,15 +405,47 @@ export interface paths {
         };
         /**
          * List tags
-         * @description Every tag by id, with the number of public clubs carrying it.
+         * @description Every tag by id. clubs counts the clubs carrying it that you may see.
          */
         get: operations["getApiTags"];
         put?: never;
-        post?: never;
+        /**
+         * Create a tag
+         * @description Admins. The name is trimmed, 1-100 characters, and unique ignoring case.
+         */
+        post: operations["postApiTags"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/tags/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a tag
+         * @description The tag and its number of clubs. clubs counts the clubs carrying it that you may see.
+         */
+        get: operations["getApiTagsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a tag
+         * @description Admins. The tag disappears from every club carrying it (whose updated_at moves).
+         */
+        delete: operations["deleteApiTagsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a tag
+         * @description Admins. Every club carrying the tag shows the new name at once, and its updated_at moves.
+         */
+        patch: operations["patchApiTagsById"];
         trace?: never;
     };
     "/api/users/": {
@@ -259,7 +455,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List users (admins)
+         * @description Every user, ordered by username: those issued here, campus users from their first request on, and the bootstrap admin.
+         */
+        get: operations["getApiUsers"];
         put?: never;
         /**
          * Issue a user and their token (admins)
@@ -287,6 +487,50 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me/requests/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your pending join requests
+         * @description Oldest first, by club code; a request is gone once accepted, declined or withdrawn.
+         */
+        get: operations["getApiUsersMeRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{username}/token/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a new token (admins, or that user)
+         * @description Answers a new bearer token, shown this once; the previous one answers 401 from now on. The bootstrap admin's token is CLUBS_ADMIN_TOKEN: a 400 here.
+         */
+        post: operations["postApiUsersByUsernameToken"];
+        /**
+         * Revoke the token (admins, or that user)
+         * @description The token answers 401 from now on; the user keeps their clubs, memberships, favorites and subscriptions, and an admin can issue a new token with POST.
+         */
+        delete: operations["deleteApiUsersByUsernameToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -329,13 +573,183 @@ export interface operations {
             };
         };
     };
+    getLivez: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                    };
+                };
+            };
+        };
+    };
+    getReadyz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                    };
+                };
+            };
+            /** @description Not ready: send traffic elsewhere for now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "unavailable";
+                        reason: string;
+                    };
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text format. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The metrics token is set and was not sent. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Metrics are off. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    getApi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where everything is. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uri */
+                        clubs: string;
+                        /** Format: uri */
+                        tags: string;
+                        /** Format: uri */
+                        favorites: string;
+                        /** Format: uri */
+                        subscriptions: string;
+                        /** Format: uri */
+                        users: string;
+                        /** Format: uri */
+                        docs: string;
+                    };
+                };
+            };
+            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No such resource, or not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
     getApiClubs: {
         parameters: {
             query?: {
-                /** @description Comma-separated fields, "-" for descending: name, favorite_count, membership_count, founded, code, size. Default -favorite_count,name; ties are broken by code. */
+                /** @description Comma-separated fields, "-" for descending: name, favorite_count, membership_count, founded, code, size, created_at, updated_at. Default -favorite_count,name (with a search: the most relevant first); ties are broken by code. */
                 ordering?: string;
-                /** @description Whitespace-separated terms; each must match the name, subtitle, code or a tag name (case and accents ignored). */
+                /** @description Whitespace-separated terms; each must match the name, subtitle, code, a tag name or the description (case and accents ignored). Without ordering, clubs whose name or code holds every term come first, then those matching in subtitle or tag names, then in the description. */
                 search?: string;
+                /** @description Club codes, comma-separated: only those clubs (a code that matches nothing is no error). */
+                code?: string;
+                /** @description A date (YYYY-MM-DD, from its first moment UTC) or a date-time (UTC unless it names an offset): clubs updated at or after it. */
+                updated_since?: string;
                 /** @description Tag ids or names, comma-separated; a club must carry all of them. */
                 tags?: string;
                 /** @description true or false. */
@@ -362,10 +776,10 @@ export interface operations {
                 page?: number;
                 /** @description Clubs per page, default 15, at most 100. */
                 page_size?: number;
-                /** @description Comma-separated fields to keep in each club, e.g. code,name. */
+                /** @description Comma-separated fields to keep in each club, e.g. code,name. In a spreadsheet: its columns, in the order given, and any field of the detail representation may be named. */
                 fields?: string;
-                /** @description "json" (default) or "api" for the browsable HTML view. */
-                format?: "json" | "api";
+                /** @description "json" (default), "api" for the browsable HTML view, or a spreadsheet of the same clubs: "csv" or "xlsx". */
+                format?: "json" | "api" | "csv" | "xlsx";
             };
             header?: never;
             path?: never;
@@ -373,9 +787,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A bare array, or a page when ?page= is given. */
+            /** @description A bare array, or a page when ?page= is given; a spreadsheet with ?format=csv or xlsx. */
             200: {
                 headers: {
+                    /** @description How many clubs match, before paging. */
+                    "X-Total-Count"?: number;
+                    /** @description On a page: absolute URLs of the first, prev, next and last pages, as they exist (RFC 8288). */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -447,6 +865,8 @@ export interface operations {
                             }[];
                         }[];
                     };
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             /** @description Not modified (If-None-Match matched the ETag). */
@@ -742,7 +1162,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body over 1 MiB. */
+            /** @description Body over 1 MiB (over 10 MiB for an import). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -758,7 +1178,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body not application/json. */
+            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1196,7 +1616,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body over 1 MiB. */
+            /** @description Body over 1 MiB (over 10 MiB for an import). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1212,7 +1632,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body not application/json. */
+            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1577,7 +1997,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body over 1 MiB. */
+            /** @description Body over 1 MiB (over 10 MiB for an import). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1593,7 +2013,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body not application/json. */
+            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1699,6 +2119,242 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    postApiImports: {
+        parameters: {
+            query?: {
+                /** @description true: check every row and report the counts, changing nothing (200). */
+                dry_run?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "code": "go-club",
+                 *         "name": "Go Club",
+                 *         "subtitle": "Stones on a grid",
+                 *         "tags": [
+                 *           {
+                 *             "name": "Games"
+                 *           }
+                 *         ]
+                 *       }
+                 *     ]
+                 */
+                "application/json": {
+                    /** @description Display name; unique ignoring case. */
+                    name?: string;
+                    /** @description Create only. Derived from the name when absent. */
+                    code?: string;
+                    /** @description Short description. */
+                    subtitle?: string;
+                    description?: string;
+                    /** @description Empty, or a valid e-mail address. */
+                    email?: string | "";
+                    /** @description When false, lists show "Hidden". */
+                    email_public?: boolean;
+                    address?: string;
+                    accepting_members?: boolean;
+                    /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
+                    application_required?: number;
+                    appointment_needed?: boolean;
+                    available_virtually?: boolean;
+                    enables_subscription?: boolean;
+                    /** @description YYYY-MM-DD, not in the future, or null. */
+                    founded?: string | null;
+                    /** @description An absolute http or https URL, or null. */
+                    image_url?: string | null;
+                    /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
+                    recruiting_cycle?: number;
+                    /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
+                    size?: number;
+                    is_school_unit?: boolean;
+                    /** @description An absolute http or https URL, or null. */
+                    website?: string | null;
+                    /** @description An absolute http or https URL, or null. */
+                    facebook?: string | null;
+                    /** @description An absolute http or https URL, or null. */
+                    twitter?: string | null;
+                    /** @description An absolute http or https URL, or null. */
+                    instagram?: string | null;
+                    /** @description An absolute http or https URL, or null. */
+                    linkedin?: string | null;
+                    /** @description An absolute http or https URL, or null. */
+                    github?: string | null;
+                    /** @description An absolute http or https URL, or null. */
+                    youtube?: string | null;
+                    how_to_get_involved?: string;
+                    listserv?: string;
+                    /** @description Tags named by id or name. */
+                    tags?: (({
+                        id: number;
+                    } & {
+                        [key: string]: unknown;
+                    }) | ({
+                        name: string;
+                    } & {
+                        [key: string]: unknown;
+                    }))[];
+                    active?: boolean;
+                    /** @description Admin only: approve (true) or reject (false). */
+                    approved?: boolean;
+                    /** @description Admin only. */
+                    approved_comment?: string;
+                }[];
+                /**
+                 * @example code,name,subtitle,accepting_members,size,tags
+                 *     go-club,Go Club,Stones on a grid,true,1,Games; Social
+                 */
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description A dry run: what the import would do. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        created: number;
+                        updated: number;
+                        unchanged: number;
+                    };
+                };
+            };
+            /** @description Imported: how many clubs were created, updated and left unchanged. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        created: number;
+                        updated: number;
+                        unchanged: number;
+                    };
+                };
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "size": [
+                     *         "\"9\" is not a valid choice."
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        [key: string]: string[];
+                    };
+                };
+            };
+            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Known caller, not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Body over 1 MiB (over 10 MiB for an import). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body is larger than 1048576 bytes."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported media type \"text/plain\" in request."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
                      *     }
                      */
                     "application/json": {
@@ -1915,7 +2571,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body over 1 MiB. */
+            /** @description Body over 1 MiB (over 10 MiB for an import). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1931,7 +2587,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body not application/json. */
+            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1972,7 +2628,7 @@ export interface operations {
             path: {
                 /** @description The club code, e.g. penn-chess-society. */
                 code: string;
-                /** @description The member. */
+                /** @description A username. */
                 username: string;
             };
             cookie?: never;
@@ -2001,6 +2657,466 @@ export interface operations {
                      */
                     "application/json": {
                         [key: string]: string[];
+                    };
+                };
+            };
+            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Known caller, not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No such resource, or not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    getApiClubsByCodeRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The club code, e.g. penn-chess-society. */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pending requests, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        username: string;
+                        /** @description To the officers; at most 1,000 characters. */
+                        message: string;
+                        /** Format: date-time */
+                        created_at: string;
+                    }[];
+                };
+            };
+            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Known caller, not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No such resource, or not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    postApiClubsByCodeRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The club code, e.g. penn-chess-society. */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "message": "I played in my school team for four years."
+                 *     }
+                 */
+                "application/json": {
+                    /** @description To the officers; at most 1,000 characters. */
+                    message?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Your request, pending. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        username: string;
+                        /** @description To the officers; at most 1,000 characters. */
+                        message: string;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "size": [
+                     *         "\"9\" is not a valid choice."
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        [key: string]: string[];
+                    };
+                };
+            };
+            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Known caller, not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No such resource, or not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Body over 1 MiB (over 10 MiB for an import). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body is larger than 1048576 bytes."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported media type \"text/plain\" in request."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteApiClubsByCodeRequestsByUsername: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The club code, e.g. penn-chess-society. */
+                code: string;
+                /** @description A username. */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request is gone. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Known caller, not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No such resource, or not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    postApiClubsByCodeRequestsByUsernameAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The club code, e.g. penn-chess-society. */
+                code: string;
+                /** @description A username. */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new member. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        username: string;
+                        /** @constant */
+                        role: "member";
                     };
                 };
             };
@@ -2268,7 +3384,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body over 1 MiB. */
+            /** @description Body over 1 MiB (over 10 MiB for an import). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2284,7 +3400,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body not application/json. */
+            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2585,7 +3701,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body over 1 MiB. */
+            /** @description Body over 1 MiB (over 10 MiB for an import). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2601,7 +3717,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body not application/json. */
+            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2741,6 +3857,7 @@ export interface operations {
                     "application/json": {
                         id: number;
                         name: string;
+                        /** @description Clubs you may see that carry it. */
                         clubs: number;
                     }[];
                 };
@@ -2770,6 +3887,546 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    postApiTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Robotics"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Trimmed; 1-100 characters; unique ignoring case. */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new tag, carried by no club yet; Location names it. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @description Clubs you may see that carry it. */
+                        clubs: number;
+                    };
+                };
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "size": [
+                     *         "\"9\" is not a valid choice."
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        [key: string]: string[];
+                    };
+                };
+            };
+            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Known caller, not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Body over 1 MiB (over 10 MiB for an import). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body is larger than 1048576 bytes."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported media type \"text/plain\" in request."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    getApiTagsById: {
+        parameters: {
+            query?: {
+                /** @description "json" (default) or "api" for the browsable HTML view. */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /** @description The tag id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tag. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @description Clubs you may see that carry it. */
+                        clubs: number;
+                    };
+                };
+            };
+            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No such resource, or not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteApiTagsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tag id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Known caller, not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No such resource, or not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    patchApiTagsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tag id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Robotics & AI"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Trimmed; 1-100 characters; unique ignoring case. */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The renamed tag. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @description Clubs you may see that carry it. */
+                        clubs: number;
+                    };
+                };
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "size": [
+                     *         "\"9\" is not a valid choice."
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        [key: string]: string[];
+                    };
+                };
+            };
+            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Known caller, not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No such resource, or not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Body over 1 MiB (over 10 MiB for an import). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body is larger than 1048576 bytes."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported media type \"text/plain\" in request."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    getApiUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The users. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        username: string;
+                        is_admin: boolean;
+                    }[];
+                };
+            };
+            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Known caller, not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
                     "application/json": {
@@ -2882,7 +4539,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body over 1 MiB. */
+            /** @description Body over 1 MiB (over 10 MiB for an import). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2898,7 +4555,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body not application/json. */
+            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2962,6 +4619,292 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    getApiUsersMeRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your pending requests. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The club code. */
+                        club: string;
+                        /** @description To the officers; at most 1,000 characters. */
+                        message: string;
+                        /** Format: date-time */
+                        created_at: string;
+                    }[];
+                };
+            };
+            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    postApiUsersByUsernameToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A username. */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new token is shown this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        username: string;
+                        token: string;
+                    };
+                };
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "size": [
+                     *         "\"9\" is not a valid choice."
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        [key: string]: string[];
+                    };
+                };
+            };
+            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Known caller, not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No such resource, or not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteApiUsersByUsernameToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A username. */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "size": [
+                     *         "\"9\" is not a valid choice."
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        [key: string]: string[];
+                    };
+                };
+            };
+            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Known caller, not allowed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description No such resource, or not visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
                      *     }
                      */
                     "application/json": {

@@ -11,6 +11,8 @@ export interface Entry {
   readonly nameKey: string
   /** Folded name, subtitle, code and tag names, for search. */
   readonly haystack: string
+  /** Folded description, for search (CONTRACT §16): made on the first search that needs it. */
+  readonly description: string
 }
 
 /** A total order of clubs, named canonically ("-favorite_count,name") so it can be kept sorted. */
@@ -63,10 +65,7 @@ export class Catalog {
   #sorted = new Map<string, { view: View; order: Order; entries: Entry[] }>()
 
   constructor(clubs: readonly ClubRecord[], tags: readonly Tag[]) {
-    for (const tag of tags) {
-      this.#tags.set(tag.id, tag)
-      this.#tagsByName.set(tag.name.toLowerCase(), tag)
-    }
+    for (const tag of tags) this.#setTag(tag.id, tag)
     for (const club of clubs) this.put(club)
   }
 
@@ -123,12 +122,44 @@ export class Catalog {
     return this.#tags.get(id)
   }
 
+  /** The tag with this name, ignoring case. */
   tagByName(name: string): Tag | undefined {
-    return this.#tagsByName.get(name.toLowerCase())
+    return this.#tagsByName.get(nameIdentity(name))
   }
 
   tags(): Tag[] {
     return [...this.#tags.values()]
+  }
+
+  /**
+   * Adds tag `id`, renames it, or (with null) removes it, and stores `restamp(record)` in place of
+   * every club (archived ones too) that carries it; returns how to take all of that back. Each club's
+   * search text follows the tag's new name, and new records keep caches kept per record correct.
+   */
+  changeTag(id: number, tag: Tag | null, restamp: (record: ClubRecord) => ClubRecord): () => void {
+    const before = this.#tags.get(id) ?? null
+    const carriers = [...this.#slots.values()].map((slot) => slot.current.record).filter((r) => r.tags.includes(id))
+    this.#setTag(id, tag)
+    for (const record of carriers) this.put(restamp(record))
+    this.#version++
+    return () => {
+      // The name first, so the records put back are indexed under it.
+      this.#setTag(id, before)
+      for (const record of carriers) this.put(record)
+      this.#version++
+    }
+  }
+
+  #setTag(id: number, tag: Tag | null): void {
+    const before = this.#tags.get(id)
+    if (before && this.#tagsByName.get(nameIdentity(before.name)) === before)
+      this.#tagsByName.delete(nameIdentity(before.name))
+    if (!tag) {
+      this.#tags.delete(id)
+      return
+    }
+    this.#tags.set(id, tag)
+    this.#tagsByName.set(nameIdentity(tag.name), tag)
   }
 
   /** Stores `record`, replacing the club with its code; returns how to take that back. */
@@ -204,10 +235,14 @@ export class Catalog {
 
   #entry(record: ClubRecord): Entry {
     const tagNames = record.tags.map((id) => this.#tags.get(id)?.name ?? '')
+    let description: string | undefined
     return {
       record,
       nameKey: fold(record.name),
       haystack: fold([record.name, record.subtitle, record.code, ...tagNames].join('\n')),
+      get description() {
+        return (description ??= fold(record.description))
+      },
     }
   }
 }

@@ -7,8 +7,8 @@ import { CLUB_DEFAULTS, REVIEWED_FIELDS, type ClubRecord } from '../model/club'
 import type { HistoryEntry, HistoryEventKind, HistoryRecord } from '../model/history'
 import type { History } from './history'
 import { versionOf } from './snapshot-format'
-import type { Commit } from './journal'
-import { applyListQuery, parseListQuery, type ListQuery } from './list-query'
+import type { Commit, Undo } from './journal'
+import { applyListQuery, inRelevanceOrder, parseListQuery, type ListQuery } from './list-query'
 import type { Relations } from './relations'
 import { ANONYMOUS_VIEW, detail, isPlain, listItem, select, type Representation, type Viewpoint } from './represent'
 import { checkClubBody, fieldsOrRefuse, type ClubFieldsOf, type FieldErrors } from './check'
@@ -34,6 +34,14 @@ export interface ClubPage {
   readonly total: number
   /** The page asked for and the last one; null when no page was asked for (every match is in `records`). */
   readonly page: { readonly number: number; readonly size: number; readonly last: number } | null
+}
+
+/** A checked change to one club, not made yet: the record it stores, and how to make it. */
+export interface ClubChange {
+  readonly club: ClubRecord
+  /** False when the club keeps every value it had (updated_at aside) and nothing is recorded. */
+  readonly changes: boolean
+  readonly apply: () => Undo[]
 }
 
 /** The club domain: visibility, permissions, the six operations, approval. Knows nothing of HTTP or files. */
@@ -81,7 +89,7 @@ export class ClubService {
 
   /** The clubs `caller` sees that `query` keeps, in its order; one page of them when it asks for one. */
   list(caller: Caller, query: ListQuery): ClubPage {
-    const matched = this.#matching(caller, query)
+    const matched = inRelevanceOrder(this.#matching(caller, query), query)
     const total = matched.length
     if (!query.page) return { records: matched.map(({ record }) => record), total, page: null }
     const { number, size } = query.page
@@ -118,6 +126,20 @@ export class ClubService {
     return record
   }
 
+  /** How many live clubs are in each state, for the operators' metrics. */
+  countByState(): Record<'public' | 'inactive' | 'new_pending' | 'change_pending' | 'rejected', number> {
+    const counts = { public: 0, inactive: 0, new_pending: 0, change_pending: 0, rejected: 0 }
+    for (const { record } of this.catalog.live()) {
+      const review = this.reviewState(record)
+      if (!record.active) counts.inactive++
+      else if (review === 'new club') counts.new_pending++
+      else if (review === 'change to an approved club') counts.change_pending++
+      else if (record.approved) counts.public++
+      else counts.rejected++
+    }
+    return counts
+  }
+
   /** Whether `record` awaits review as a new club, as a change to an approved one, or not at all. */
   reviewState(record: ClubRecord): 'new club' | 'change to an approved club' | null {
     if (record.approved) return null
@@ -134,7 +156,13 @@ export class ClubService {
   }
 
   async create(caller: Caller, body: unknown): Promise<ClubRecord> {
-    const user = requireUser(caller)
+    const change = this.prepareCreate(requireUser(caller), body)
+    await this.options.commit(change.apply)
+    return change.club
+  }
+
+  /** A create by `user`, checked against the directory as it stands (a 400 otherwise), not made yet. */
+  prepareCreate(user: Caller & { username: string }, body: unknown): ClubChange {
     const checked = checkClubBody(body, 'create', this.#today())
     const { fields: sent, errors } = checked
     this.#checkApprovalFields(user, sent, { approved: false, approved_comment: '' })
@@ -166,12 +194,12 @@ export class ClubService {
     }
     const created = event(code, 'created', now, user.username)
     const { club, events } = decide(record, fields, user, now)
-    await this.options.commit(() => [
+    const apply = () => [
       this.catalog.change(club),
       this.relations.change(club.code, user.username, 'owner'),
       ...[created, ...events].map((e) => this.events.append(e)),
-    ])
-    return club
+    ]
+    return { club, changes: true, apply }
   }
 
   /** PUT (`partial` false: every writable field required) and PATCH. */
@@ -179,6 +207,14 @@ export class ClubService {
     const user = requireUser(caller)
     const current = this.retrieve(caller, code)
     if (!user.isAdmin && !this.runs(user, code)) throw new PermissionDenied()
+    const change = this.prepareUpdate(user, current, body, partial)
+    await this.options.commit(change.apply)
+    return change.club
+  }
+
+  /** A PUT or PATCH of `current` by `user`, who may change it, checked (a 400 otherwise), not made yet. */
+  prepareUpdate(user: Caller & { username: string }, current: ClubRecord, body: unknown, partial: boolean): ClubChange {
+    const code = current.code
     const { fields, errors } = checkClubBody(body, partial ? 'patch' : 'replace', this.#today())
     this.#checkApprovalFields(user, fields, current)
     if (fields.code !== undefined && fields.code !== current.code)
@@ -200,11 +236,9 @@ export class ClubService {
       submitted.push(event(code, 'submitted', now, user.username, '', reviewed))
     }
     const { club, events } = decide(record, fields, user, now)
-    await this.options.commit(() => [
-      this.catalog.change(club),
-      ...[...submitted, ...events].map((e) => this.events.append(e)),
-    ])
-    return club
+    const recorded = [...submitted, ...events]
+    const apply = () => [this.catalog.change(club), ...recorded.map((e) => this.events.append(e))]
+    return { club, changes: recorded.length > 0 || !sameValues(club, current), apply }
   }
 
   async destroy(caller: Caller, code: string): Promise<void> {
@@ -280,6 +314,15 @@ export class ClubService {
 function withoutApproval<F extends ClubFields>(fields: F) {
   const { approved: _a, approved_comment: _c, tags: _t, ...rest } = fields
   return rest
+}
+
+/** Whether two records of a club hold the same values, updated_at aside. */
+function sameValues(a: ClubRecord, b: ClubRecord): boolean {
+  const keys = Object.keys(a) as (keyof ClubRecord)[]
+  if (keys.length !== Object.keys(b).length) return false
+  return keys.every(
+    (key) => key === 'updated_at' || a[key] === b[key] || JSON.stringify(a[key]) === JSON.stringify(b[key]),
+  )
 }
 
 /** The tag id a reference names, or the message saying why it names none. */

@@ -3,8 +3,11 @@ import { Journal } from './journal'
 import { SavedClubs } from './saved-clubs'
 import { TagService } from './tags'
 import { MemberService } from './members'
+import { JoinRequestService } from './join-requests'
+import { PendingRequests } from './pending-requests'
 import { Relations } from './relations'
 import { ClubService } from './clubs'
+import { ImportService } from './imports'
 import { SNAPSHOT_VERSION, type Snapshot } from '../model/snapshot'
 import { History } from './history'
 import { UserDirectory } from './user-directory'
@@ -30,18 +33,28 @@ export function openDirectory(store: Persistence, data: Snapshot, { autoApprove,
   const relations = new Relations(data)
   const directory = new UserDirectory(data.users)
   const history = new History(data.history)
+  const pendingRequests = new PendingRequests(data.requests, (code) => catalog.get(code) !== undefined)
   store.track(() => ({
     version: SNAPSHOT_VERSION,
     ...catalog.snapshot(),
     users: directory.all(),
     ...relations.snapshot(),
     history: history.snapshot(),
+    requests: pendingRequests.snapshot(),
   }))
 
   const { commit } = new Journal(() => store.save())
   const clubs = new ClubService(catalog, relations, history, { commit, autoApprove, now })
   const users = new UserService(directory, commit, now)
-  const members = new MemberService(clubs, catalog, relations, (username) => users.exists(username), commit)
+  const members = new MemberService(
+    clubs,
+    catalog,
+    relations,
+    (username) => users.exists(username),
+    pendingRequests,
+    commit,
+  )
+  const requests = new JoinRequestService(clubs, relations, pendingRequests, members, commit, now)
   const favorites = new SavedClubs(
     clubs,
     catalog,
@@ -58,15 +71,16 @@ export function openDirectory(store: Persistence, data: Snapshot, { autoApprove,
     },
     commit,
   )
-  const tags = new TagService(catalog)
+  const tags = new TagService(catalog, clubs, commit, now)
   return {
-    userDirectory: directory,
     clubs,
     users,
     members,
+    requests,
     favorites,
     subscriptions,
     tags,
+    imports: new ImportService(clubs, commit),
     health: () => ({ clubs: catalog.countLive(), version: catalog.version }),
   }
 }

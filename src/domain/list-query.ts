@@ -10,7 +10,16 @@ import {
   type ClubRecord,
 } from '../model/club'
 
-export const ORDERING_FIELDS = ['name', 'favorite_count', 'membership_count', 'founded', 'code', 'size'] as const
+export const ORDERING_FIELDS = [
+  'name',
+  'favorite_count',
+  'membership_count',
+  'founded',
+  'code',
+  'size',
+  'created_at',
+  'updated_at',
+] as const
 type OrderingField = (typeof ORDERING_FIELDS)[number]
 export const BOOLEAN_FILTERS = [
   'accepting_members',
@@ -33,10 +42,12 @@ export const MAX_PAGE_SIZE = 100
 type Key = { field: OrderingField; descending: boolean }
 type Predicate = (entry: Entry) => boolean
 
-/** A parsed, validated list query (CONTRACT §6). */
+/** A parsed, validated list query (CONTRACT §6, §16). */
 export interface ListQuery {
   readonly order: Order
   readonly predicates: readonly Predicate[]
+  /** With a search and no ?ordering=: each club's relevance tier, 0 first (CONTRACT §16). */
+  readonly relevance: ((entry: Entry) => number) | null
   readonly page: { number: number; size: number } | null
   readonly fields: readonly string[] | null
 }
@@ -46,16 +57,32 @@ export function parseListQuery(params: URLSearchParams, catalog: Catalog): ListQ
   const fail = (param: string, message: string) => (errors[param] ??= []).push(message)
   const value = (param: string) => params.get(param) ?? undefined
 
-  const order = orderOf(parseOrdering(value('ordering') ?? DEFAULT_ORDERING, (m) => fail('ordering', m)))
+  const ordering = value('ordering')
+  const order = orderOf(parseOrdering(ordering ?? DEFAULT_ORDERING, (m) => fail('ordering', m)))
   const predicates: Predicate[] = []
+  let relevance: ListQuery['relevance'] = null
 
-  const search = value('search')
-  if (search) {
-    const terms = fold(search).split(/\s+/).filter(Boolean)
-    if (terms.length) predicates.push((e) => terms.every((term) => e.haystack.includes(term)))
+  const terms = fold(value('search') ?? '')
+    .split(/\s+/)
+    .filter(Boolean)
+  if (terms.length) {
+    predicates.push((e) => terms.every((term) => e.haystack.includes(term) || e.description.includes(term)))
+    if (ordering === undefined) relevance = relevanceOf(terms)
   }
   const tags = value('tags')
   if (tags) predicates.push(tagPredicate(tags, catalog))
+  const codes = value('code')
+  if (codes) {
+    const wanted = new Set(codes.split(',').map((code) => code.trim()))
+    predicates.push((e) => wanted.has(e.record.code))
+  }
+  const updatedSince = value('updated_since')
+  if (updatedSince !== undefined) {
+    const since = parseInstant(updatedSince)
+    if (since === null)
+      fail('updated_since', 'Enter a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDThh:mm:ss, then Z or an offset).')
+    else predicates.push((e) => Date.parse(e.record.updated_at) >= since)
+  }
 
   for (const name of BOOLEAN_FILTERS) {
     const raw = value(name)
@@ -80,7 +107,37 @@ export function parseListQuery(params: URLSearchParams, catalog: Catalog): ListQ
   const fields = parseFields(value('fields'), (m) => fail('fields', m))
   if (Object.keys(errors).length) throw new ValidationFailed(errors)
 
-  return { order, predicates, page, fields }
+  return { order, predicates, relevance, page, fields }
+}
+
+/**
+ * The tiers of CONTRACT §16: 0 when the name or code holds every term, 1 when name, code, subtitle
+ * and tag names do, 2 when the description is needed.
+ */
+function relevanceOf(terms: readonly string[]): (entry: Entry) => number {
+  return (e) => {
+    if (terms.every((term) => e.nameKey.includes(term) || e.record.code.includes(term))) return 0
+    return terms.every((term) => e.haystack.includes(term)) ? 1 : 2
+  }
+}
+
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i
+
+/**
+ * `updated_since`: a date (its first moment, UTC) or a date-time; one without an offset is UTC.
+ * A "+" that the URL turned into a space before the offset is read as the "+" it was. Null when
+ * malformed, or not a real calendar date and time.
+ */
+export function parseInstant(raw: string): number | null {
+  const m = INSTANT.exec(raw.trim().replace(/(\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?) (\d{2}:?\d{2})$/, '$1+$2'))
+  if (!m) return null
+  const [, year, month, day, hour = '00', minute = '00', second = '00', fraction = '', zone = 'Z'] = m
+  const daysInMonth = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate()
+  if (+month < 1 || +month > 12 || +day < 1 || +day > daysInMonth || +hour > 23 || +minute > 59 || +second > 59)
+    return null
+  const offset = zone.toUpperCase() === 'Z' ? 'Z' : `${zone.slice(0, 3)}:${zone.slice(-2)}`
+  const at = Date.parse(`${year}-${month}-${day}T${hour}:${minute}:${second}${fraction.slice(0, 4)}${offset}`)
+  return Number.isNaN(at) ? null : at
 }
 
 function parseOrdering(raw: string, fail: (message: string) => void): Key[] {
@@ -178,4 +235,13 @@ function orderOf(keys: readonly Key[]): Order {
 export function applyListQuery(sorted: readonly Entry[], visible: Predicate, query: ListQuery): Entry[] {
   const { predicates } = query
   return sorted.filter((entry) => visible(entry) && predicates.every((keep) => keep(entry)))
+}
+
+/** `matched` (in the query's order) with the most relevant first when the query ranks; each tier keeps that order. */
+export function inRelevanceOrder(matched: Entry[], query: ListQuery): Entry[] {
+  const { relevance } = query
+  if (!relevance) return matched
+  const tiers: Entry[][] = [[], [], []]
+  for (const entry of matched) tiers[relevance(entry)]!.push(entry)
+  return tiers.flat()
 }

@@ -2,10 +2,11 @@ import { isAuthenticated, type Caller } from './caller'
 import { NotAuthenticated, NotFound, PermissionDenied, ValidationFailed } from './errors'
 import { MemberWrite, ROLES, type Role } from '../model/user'
 import { BodyCheck, fieldsOrRefuse } from './check'
-import type { Commit } from './journal'
+import type { Commit, Undo } from './journal'
 import type { ClubRecord } from '../model/club'
 import type { Catalog } from './catalog'
 import type { ClubService } from './clubs'
+import type { PendingRequests } from './pending-requests'
 import type { Relations } from './relations'
 
 export interface Member {
@@ -33,6 +34,7 @@ export class MemberService {
     private readonly relations: Relations,
     /** Whether a username names a user who can hold a token. */
     private readonly userExists: (username: string) => boolean,
+    private readonly requests: PendingRequests,
     private readonly commit: Commit,
   ) {}
 
@@ -45,19 +47,30 @@ export class MemberService {
 
   /** Adds a member, or changes the role of one; `created` tells which. */
   async add(caller: Caller, code: string, body: unknown): Promise<{ member: Member; created: boolean }> {
-    const club = this.#clubRunBy(caller, code)
+    this.#clubRunBy(caller, code)
     const { username, role } = this.#validate(body)
     const relations = this.relations
     const previous = relations.roleOf(username, code)
     const mayManageOwners = caller.isAdmin || relations.roleOf(caller.username, code) === 'owner'
     if ((role === 'owner' || previous === 'owner') && !mayManageOwners) throw new PermissionDenied()
     if (previous === 'owner' && role !== 'owner' && relations.owners(code) === 1) throw new ValidationFailed(LAST_OWNER)
-    const count = club.membership_count + (previous ? 0 : 1)
-    await this.commit(() => [
-      relations.change(code, username, role),
-      this.catalog.change({ ...club, membership_count: count }),
-    ])
+    await this.commit(() => this.admission(code, username, role))
     return { member: { username, role }, created: previous === undefined }
+  }
+
+  /**
+   * What gives `username` `role` in live club `code`, to apply inside a commit: the role, one more
+   * member on the club's current record (never the public view of a club under review), and their
+   * join request, if any, settled (CONTRACT §12).
+   */
+  admission(code: string, username: string, role: Role): Undo[] {
+    const club = this.catalog.get(code)!.record
+    const joins = this.relations.roleOf(username, code) === undefined
+    return [
+      this.relations.change(code, username, role),
+      ...(joins ? [this.catalog.change({ ...club, membership_count: club.membership_count + 1 })] : []),
+      this.requests.settle(code, username),
+    ]
   }
 
   /** Removes a member: an owner or admin may remove anyone, and anyone may leave. */

@@ -14,6 +14,9 @@ export const ANONYMOUS_VIEW: Viewpoint = { isFavorite: false, isMember: false, i
 
 export type Representation = Record<string, unknown>
 
+/** What the list shows in place of an address that is not public (CONTRACT §1.1). */
+export const HIDDEN_EMAIL = 'Hidden'
+
 function tagsOf(record: ClubRecord, catalog: Catalog): Tag[] {
   const tags: Tag[] = []
   for (const id of record.tags) {
@@ -34,7 +37,7 @@ export function listItem(record: ClubRecord, view: Viewpoint, catalog: Catalog):
     approved: record.approved,
     available_virtually: record.available_virtually,
     code: record.code,
-    email: record.email_public || view.seesEmail ? record.email : 'Hidden',
+    email: record.email_public || view.seesEmail ? record.email : HIDDEN_EMAIL,
     enables_subscription: record.enables_subscription,
     favorite_count: record.favorite_count,
     founded: record.founded,

@@ -1,5 +1,6 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import type { ApprovedVersion, ClubRecord } from '../model/club'
+import type { JoinRequestRecord } from '../model/join-request'
 import { SNAPSHOT_VERSION, StoredSnapshot, type Snapshot } from '../model/snapshot'
 
 // Compiled once: checking 10,000 clubs this way takes a few milliseconds, not a few hundred.
@@ -24,6 +25,18 @@ export function snapshotProblem(data: unknown): string | null {
   if (tagIds.size !== snapshot.tags.length) return '/tags: a tag id appears twice'
   const orphan = snapshot.clubs.find((club) => club.tags.some((id) => !tagIds.has(id)))
   if (orphan) return `/clubs: "${orphan.code}" names a tag that does not exist`
+  return 'requests' in snapshot ? requestsProblem(snapshot.requests, codes) : null
+}
+
+/** Why the join requests do not fit the clubs, or null: each names a club, and no one asks one club twice. */
+function requestsProblem(requests: readonly JoinRequestRecord[], codes: ReadonlySet<string>): string | null {
+  const pairs = new Set<string>()
+  for (const { club, username } of requests) {
+    if (!codes.has(club)) return `/requests: a request names the club "${club}", which does not exist`
+    const pair = `${club} ${username}`
+    if (pairs.has(pair)) return `/requests: "${username}" asks to join "${club}" twice`
+    pairs.add(pair)
+  }
   return null
 }
 
@@ -36,7 +49,7 @@ export function versionOf(club: Omit<ClubRecord, 'approved_version'>): ApprovedV
 /**
  * The snapshot in the current format. Version 1 kept no approved versions (an approved club's
  * current record is its approved version; a pending club's last approval was not kept) and no
- * history, which starts with the first change after the upgrade.
+ * history, which starts with the first change after the upgrade, and no join requests.
  */
 export function upgradeSnapshot(data: StoredSnapshot): Snapshot {
   if (data.version === SNAPSHOT_VERSION) return data
@@ -49,5 +62,6 @@ export function upgradeSnapshot(data: StoredSnapshot): Snapshot {
     favorites: data.favorites ?? [],
     subscriptions: data.subscriptions ?? [],
     history: [],
+    requests: [],
   }
 }

@@ -1,26 +1,108 @@
+import { requireUser, type Caller } from './caller'
 import type { Catalog } from './catalog'
+import { BodyCheck, fieldsOrRefuse, type Checked } from './check'
+import type { ClubService } from './clubs'
+import { NotFound, PermissionDenied } from './errors'
+import type { Commit } from './journal'
+import type { ClubRecord, Tag } from '../model/club'
+import { TagCreate, TagPatch, type TagWithCount } from '../model/tag'
 
-export interface TagCount {
-  readonly id: number
-  readonly name: string
-  /** How many clubs the public sees carry the tag. */
-  readonly clubs: number
-}
+const NAME_A_TAG = 'Send an object: {"name": "..."}.'
+const TAG_CREATE_BODY = new BodyCheck(TagCreate, { notAnObject: NAME_A_TAG, trimmed: ['name'] })
+const TAG_PATCH_BODY = new BodyCheck(TagPatch, { notAnObject: NAME_A_TAG, trimmed: ['name'] })
+const TAKEN = 'A tag with this name already exists.'
+/** Tag ids in paths: a positive integer as written by this service. */
+const TAG_ID = /^[1-9][0-9]{0,14}$/
 
-/** The category labels clubs carry (CONTRACT §1.3, §14). */
+/** The category labels clubs carry (CONTRACT §1.3, §14): everyone reads them, admins manage them. */
 export class TagService {
-  constructor(private readonly catalog: Catalog) {}
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly clubs: ClubService,
+    private readonly commit: Commit,
+    private readonly now: () => Date,
+  ) {}
 
-  /** Every tag by id, with the number of clubs the public sees (approved versions included, CONTRACT §11) carrying it. */
-  list(): TagCount[] {
-    const counts = new Map<number, number>()
-    for (const { record } of this.catalog.live('public')) {
-      if (!record.active) continue
-      for (const id of record.tags) counts.set(id, (counts.get(id) ?? 0) + 1)
-    }
+  /** Every tag by id, each with the number of clubs carrying it that `caller` may see (CONTRACT §11, §14). */
+  list(caller: Caller): TagWithCount[] {
+    const counts = this.#counts(caller)
     return this.catalog
       .tags()
       .sort((a, b) => a.id - b.id)
-      .map((tag) => ({ id: tag.id, name: tag.name, clubs: counts.get(tag.id) ?? 0 }))
+      .map((tag) => withCount(tag, counts))
+  }
+
+  retrieve(caller: Caller, id: string): TagWithCount {
+    return withCount(this.#tag(id), this.#counts(caller))
+  }
+
+  async create(caller: Caller, body: unknown): Promise<TagWithCount> {
+    this.#admin(caller)
+    const { name } = fieldsOrRefuse(this.#unique(TAG_CREATE_BODY.check(body), null))
+    const tag: Tag = { id: Math.max(0, ...this.catalog.tags().map((t) => t.id)) + 1, name }
+    await this.commit(() => this.catalog.changeTag(tag.id, tag, (record) => record))
+    return { ...tag, clubs: 0 }
+  }
+
+  /** Renames a tag; every club carrying it shows the new name at once (and its `updated_at` moves). */
+  async rename(caller: Caller, id: string, body: unknown): Promise<TagWithCount> {
+    this.#admin(caller)
+    const tag = this.#tag(id)
+    const { name = tag.name } = fieldsOrRefuse(this.#unique(TAG_PATCH_BODY.check(body), tag))
+    if (name !== tag.name) {
+      const now = this.now().toISOString()
+      await this.commit(() => this.catalog.changeTag(tag.id, { id: tag.id, name }, (record) => touched(record, now)))
+    }
+    return this.retrieve(caller, id)
+  }
+
+  /** Deletes a tag, and takes it off every club, in one change. */
+  async destroy(caller: Caller, id: string): Promise<void> {
+    this.#admin(caller)
+    const tag = this.#tag(id)
+    const now = this.now().toISOString()
+    const untagged = (record: ClubRecord) => ({
+      ...touched(record, now),
+      tags: record.tags.filter((other) => other !== tag.id),
+    })
+    await this.commit(() => this.catalog.changeTag(tag.id, null, untagged))
+  }
+
+  #admin(caller: Caller): void {
+    if (!requireUser(caller).isAdmin) throw new PermissionDenied()
+  }
+
+  #tag(id: string): Tag {
+    const tag = TAG_ID.test(id) ? this.catalog.tag(Number(id)) : undefined
+    if (!tag) throw new NotFound()
+    return tag
+  }
+
+  /** The check, with a name another tag holds (ignoring case) refused. */
+  #unique<T extends { name?: string }>(checked: Checked<T>, self: Tag | null): Checked<T> {
+    const name = checked.fields.name
+    const holder = name === undefined ? undefined : this.catalog.tagByName(name)
+    if (holder && holder.id !== self?.id) checked.errors.name = [TAKEN]
+    return checked
+  }
+
+  /** Clubs carrying each tag, among those `caller` may see, as they see them. */
+  #counts(caller: Caller): Map<number, number> {
+    const counts = new Map<number, number>()
+    for (const { record } of this.catalog.live()) {
+      const shown = this.clubs.shownTo(caller, record.code)
+      for (const id of shown?.tags ?? []) counts.set(id, (counts.get(id) ?? 0) + 1)
+    }
+    return counts
   }
 }
+
+const withCount = (tag: Tag, counts: ReadonlyMap<number, number>): TagWithCount => ({
+  id: tag.id,
+  name: tag.name,
+  clubs: counts.get(tag.id) ?? 0,
+})
+
+/** A new record of a club whose tags changed: live clubs show the change in `updated_at`. */
+const touched = (record: ClubRecord, now: string): ClubRecord =>
+  record.archived_at === null ? { ...record, updated_at: now } : { ...record }

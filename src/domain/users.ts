@@ -2,7 +2,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { requireUser, type Caller } from './caller'
 import { BodyCheck, fieldsOrRefuse } from './check'
 import type { Commit } from './journal'
-import { PermissionDenied } from './errors'
+import { BadRequest, NotFound, PermissionDenied } from './errors'
 import { newToken, sha256, type UserDirectory } from './user-directory'
 import { UserCreate, type UserRecord } from '../model/user'
 
@@ -15,6 +15,33 @@ export const USER_BODY = new BodyCheck(UserCreate, {
   fields: { username: { invalid: USERNAME_RULE }, is_admin: { invalid: 'Must be a valid boolean.' } },
 })
 
+/** A user as admins list them. */
+export interface UserSummary {
+  readonly username: string
+  readonly is_admin: boolean
+}
+
+/** A token issued again (POST /api/users/{username}/token/); shown this once. */
+export interface IssuedToken {
+  readonly username: string
+  readonly token: string
+}
+
+/**
+ * A name an identity provider gives, fitted to the username rule: accents dropped, lowercased,
+ * each run of other characters made one "-", cut to 64; null when nothing is left of it.
+ */
+export function fitUsername(name: string): string | null {
+  const fitted = name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '')
+    .slice(0, 64)
+  return fitted === '' ? null : fitted
+}
+
 export interface IssuedUser {
   readonly username: string
   readonly is_admin: boolean
@@ -22,7 +49,7 @@ export interface IssuedUser {
   readonly token: string
 }
 
-/** Issues users and their tokens; only an admin may (CONTRACT §5). */
+/** Users and their tokens: issued by admins, issued again or revoked by admins or their holder (CONTRACT §5, §13). */
 export class UserService {
   constructor(
     readonly directory: UserDirectory,
@@ -54,6 +81,67 @@ export class UserService {
       return () => this.directory.remove(username)
     })
     return { username, is_admin: isAdmin, token }
+  }
+
+  /** Every user, the bootstrap admin included, ordered by username (admins only). */
+  list(caller: Caller): UserSummary[] {
+    if (!requireUser(caller).isAdmin) throw new PermissionDenied()
+    const users = this.directory.all().map(({ username, is_admin }) => ({ username, is_admin }))
+    users.push({ username: ADMIN_USERNAME, is_admin: true })
+    return users.sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0))
+  }
+
+  /** A new token for `username` (admins, or that user); the previous one answers 401 from now on. */
+  async reissue(caller: Caller, username: string): Promise<IssuedToken> {
+    return this.reissueAs(this.#holder(caller, username))
+  }
+
+  /** A new token for an existing user (the operator command uses this too). */
+  async reissueAs(user: UserRecord): Promise<IssuedToken> {
+    const token = newToken()
+    await this.#replace(user, { ...user, token_sha256: sha256(token) })
+    return { username: user.username, token }
+  }
+
+  /** `username` holds no token from now on (admins, or that user); their clubs and saved clubs stay. */
+  async revoke(caller: Caller, username: string): Promise<void> {
+    const user = this.#holder(caller, username)
+    if (user.token_sha256 !== null) await this.#replace(user, { ...user, token_sha256: null })
+  }
+
+  /**
+   * A user the campus identity provider vouches for, as of their first request: recorded once
+   * (with no token of this service's), then only found.
+   */
+  signedIn(username: string): UserRecord | Promise<UserRecord> {
+    const known = this.directory.get(username)
+    if (known) return known
+    const record: UserRecord = { username, is_admin: false, token_sha256: null, created_at: this.now().toISOString() }
+    return this.commit(() => {
+      this.directory.put(record)
+      return () => this.directory.remove(username)
+    }).then(() => record)
+  }
+
+  /** Whose token a caller may reissue or revoke: their own, or anyone's for an admin; never the bootstrap admin's. */
+  #holder(caller: Caller, username: string): UserRecord {
+    const who = requireUser(caller)
+    if (!who.isAdmin && who.username !== username) throw new PermissionDenied()
+    if (username === ADMIN_USERNAME)
+      throw new BadRequest(
+        `The "${ADMIN_USERNAME}" user's token is CLUBS_ADMIN_TOKEN: change it in the service's environment and restart the service.`,
+      )
+    const user = this.directory.get(username)
+    if (!user) throw new NotFound()
+    return user
+  }
+
+  /** Records never change in place: a new object replaces the old, and the undo puts the old one back. */
+  async #replace(previous: UserRecord, next: UserRecord): Promise<void> {
+    await this.commit(() => {
+      this.directory.put(next)
+      return () => this.directory.put(previous)
+    })
   }
 
   /** Why `username` cannot be issued, or null. */

@@ -3,17 +3,25 @@ import { Prepared } from './prepared'
 
 // Every answer cache of the service lives here, and each is correct for one reason: records
 // never change in place. A change stores a new record object and moves the data version, so
-// an answer kept per record object, or per data version, can never be stale. (The store keeps
-// each record's serialised text on the same ground: src/store/snapshot-text.ts.)
+// an answer kept per record object, or per data version, can never be stale. An answer also
+// shows its tags' names, which live apart from the record: a tag renamed or deleted therefore
+// stores a new record of every club carrying it (Catalog.changeTag), in the same commit. (The
+// store keeps each record's serialised text on the same ground: src/store/snapshot-text.ts.)
 
 const LIST_ANSWERS = 512
 
-/** List answers, serialised once per data version, caller and URL. */
+/** A list answer as it is kept: its body, and the headers that belong to it (X-Total-Count, Link, ...). */
+export interface ListAnswer {
+  readonly body: Prepared
+  readonly headers: Readonly<Record<string, string>>
+}
+
+/** List answers, made once per data version, caller and URL. */
 class ListAnswers {
   #version = ''
-  #answers = new Map<string, Prepared>()
+  #answers = new Map<string, ListAnswer>()
 
-  get(version: string, key: string): Prepared | undefined {
+  get(version: string, key: string): ListAnswer | undefined {
     if (version !== this.#version) {
       this.#version = version
       this.#answers.clear()
@@ -21,7 +29,9 @@ class ListAnswers {
     return this.#answers.get(key)
   }
 
-  set(key: string, answer: Prepared): void {
+  /** Keeps an answer made at `version`, unless the data has moved on while it was made. */
+  set(version: string, key: string, answer: ListAnswer): void {
+    if (version !== this.#version) return
     if (this.#answers.size >= LIST_ANSWERS) this.#answers.clear()
     this.#answers.set(key, answer)
   }

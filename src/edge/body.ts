@@ -10,9 +10,7 @@ const MAX_BODY_BYTES = 1024 * 1024
  */
 export async function readJsonBody(request: Request): Promise<unknown> {
   const type = request.headers.get('content-type')
-  const length = Number(request.headers.get('content-length') ?? NaN)
-  if (length > MAX_BODY_BYTES) throw new PayloadTooLarge(MAX_BODY_BYTES)
-  const text = await readCapped(request)
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(await readCapped(request, MAX_BODY_BYTES))
   if (type === null && text.trim() === '') return {}
   const mediaType = (type ?? '').split(';')[0]!.trim().toLowerCase()
   if (mediaType !== 'application/json') throw new UnsupportedMediaType(type ?? '')
@@ -24,14 +22,16 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   }
 }
 
-async function readCapped(request: Request): Promise<string> {
-  if (!request.body) return ''
+/** The body's bytes, at most `limit` of them (413 past it, found from Content-Length or while streaming). */
+export async function readCapped(request: Request, limit: number): Promise<Uint8Array> {
+  if (Number(request.headers.get('content-length') ?? NaN) > limit) throw new PayloadTooLarge(limit)
+  if (!request.body) return new Uint8Array()
   const chunks: Uint8Array[] = []
   let size = 0
   try {
     for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
       size += chunk.byteLength
-      if (size > MAX_BODY_BYTES) throw new PayloadTooLarge(MAX_BODY_BYTES)
+      if (size > limit) throw new PayloadTooLarge(limit)
       chunks.push(chunk)
     }
   } catch (e) {
@@ -39,5 +39,5 @@ async function readCapped(request: Request): Promise<string> {
     // The client went away mid-upload: nobody will read the answer, and it is no fault of ours.
     throw new BadRequest('The request body could not be read: the client closed the connection.')
   }
-  return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks))
+  return Buffer.concat(chunks)
 }

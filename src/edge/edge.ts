@@ -6,7 +6,8 @@ import { noteUsername } from './request-facts'
 
 /** What every route needs from the edge: who is calling, and whether writes are open. */
 export interface Edge {
-  callerOf(request: Request): Caller
+  /** The caller at once for a service token; a promise for a campus JWT, whose check is asynchronous. */
+  callerOf(request: Request): Caller | Promise<Caller>
   /** Throws the read-only 405 when the directory is published read-only (CLUBS_READ_ONLY). */
   guardWrite(page: PageInfo): void
 }
@@ -14,9 +15,12 @@ export interface Edge {
 export function makeEdge(auth: Authenticator, readOnly: boolean): Edge {
   return {
     callerOf: (request) => {
+      const note = (caller: Caller) => {
+        if (caller.username !== null) noteUsername(request, caller.username)
+        return caller
+      }
       const caller = auth.authenticate(request.headers.get('authorization'))
-      if (caller.username !== null) noteUsername(request, caller.username)
-      return caller
+      return caller instanceof Promise ? caller.then(note) : note(caller)
     },
     guardWrite: (page) => {
       // What a read-only directory allows here: the reading methods only.

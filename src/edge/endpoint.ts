@@ -8,7 +8,9 @@ import { ERRORS, OPTIONALLY_SECURED, PATH_PARAMETERS, SECURED, type ErrorStatus,
 import type { Edge } from './edge'
 import { MethodNotAllowed } from './errors'
 import { exchange, exchangeForError, type BrowsableNotes, type Exchange, type PageInfo } from './exchange'
+import type { SpreadsheetFormat } from './negotiate'
 import { Prepared } from './prepared'
+import { noteRoute } from './request-facts'
 import { reply, replyJson } from './respond'
 
 /** The methods an endpoint may serve, in the order `Allow` lists them (HEAD and OPTIONS come free). */
@@ -47,13 +49,25 @@ export interface Action<Params> {
   readonly description: string
   /** `user`: a token is needed (401 otherwise). `anyone`: none is, but a wrong one is still a 401. */
   readonly access: 'anyone' | 'user'
-  /** The JSON body it takes; OPTIONS and the OpenAPI document show this same schema. */
-  readonly body?: { readonly schema: TSchema; readonly example: unknown }
+  /** The body it takes; OPTIONS and the OpenAPI document show this same schema. */
+  readonly body?: BodySpec
   readonly query?: readonly Parameter[]
+  /** The spreadsheets `?format=` may ask it for, besides JSON and the browsable view. */
+  readonly spreadsheets?: readonly SpreadsheetFormat[]
   /** Its successful answers, as OpenAPI responses. */
   readonly responses: Readonly<Record<number, object>>
   readonly errors: readonly ErrorStatus[]
   handle(call: Call<Params>): Answer | Promise<Answer>
+}
+
+/** A JSON body, read by `readJsonBody`; or, with `read`, a body of its own media types. */
+export interface BodySpec {
+  readonly schema: TSchema
+  readonly example: unknown
+  /** Reads the body instead of `readJsonBody`: its own media types, size limit and parsing. */
+  readonly read?: (request: Request) => Promise<unknown>
+  /** The media types `read` takes besides JSON, as the OpenAPI document and OPTIONS show them. */
+  readonly media?: Readonly<Record<string, { readonly schema: TSchema; readonly example: unknown }>>
 }
 
 export interface EndpointSpec<Path extends string> {
@@ -94,6 +108,7 @@ export function mount(endpoints: readonly Endpoint[], services: Services, edge: 
       .all(
         page.path,
         ({ request }) => {
+          noteRoute(request, page.path)
           throw new MethodNotAllowed(request.method, page.allow)
         },
         HIDDEN,
@@ -107,17 +122,26 @@ type Handler = (context: { request: Request; params: Record<string, string> }) =
 function handlerOf(page: Endpoint, method: Method, action: Action<{}>, services: Services, edge: Edge): Handler {
   const writes = method !== 'GET'
   return ({ request, params }) => {
+    noteRoute(request, page.path)
     let ex: Exchange | null = null
     const fail = (error: unknown) => answerError(ex ?? exchangeForError(request, page), error)
+    const serve = (caller: Caller) => {
+      try {
+        if (action.access === 'user') requireUser(caller)
+        const call = (body: unknown) => action.handle({ ex: ex!, caller, params, body, services })
+        const answer = action.body ? (action.body.read ?? readJsonBody)(request).then(call) : call(undefined)
+        if (answer instanceof Promise) return answer.then((done) => send(ex!, done), fail)
+        return send(ex!, answer)
+      } catch (error) {
+        return fail(error)
+      }
+    }
     try {
-      ex = exchange(request, page)
+      ex = exchange(request, page, action.spreadsheets)
       if (writes) edge.guardWrite(page)
+      // Service tokens are resolved at once; only a campus JWT is checked asynchronously.
       const caller = edge.callerOf(request)
-      if (action.access === 'user') requireUser(caller)
-      const call = (body: unknown) => action.handle({ ex: ex!, caller, params, body, services })
-      const answer = action.body ? readJsonBody(request).then(call) : call(undefined)
-      if (answer instanceof Promise) return answer.then((done) => send(ex!, done), fail)
-      return send(ex, answer)
+      return caller instanceof Promise ? caller.then(serve, fail) : serve(caller)
     } catch (error) {
       return fail(error)
     }
@@ -136,6 +160,7 @@ function answerError(ex: Exchange, error: unknown): Response | Promise<Response>
 
 /** OPTIONS: the endpoint's metadata, with the schema of each body it takes; also a CORS preflight answer. */
 function options(page: Endpoint, request: Request) {
+  noteRoute(request, page.path)
   const actions = Object.fromEntries(
     METHODS.flatMap((method) => {
       const body = page.actions[method]?.body
@@ -146,7 +171,7 @@ function options(page: Endpoint, request: Request) {
     name: page.name,
     description: page.description,
     renders: ['application/json', 'text/html'],
-    parses: ['application/json'],
+    parses: ['application/json', ...METHODS.flatMap((method) => Object.keys(page.actions[method]?.body?.media ?? {}))],
     allowed_methods: page.allow.split(', '),
     ...(Object.keys(actions).length ? { actions } : {}),
   }
@@ -169,7 +194,10 @@ function operationOf(page: Endpoint, action: Action<{}>) {
       ? {
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: action.body.schema, example: action.body.example } },
+            content: {
+              'application/json': { schema: action.body.schema, example: action.body.example },
+              ...action.body.media,
+            },
           },
         }
       : {}),

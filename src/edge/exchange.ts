@@ -1,4 +1,4 @@
-import { negotiate, type Format } from './negotiate'
+import { negotiate, type Format, type SpreadsheetFormat } from './negotiate'
 import { urlOf } from './request-facts'
 
 /** What the browsable view, OPTIONS and the Allow header say about the endpoint a request reached. */
@@ -25,10 +25,17 @@ export interface Exchange {
   readonly page: PageInfo | null
 }
 
-/** Negotiates a request once: its URL, and JSON or the browsable view (404 for an unknown ?format=). */
-export function exchange(request: Request, page: PageInfo | null): Exchange {
+/**
+ * Negotiates a request once: its URL, and JSON, the browsable view or one of the `spreadsheets`
+ * the action offers (404 for any other ?format=).
+ */
+export function exchange(
+  request: Request,
+  page: PageInfo | null,
+  spreadsheets: readonly SpreadsheetFormat[] = [],
+): Exchange {
   const url = new URL(urlOf(request))
-  return { request, url, format: negotiate(url, request.headers.get('accept')), page }
+  return { request, url, format: negotiate(url, request.headers.get('accept'), spreadsheets), page }
 }
 
 /** The same for answering an error, where an unknown ?format= falls back to JSON. */

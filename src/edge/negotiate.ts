@@ -1,12 +1,18 @@
 import { NotFound } from '../domain/errors'
 
-export type Format = 'json' | 'api'
+/** Spreadsheets an action may render besides JSON and the browsable view, asked for by `?format=` only. */
+export type SpreadsheetFormat = 'csv' | 'xlsx'
+export type Format = 'json' | 'api' | SpreadsheetFormat
 
-/** `?format=` wins; otherwise an Accept header that prefers HTML to JSON picks the browsable view. */
-export function negotiate(url: URL, accept: string | null): Format {
+/**
+ * `?format=` wins (json, api, or a spreadsheet the action offers); otherwise an Accept header that
+ * prefers HTML to JSON picks the browsable view.
+ */
+export function negotiate(url: URL, accept: string | null, spreadsheets: readonly SpreadsheetFormat[] = []): Format {
   const format = url.searchParams.get('format')
   if (format !== null) {
     if (format === 'json' || format === 'api') return format
+    if ((spreadsheets as readonly string[]).includes(format)) return format as SpreadsheetFormat
     throw new NotFound()
   }
   return accept && prefersHtml(accept) ? 'api' : 'json'

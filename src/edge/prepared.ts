@@ -1,32 +1,44 @@
 const GZIP_THRESHOLD = 1024
+const JSON_TYPE = 'application/json'
 
 /**
- * A serialised JSON body with its ETag and (made on first demand) its gzip form, so an
+ * A serialised body with its media type, ETag and (made on first demand) its gzip form, so an
  * answer cached per data version is serialised, hashed and compressed once. The body is a
- * Blob of the UTF-8 bytes, which every Response made from it shares: a string with any
+ * Blob of the bytes, which every Response made from it shares: a string with any
  * non-Latin-1 character (an accent in a club name) would be re-encoded for every answer.
  */
 export class Prepared {
   readonly etag: string
   readonly body: Blob
+  readonly #compress: boolean
   #gzip: Promise<Blob> | null = null
 
-  private constructor(json: string) {
-    // The Blob encodes the text to UTF-8 itself: no intermediate copy of a big answer.
-    this.body = new Blob([json], { type: 'application/json' })
-    this.etag = `W/"${Bun.hash(json).toString(36)}"`
+  private constructor(
+    content: string | Uint8Array,
+    readonly type: string,
+    compress: boolean,
+  ) {
+    // The Blob encodes a text to UTF-8 itself: no intermediate copy of a big answer.
+    this.body = new Blob([content as BlobPart], { type })
+    this.etag = `W/"${Bun.hash(content).toString(36)}"`
+    this.#compress = compress
   }
 
   static of(value: unknown): Prepared {
-    return new Prepared(JSON.stringify(value))
+    return new Prepared(JSON.stringify(value), JSON_TYPE, true)
   }
 
   static fromJson(json: string): Prepared {
-    return new Prepared(json)
+    return new Prepared(json, JSON_TYPE, true)
+  }
+
+  /** Any other body: a text (compressed like JSON) or bytes already compressed (an XLSX file is a zip). */
+  static file(content: string | Uint8Array, type: string): Prepared {
+    return new Prepared(content, type, typeof content === 'string')
   }
 
   get compressible(): boolean {
-    return this.body.size > GZIP_THRESHOLD
+    return this.#compress && this.body.size > GZIP_THRESHOLD
   }
 
   text(): Promise<string> {
@@ -34,7 +46,7 @@ export class Prepared {
   }
 
   gzip(): Promise<Blob> {
-    this.#gzip ??= this.body.bytes().then((bytes) => new Blob([Bun.gzipSync(bytes)], { type: 'application/json' }))
+    this.#gzip ??= this.body.bytes().then((bytes) => new Blob([Bun.gzipSync(bytes)], { type: this.type }))
     return this.#gzip
   }
 }

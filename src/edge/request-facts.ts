@@ -14,3 +14,9 @@ const originalUrls = new WeakMap<Request, string>()
 /** The URL the client asked for, when the request was re-addressed to be routed (see serve.ts). */
 export const noteOriginalUrl = (request: Request, url: string) => originalUrls.set(request, url)
 export const urlOf = (request: Request): string => originalUrls.get(request) ?? request.url
+
+const routes = new WeakMap<Request, string>()
+
+/** The template of the endpoint a request reached ('/api/clubs/:code/'), for metrics: never the raw path. */
+export const noteRoute = (request: Request, route: string) => routes.set(request, route)
+export const routeOf = (request: Request): string | null => routes.get(request) ?? null

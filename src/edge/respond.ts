@@ -12,12 +12,14 @@ export const NOSNIFF = { 'X-Content-Type-Options': 'nosniff' } as const
 const BASE_HEADERS = {
   ...NOSNIFF,
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'Allow, ETag, Location, Retry-After, WWW-Authenticate',
+  'Access-Control-Expose-Headers':
+    'Allow, Content-Disposition, ETag, Link, Location, Retry-After, WWW-Authenticate, X-Total-Count',
 } as const
 
 /**
- * The one place that turns a status and a JSON body into a response: JSON or the browsable
- * view, ETag and 304 on reads, gzip when the client takes it, and the headers every answer carries.
+ * The one place that turns a status and a prepared body into a response: the body (JSON, or a
+ * spreadsheet the endpoint made) or the browsable view, ETag and 304 on reads, gzip when the
+ * client takes it, and the headers every answer carries.
  */
 export function reply(
   ex: Exchange,
@@ -30,7 +32,7 @@ export function reply(
   if (ex.page) headers.Allow ??= ex.page.allow
   if (ex.format === 'api') return browsable(ex, status, body, headers, notes)
   if (!body) return new Response(null, { status, headers })
-  headers['Content-Type'] = 'application/json'
+  headers['Content-Type'] = body.type
   if (body.compressible) headers.Vary = 'Accept, Accept-Encoding'
   const method = ex.request.method
   if (status === 200 && (method === 'GET' || method === 'HEAD')) {

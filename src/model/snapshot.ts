@@ -1,6 +1,7 @@
 import { t } from 'elysia'
 import { ClubRecord, Tag } from './club'
 import { HistoryRecord } from './history'
+import { JoinRequestRecord } from './join-request'
 import { ClubLink, Membership, UserRecord } from './user'
 
 /** The version of the data file format this release writes. */
@@ -16,6 +17,8 @@ export const Snapshot = t.Object({
   favorites: t.Array(ClubLink),
   subscriptions: t.Array(ClubLink),
   history: t.Array(HistoryRecord),
+  /** Pending join requests (CONTRACT §12), oldest first. */
+  requests: t.Array(JoinRequestRecord),
 })
 export type Snapshot = typeof Snapshot.static
 

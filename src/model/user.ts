@@ -4,11 +4,14 @@ export const USERNAME_PATTERN = '^[a-z0-9][a-z0-9._-]{0,63}$'
 export const ROLES = ['owner', 'officer', 'member'] as const
 export type Role = (typeof ROLES)[number]
 
-/** A user as the data file keeps one: never the token, only its SHA-256. */
+/**
+ * A user as the data file keeps one: never the token, only its SHA-256 — or null when they hold
+ * none (revoked, or a campus user who signs in with the identity provider's tokens).
+ */
 export const UserRecord = t.Object({
   username: t.String({ pattern: USERNAME_PATTERN }),
   is_admin: t.Boolean(),
-  token_sha256: t.String({ pattern: '^[0-9a-f]{64}$' }),
+  token_sha256: t.Union([t.String({ pattern: '^[0-9a-f]{64}$' }), t.Null()]),
   created_at: t.String(),
 })
 export type UserRecord = typeof UserRecord.static

@@ -1,7 +1,8 @@
-import { link, mkdir, open, rename, rm } from 'node:fs/promises'
+import { link, mkdir, rename, rm } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { Low } from 'lowdb'
 import { DataFile } from 'lowdb/node'
+import { fsync } from './fsync'
 import { GroupCommit } from './group-commit'
 import { acquireLock } from './lock'
 import { snapshotText, type SnapshotShape } from './snapshot-text'
@@ -35,6 +36,9 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
     throw new Error('store: nothing to save; call track() first')
   }
   readonly #commits: GroupCommit
+  #lastWriteOk = true
+  /** Told of each snapshot write: how long it took (seconds) and whether it landed. */
+  onWrite: ((seconds: number, ok: boolean) => void) | null = null
 
   private constructor(
     readonly file: string,
@@ -131,13 +135,27 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
     await rm(staging, { force: true })
   }
 
+  /** False from a failed snapshot write until the next one lands (readiness, CONTRACT §17). */
+  get lastWriteOk(): boolean {
+    return this.#lastWriteOk
+  }
+
   async #write(): Promise<void> {
-    const db = this.db!
-    db.data = this.#capture()
-    await this.#keepPrevious()
-    await db.write()
-    await fsync(this.file)
-    await fsync(dirname(this.file))
+    const started = performance.now()
+    try {
+      const db = this.db!
+      db.data = this.#capture()
+      await this.#keepPrevious()
+      await db.write()
+      await fsync(this.file)
+      await fsync(dirname(this.file))
+      this.#lastWriteOk = true
+    } catch (error) {
+      this.#lastWriteOk = false
+      throw error
+    } finally {
+      this.onWrite?.((performance.now() - started) / 1000, this.#lastWriteOk)
+    }
   }
 }
 
@@ -146,15 +164,6 @@ const backupFileOf = (dataFile: string) => `${dataFile}.bak`
 
 /** The file that tells other processes a data file is in use. */
 export const lockFileOf = (dataFile: string) => `${dataFile}.lock`
-
-async function fsync(path: string): Promise<void> {
-  const handle = await open(path, 'r')
-  try {
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
-}
 
 async function readChecked<Snapshot>(file: string, check: SnapshotCheck): Promise<Snapshot> {
   const snapshot = await readSnapshotIfAny<Snapshot>(file, check)

@@ -48,21 +48,51 @@ function viewUrl(url: URL, changes: Record<string, string | null> = {}): string 
 
 const link = (href: string, text: string) => `<a href="${escapeHtml(href)}">${escapeHtml(text)}</a>`
 
-/** Pretty-prints a JSON body, linking each club code to its page and each http(s) URL to itself. */
-function prettyBody(value: unknown): string {
-  return escapeHtml(JSON.stringify(value, null, 2))
-    .replace(
-      /(&quot;(?:code|club)&quot;: &quot;)([a-z0-9-]+)(&quot;)/g,
-      (_m, open: string, code: string, close: string) =>
-        `${open}<a href="/api/clubs/${code}/?format=api">${code}</a>${close}`,
-    )
-    .replace(/&quot;(https?:\/\/[^\s&]+)&quot;/g, (_m, href: string) => {
-      const url = new URL(href.replace(/&amp;/g, '&'))
-      const local = url.pathname.startsWith('/api/')
-      if (local) url.searchParams.set('format', 'api')
-      const target = local ? url.pathname + url.search : url.toString()
-      return `&quot;<a href="${escapeHtml(target)}"${local ? '' : ' rel="noopener noreferrer nofollow"'}>${href}</a>&quot;`
-    })
+/** The pages whose body is a tag or a list of tags. */
+const TAG_PAGES: ReadonlySet<string> = new Set(['Tag List', 'Tag Instance'])
+/** `"id": 7, "name": "<a JSON string, HTML-escaped>"` in a pretty-printed, escaped tag. */
+const TAG_NAME = /(&quot;id&quot;: (\d+),\n\s*&quot;name&quot;: &quot;)((?:[^&\\]|\\.|&(?!quot;))*)(&quot;)/g
+
+/**
+ * The browsable list of a tag's clubs: `?tags=<name>`, or `?tags=<id>` for a name the filter would
+ * not read back as that tag (a comma splits it; digits read as an id).
+ */
+function tagClubsUrl(id: number, name: string): string {
+  const ref = name.includes(',') || /^\d+$/.test(name.trim()) ? String(id) : name
+  return `/api/clubs/?${new URLSearchParams({ tags: ref, format: 'api' })}`
+}
+
+/** Links each tag's name to the list of its clubs; the names are taken from the body, not from the HTML. */
+function linkTagNames(html: string, body: unknown): string {
+  const names = new Map<number, string>()
+  for (const tag of [body].flat() as { id?: unknown; name?: unknown }[])
+    if (typeof tag?.id === 'number' && typeof tag.name === 'string') names.set(tag.id, tag.name)
+  return html.replace(TAG_NAME, (whole, open: string, id: string, shown: string, close: string) => {
+    const name = names.get(Number(id))
+    if (name === undefined) return whole
+    return `${open}<a href="${escapeHtml(tagClubsUrl(Number(id), name))}">${shown}</a>${close}`
+  })
+}
+
+/**
+ * Pretty-prints a JSON body, linking each club code to its page, on the tag pages each tag to its
+ * clubs, and each http(s) URL to itself.
+ */
+function prettyBody(value: unknown, page: PageInfo): string {
+  let html = escapeHtml(JSON.stringify(value, null, 2)).replace(
+    /(&quot;(?:code|club)&quot;: &quot;)([a-z0-9-]+)(&quot;)/g,
+    (_m, open: string, code: string, close: string) =>
+      `${open}<a href="/api/clubs/${code}/?format=api">${code}</a>${close}`,
+  )
+  // Before the URLs: a tag named like a URL links to its clubs, and no longer reads as a bare URL.
+  if (TAG_PAGES.has(page.name)) html = linkTagNames(html, value)
+  return html.replace(/&quot;(https?:\/\/[^\s&]+)&quot;/g, (_m, href: string) => {
+    const url = new URL(href.replace(/&amp;/g, '&'))
+    const local = url.pathname.startsWith('/api/')
+    if (local) url.searchParams.set('format', 'api')
+    const target = local ? url.pathname + url.search : url.toString()
+    return `&quot;<a href="${escapeHtml(target)}"${local ? '' : ' rel="noopener noreferrer nofollow"'}>${href}</a>&quot;`
+  })
 }
 
 function orderingLinks(ex: Exchange): string {
@@ -86,6 +116,16 @@ function pageLinks(ex: Exchange, body: unknown): string {
   const to = (href: string | null, text: string) =>
     href ? link(viewUrl(new URL(href)), text) : `<span class="off">${text}</span>`
   return `<nav class="pages" aria-label="Pages">${to(previous, '« Previous')} <span>${count} clubs, page ${escapeHtml(ex.url.searchParams.get('page') ?? '1')}</span> ${to(next, 'Next »')}</nav>`
+}
+
+/** The same list as a spreadsheet (CONTRACT §15): the query as it stands, every page when it is not paged. */
+function downloadLinks(ex: Exchange): string {
+  const as = (format: string) => {
+    const target = new URL(ex.url)
+    target.searchParams.set('format', format)
+    return target.pathname + target.search
+  }
+  return `<nav class="downloads" aria-label="Download"><span>Download:</span> ${link(as('csv'), 'CSV')} ${link(as('xlsx'), 'Excel (XLSX)')}</nav>`
 }
 
 function codedLabels(body: unknown): string {
@@ -161,6 +201,7 @@ export function renderBrowsable(
   requested.searchParams.delete('format')
   const isList = page.name === 'Club List' && status === 200
   const isClub = page.name === 'Club Instance' && status === 200
+  const isTag = page.name === 'Tag Instance' && status === 200
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(page.name)} – Club Directory</title>
@@ -172,13 +213,13 @@ export function renderBrowsable(
 <p class="description">${escapeHtml(page.description)}</p>
 <p class="request"><span class="method">${escapeHtml(ex.request.method)}</span> ${escapeHtml(requested.pathname + requested.search)}
 ${page.allow ? `<span class="allow">Allowed: ${escapeHtml(page.allow)}</span>` : ''}</p>
-${isList ? orderingLinks(ex) + pageLinks(ex, body) : ''}
+${isList ? orderingLinks(ex) + pageLinks(ex, body) + downloadLinks(ex) : ''}
 <pre class="response" data-status="${status}"><b>HTTP ${status} ${STATUS_TEXT[status] ?? ''}</b>
 ${shownHeaders}
 
-${body === null ? '' : prettyBody(body)}</pre>
+${body === null ? '' : prettyBody(body, page)}</pre>
 ${isClub ? reviewTable(body) + codedLabels(body) : ''}${isList ? reviewQueue(notes) : ''}
-${forms(page, isClub || isList ? body : null)}
+${forms(page, isClub || isList || isTag ? body : null)}
 </main>
 <script src="/static/browsable.js"></script>
 </body></html>`

@@ -1,4 +1,5 @@
 import { t, type TSchema } from 'elysia'
+import { Type } from '@sinclair/typebox'
 
 // The pieces every endpoint's OpenAPI operation is made of: error answers, parameters and
 // security, described once from the same schemas the code validates with.
@@ -24,8 +25,12 @@ export const ERRORS = {
   405: json(Detail, 'Method not allowed (or the directory is read-only). Carries Allow.', {
     detail: 'Method "PATCH" not allowed.',
   }),
-  413: json(Detail, 'Body over 1 MiB.', { detail: 'Request body is larger than 1048576 bytes.' }),
-  415: json(Detail, 'Body not application/json.', { detail: 'Unsupported media type "text/plain" in request.' }),
+  413: json(Detail, 'Body over 1 MiB (over 10 MiB for an import).', {
+    detail: 'Request body is larger than 1048576 bytes.',
+  }),
+  415: json(Detail, 'Body not application/json (for an import: nor text/csv, or a charset other than UTF-8).', {
+    detail: 'Unsupported media type "text/plain" in request.',
+  }),
   503: json(Detail, 'The change could not be saved; nothing was changed. Carries Retry-After.', {
     detail: 'The change could not be saved; storage is unavailable. Try again later.',
   }),
@@ -62,7 +67,8 @@ export const PATH_PARAMETERS: Record<string, Parameter> = {
     description: 'The club code, e.g. penn-chess-society.',
     schema: t.String({ pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' }),
   },
-  username: { name: 'username', in: 'path', required: true, description: 'The member.', schema: t.String() },
+  username: { name: 'username', in: 'path', required: true, description: 'A username.', schema: t.String() },
+  id: { name: 'id', in: 'path', required: true, description: 'The tag id.', schema: Type.Integer({ minimum: 1 }) },
 }
 
 export const FORMAT = query(

@@ -65,6 +65,7 @@ export function docsRoutes(version: string) {
             tags: [
               { name: 'clubs', description: 'The club collection.' },
               { name: 'members', description: "A club's owners, officers and members." },
+              { name: 'requests', description: "Asking to join a club, and its officers' answer." },
               { name: 'favorites', description: "The caller's favorite clubs." },
               { name: 'subscriptions', description: "The caller's club subscriptions." },
               { name: 'tags', description: 'Category labels shared among clubs.' },
@@ -73,7 +74,12 @@ export function docsRoutes(version: string) {
             ],
             components: {
               securitySchemes: {
-                bearer: { type: 'http', scheme: 'bearer', description: 'A token issued by an admin.' },
+                bearer: {
+                  type: 'http',
+                  scheme: 'bearer',
+                  description:
+                    'A token this service issued, or, with campus sign-in, a JWT from the campus identity provider (a 503 with Retry-After while the provider cannot be reached to check it).',
+                },
               },
             },
           },

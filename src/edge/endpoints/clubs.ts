@@ -11,8 +11,11 @@ import {
   ORDERING_FIELDS,
   parseFieldSelection,
 } from '../../domain/list-query'
+import { tableOf } from '../../domain/cells'
 import {
   CLUB_DEFAULTS,
+  DETAIL_FIELDS,
+  LIST_FIELDS,
   ClubCreate,
   ClubDetail,
   ClubListItem,
@@ -22,10 +25,12 @@ import {
   type ClubRecord,
 } from '../../model/club'
 import { HistoryEntry } from '../../model/history'
+import type { ListAnswer } from '../answer-cache'
 import { FIELDS, FORMAT, json, labels, query, WRITE_ERRORS } from '../docs/openapi'
 import { endpoint, type Call } from '../endpoint'
 import type { Exchange } from '../exchange'
 import { Prepared } from '../prepared'
+import { SPREADSHEET_TYPES, spreadsheet } from '../spreadsheets'
 
 const BIG_ANSWER = 1 << 20
 const clubUrl = (ex: Exchange, code: string) => `${ex.url.origin}/api/clubs/${code}/`
@@ -33,13 +38,23 @@ const clubUrl = (ex: Exchange, code: string) => `${ex.url.origin}/api/clubs/${co
 const LIST_PARAMETERS = [
   query(
     'ordering',
-    `Comma-separated fields, "-" for descending: ${ORDERING_FIELDS.join(', ')}. Default ${DEFAULT_ORDERING}; ties are broken by code.`,
+    `Comma-separated fields, "-" for descending: ${ORDERING_FIELDS.join(', ')}. Default ${DEFAULT_ORDERING} (with a search: the most relevant first); ties are broken by code.`,
     t.String({ examples: ['-favorite_count', 'name', 'size,-name'] }),
   ),
   query(
     'search',
-    'Whitespace-separated terms; each must match the name, subtitle, code or a tag name (case and accents ignored).',
+    'Whitespace-separated terms; each must match the name, subtitle, code, a tag name or the description (case and accents ignored). Without ordering, clubs whose name or code holds every term come first, then those matching in subtitle or tag names, then in the description.',
     t.String(),
+  ),
+  query(
+    'code',
+    'Club codes, comma-separated: only those clubs (a code that matches nothing is no error).',
+    t.String({ examples: ['penn-chess-society,penn-debate-society'] }),
+  ),
+  query(
+    'updated_since',
+    'A date (YYYY-MM-DD, from its first moment UTC) or a date-time (UTC unless it names an offset): clubs updated at or after it.',
+    t.String({ examples: ['2026-09-01', '2026-09-01T12:00:00Z'] }),
   ),
   query(
     'tags',
@@ -68,9 +83,31 @@ const LIST_PARAMETERS = [
     `Clubs per page, default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}.`,
     Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE }),
   ),
-  FIELDS,
-  FORMAT,
+  query(
+    'fields',
+    'Comma-separated fields to keep in each club, e.g. code,name. In a spreadsheet: its columns, in the order given, and any field of the detail representation may be named.',
+    t.String(),
+  ),
+  query(
+    'format',
+    '"json" (default), "api" for the browsable HTML view, or a spreadsheet of the same clubs: "csv" or "xlsx".',
+    t.Union([t.Literal('json'), t.Literal('api'), t.Literal('csv'), t.Literal('xlsx')]),
+  ),
 ]
+
+const TOTAL_COUNT = {
+  description: 'How many clubs match, before paging.',
+  schema: Type.Integer({ minimum: 0 }),
+}
+const LINK = {
+  description: 'On a page: absolute URLs of the first, prev, next and last pages, as they exist (RFC 8288).',
+  schema: t.String(),
+}
+const SPREADSHEET = (kind: string) =>
+  t.String({
+    format: 'binary',
+    description: `The same clubs as ${kind}: a header row naming the columns (the list fields, or ?fields= in order), then one row per club. Sent as an attachment (clubs.csv, clubs.xlsx).`,
+  })
 
 const Page = t.Object(
   {
@@ -105,12 +142,26 @@ function detailAnswer({ ex, caller, services }: Call<unknown>, record: ClubRecor
   return answers.details.of(record)
 }
 
-function listAnswer({ ex, caller, services }: Call<unknown>): Prepared {
+/** The list answer for a request: its body (JSON or a spreadsheet), X-Total-Count, and Link when paged. */
+function listAnswer(call: Call<unknown>): ListAnswer | Promise<ListAnswer> {
+  const { ex, caller, services } = call
+  const query = services.clubs.parseQuery(ex.url.searchParams)
+  const page = services.clubs.list(caller, query)
+  const headers = listHeaders(page, ex)
+  if (ex.format === 'csv' || ex.format === 'xlsx') {
+    const columns = query.fields ?? LIST_FIELDS
+    return spreadsheet(ex.format, clubTable(call, page, columns), 'clubs').then((file) => ({
+      body: file.body,
+      headers: { ...headers, ...file.headers },
+    }))
+  }
+  return { body: listBody(call, page, query.fields), headers }
+}
+
+function listBody({ ex, caller, services }: Call<unknown>, page: ClubPage, fields: readonly string[] | null) {
   const { clubs, answers } = services
-  const query = clubs.parseQuery(ex.url.searchParams)
-  const page = clubs.list(caller, query)
-  if (query.fields) {
-    const items = page.records.map((record) => clubs.listItem(caller, record, query.fields))
+  if (fields) {
+    const items = page.records.map((record) => clubs.listItem(caller, record, fields))
     return Prepared.of(page.page ? { ...pageLinks(page, ex), results: items } : items)
   }
   const items = page.records.map((record) =>
@@ -119,6 +170,29 @@ function listAnswer({ ex, caller, services }: Call<unknown>): Prepared {
   const array = `[${items.join(',')}]`
   if (!page.page) return Prepared.fromJson(array)
   return Prepared.fromJson(`${JSON.stringify(pageLinks(page, ex)).slice(0, -1)},"results":${array}}`)
+}
+
+const DETAIL_ONLY: ReadonlySet<string> = new Set(DETAIL_FIELDS)
+
+/** The clubs of a page as a table of `columns` (CONTRACT §15); detail fields may be among them. */
+function clubTable({ caller, services }: Call<unknown>, page: ClubPage, columns: readonly string[]) {
+  const { clubs } = services
+  const asDetail = columns.some((column) => DETAIL_ONLY.has(column))
+  const items = page.records.map((record) => (asDetail ? clubs.detail(caller, record) : clubs.listItem(caller, record)))
+  return tableOf(columns, items)
+}
+
+/** X-Total-Count on every list answer; Link, with absolute URLs, on a page (CONTRACT §16). */
+function listHeaders({ total, page }: ClubPage, ex: Exchange): Record<string, string> {
+  if (!page) return { 'X-Total-Count': String(total) }
+  const rels: [string, number][] = [
+    ['first', 1],
+    ['prev', page.number - 1],
+    ['next', page.number + 1],
+    ['last', page.last],
+  ]
+  const links = rels.filter(([, n]) => n >= 1 && n <= page.last).map(([rel, n]) => `<${pageUrl(ex, n)}>; rel="${rel}"`)
+  return { 'X-Total-Count': String(total), Link: links.join(', ') }
 }
 
 /** For the browsable list: which of the listed clubs await review, and as what. */
@@ -132,17 +206,19 @@ function reviewNotes({ ex, caller, services }: Call<unknown>) {
   return { review }
 }
 
+/** The same list URL at page `n`. */
+function pageUrl(ex: Exchange, n: number): string {
+  const url = new URL(ex.url)
+  url.searchParams.set('page', String(n))
+  return url.toString()
+}
+
 function pageLinks({ total, page }: ClubPage, ex: Exchange) {
-  const link = (n: number) => {
-    const url = new URL(ex.url)
-    url.searchParams.set('page', String(n))
-    return url.toString()
-  }
   const { number, last } = page!
   return {
     count: total,
-    next: number < last ? link(number + 1) : null,
-    previous: number > 1 ? link(number - 1) : null,
+    next: number < last ? pageUrl(ex, number + 1) : null,
+    previous: number > 1 ? pageUrl(ex, number - 1) : null,
   }
 }
 
@@ -166,24 +242,44 @@ export const clubList = endpoint({
         'Clubs with partial information (the 23 list fields). Anonymous answers are served from a cache per data version.',
       access: 'anyone',
       query: LIST_PARAMETERS,
+      spreadsheets: ['csv', 'xlsx'],
       responses: {
-        200: json(t.Union([t.Array(ClubListItem), Page]), 'A bare array, or a page when ?page= is given.'),
+        200: {
+          description: 'A bare array, or a page when ?page= is given; a spreadsheet with ?format=csv or xlsx.',
+          headers: { 'X-Total-Count': TOTAL_COUNT, Link: LINK },
+          content: {
+            ...json(t.Union([t.Array(ClubListItem), Page]), '').content,
+            'text/csv': { schema: SPREADSHEET('CSV (RFC 4180, UTF-8)') },
+            [SPREADSHEET_TYPES.xlsx]: { schema: SPREADSHEET('an Excel workbook') },
+          },
+        },
         304: { description: 'Not modified (If-None-Match matched the ETag).' },
       },
       errors: [400, 401, 404],
       handle(call) {
         const { ex, caller, services } = call
-        // Keyed by origin too: paging links are absolute URLs built from the request's host.
-        const key = `${caller.username ?? ''} ${ex.url.origin}${ex.url.search}`
-        let answer = services.answers.lists.get(services.clubs.dataVersion, key)
-        if (!answer) {
-          answer = listAnswer(call)
-          services.answers.lists.set(key, answer)
+        const { lists } = services.answers
+        // Keyed by origin too: paging links are absolute URLs built from the request's host. And by
+        // role: a campus user is an admin only in requests whose token carries the admin group.
+        const key = `${caller.isAdmin ? 'admin:' : ''}${caller.username ?? ''} ${ex.url.origin}${ex.url.search}`
+        const version = services.clubs.dataVersion
+        const send = ({ body, headers }: ListAnswer) => ({
+          status: 200,
+          body,
+          headers,
+          notes: ex.format === 'api' ? reviewNotes(call) : undefined,
+        })
+        const cached = lists.get(version, key)
+        if (cached) return send(cached)
+        const keep = (answer: ListAnswer) => {
+          lists.set(version, key, answer)
           // Building a multi-megabyte answer leaves as much garbage: ask for a collection now
           // (without waiting for it), rather than let the heap grow under load.
-          if (answer.body.size > BIG_ANSWER) Bun.gc(false)
+          if (answer.body.body.size > BIG_ANSWER) Bun.gc(false)
+          return send(answer)
         }
-        return { status: 200, body: answer, notes: ex.format === 'api' ? reviewNotes(call) : undefined }
+        const made = listAnswer(call)
+        return made instanceof Promise ? made.then(keep) : keep(made)
       },
     },
     POST: {

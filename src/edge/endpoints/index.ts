@@ -1,21 +1,32 @@
+import { apiRoot } from './root'
 import { clubDetail, clubHistory, clubList } from './clubs'
+import { importList } from './imports'
 import { memberDetail, memberList } from './members'
 import { favoriteDetail, favoriteList, subscriptionDetail, subscriptionList } from './saved-clubs'
-import { tagList } from './tags'
-import { userList, userMe } from './users'
+import { myRequests, requestAccept, requestDetail, requestList } from './join-requests'
+import { tagDetail, tagList } from './tags'
+import { userList, userMe, userToken } from './users'
 
 /** Every API endpoint, each declared once. */
 export const ENDPOINTS = [
+  apiRoot,
   clubList,
   clubDetail,
   clubHistory,
+  importList,
   memberList,
   memberDetail,
+  requestList,
+  requestDetail,
+  requestAccept,
   favoriteList,
   favoriteDetail,
   subscriptionList,
   subscriptionDetail,
   tagList,
+  tagDetail,
   userList,
   userMe,
+  myRequests,
+  userToken,
 ]

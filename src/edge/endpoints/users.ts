@@ -4,13 +4,24 @@ import { json } from '../docs/openapi'
 import { endpoint } from '../endpoint'
 
 const User = t.Object({ username: t.String(), is_admin: t.Boolean() })
+/** Answers that show a token are never kept by a cache. */
+const NO_STORE = { 'Cache-Control': 'no-store' }
 
 export const userList = endpoint({
   path: '/api/users/',
   name: 'Users',
-  description: 'Admins issue users and their tokens here; the token is shown once.',
+  description: 'Admins list the users, and issue users and their tokens here; a token is shown once.',
   tag: 'users',
   actions: {
+    GET: {
+      summary: 'List users (admins)',
+      description:
+        'Every user, ordered by username: those issued here, campus users from their first request on, and the bootstrap admin.',
+      access: 'user',
+      responses: { 200: json(t.Array(User), 'The users.') },
+      errors: [401, 403],
+      handle: ({ services, caller }) => ({ status: 200, body: services.users.list(caller) }),
+    },
     POST: {
       summary: 'Issue a user and their token (admins)',
       description: 'Adds a user and answers their bearer token, which is shown this once: only its hash is kept.',
@@ -20,7 +31,7 @@ export const userList = endpoint({
       errors: [400, 401, 403, 405, 413, 415, 503],
       async handle({ services, caller, body }) {
         const issued = await services.users.create(caller, body)
-        return { status: 201, body: issued, headers: { 'Cache-Control': 'no-store' } }
+        return { status: 201, body: issued, headers: NO_STORE }
       },
     },
   },
@@ -39,6 +50,41 @@ export const userMe = endpoint({
       responses: { 200: json(User, 'The caller.') },
       errors: [401],
       handle: ({ caller }) => ({ status: 200, body: { username: caller.username, is_admin: caller.isAdmin } }),
+    },
+  },
+})
+
+export const userToken = endpoint({
+  path: '/api/users/:username/token/',
+  name: 'User Token',
+  description:
+    "A user's bearer token: POST issues a new one (shown once), DELETE revokes it. The previous token answers 401 at once. Admins, or that user.",
+  tag: 'users',
+  actions: {
+    POST: {
+      summary: 'Issue a new token (admins, or that user)',
+      description:
+        "Answers a new bearer token, shown this once; the previous one answers 401 from now on. The bootstrap admin's token is CLUBS_ADMIN_TOKEN: a 400 here.",
+      access: 'user',
+      responses: {
+        201: json(t.Object({ username: t.String(), token: t.String() }), 'The new token is shown this once.'),
+      },
+      errors: [400, 401, 403, 404, 405, 503],
+      async handle({ services, caller, params }) {
+        return { status: 201, body: await services.users.reissue(caller, params.username), headers: NO_STORE }
+      },
+    },
+    DELETE: {
+      summary: 'Revoke the token (admins, or that user)',
+      description:
+        'The token answers 401 from now on; the user keeps their clubs, memberships, favorites and subscriptions, and an admin can issue a new token with POST.',
+      access: 'user',
+      responses: { 204: { description: 'Revoked.' } },
+      errors: [400, 401, 403, 404, 405, 503],
+      async handle({ services, caller, params }) {
+        await services.users.revoke(caller, params.username)
+        return { status: 204 }
+      },
     },
   },
 })

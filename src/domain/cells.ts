@@ -1,0 +1,77 @@
+import type { TSchema } from '@sinclair/typebox'
+import { ClubPatch } from '../model/club'
+
+// A club as spreadsheet cells and back (CONTRACT §15): what an export writes in each cell, and
+// what an imported cell means for the field of its column.
+
+/** One cell of an exported table: text, or a number. */
+export type Cell = string | number
+
+/**
+ * A text no spreadsheet may take for a formula. A cell beginning with `=`, `+`, `-`, `@`, a tab or
+ * a carriage return gets a leading `'`; so does one whose `'`s come before such a character, so
+ * that `undefuse` gives back every text exactly.
+ */
+export const defuse = (text: string): string => (/^'*[=+\-@\t\r]/.test(text) ? `'${text}` : text)
+
+/** The text `defuse` was given: drops the one `'` it added. */
+export const undefuse = (cell: string): string => (/^'+[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell)
+
+/** A value of a club's representation as a cell: booleans true/false, null empty, tags by name joined with "; ". */
+export function toCell(value: unknown): Cell {
+  if (typeof value === 'number') return value
+  if (typeof value === 'boolean') return value ? 'true' : 'false'
+  if (value === null || value === undefined) return ''
+  if (typeof value === 'string') return defuse(value)
+  if (Array.isArray(value)) return defuse(value.map((tag: { name: string }) => tag.name).join('; '))
+  return defuse(JSON.stringify(value))
+}
+
+/** The table of `items` (club representations): a header row naming `columns`, then a row per club. */
+export function tableOf(columns: readonly string[], items: readonly Record<string, unknown>[]): Cell[][] {
+  return [columns.slice(), ...items.map((item) => columns.map((column) => toCell(item[column])))]
+}
+
+type Kind = 'text' | 'nullable' | 'boolean' | 'integer' | 'tags'
+
+function kindOf(field: string, schema: TSchema): Kind {
+  if (field === 'tags') return 'tags'
+  if (schema.type === 'boolean') return 'boolean'
+  if (schema.type === 'integer') return 'integer'
+  return (schema.anyOf as TSchema[] | undefined)?.some((variant) => variant.type === 'null') ? 'nullable' : 'text'
+}
+
+/** How a cell reads in each column a club write takes, from the schema of a PATCH. */
+const KINDS: ReadonlyMap<string, Kind> = new Map(
+  Object.entries(ClubPatch.properties).map(([field, schema]) => [field, kindOf(field, schema as TSchema)]),
+)
+
+/** The columns an import writes: the fields of a club PATCH. */
+export const isWritableColumn = (column: string): boolean => KINDS.has(column)
+
+/**
+ * What an imported cell of a writable column means: text as written (less the `'` an export
+ * adds), empty as null where null is allowed, `true`/`false` (any case), whole numbers, and tag
+ * names separated by `;`. An empty boolean or number cell leaves the field as it is (undefined).
+ * Anything else stays text, for the club's own checks to name.
+ */
+export function fromCell(column: string, cell: string): unknown {
+  switch (KINDS.get(column)) {
+    case 'boolean': {
+      const word = cell.trim().toLowerCase()
+      return word === 'true' ? true : word === 'false' ? false : word === '' ? undefined : cell
+    }
+    case 'integer':
+      return /^\s*\d+\s*$/.test(cell) ? Number(cell) : cell.trim() === '' ? undefined : cell
+    case 'nullable':
+      return cell === '' ? null : undefuse(cell)
+    case 'tags':
+      return undefuse(cell)
+        .split(';')
+        .map((name) => name.trim())
+        .filter(Boolean)
+        .map((name) => ({ name }))
+    default:
+      return undefuse(cell)
+  }
+}

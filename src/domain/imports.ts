@@ -1,0 +1,202 @@
+import { requireUser, type Caller } from './caller'
+import { fromCell, isWritableColumn } from './cells'
+import type { FieldErrors } from './check'
+import type { ClubChange, ClubService } from './clubs'
+import { ApiError, PermissionDenied, ValidationFailed } from './errors'
+import type { Commit, Undo } from './journal'
+import { DETAIL_FIELDS, LIST_FIELDS, type ClubRecord } from '../model/club'
+import { HIDDEN_EMAIL } from './represent'
+
+/** An import's body as the edge read it: a table of text cells (CSV), a parsed JSON value, or nothing at all. */
+export type ImportSource =
+  | { readonly kind: 'table'; readonly columns: readonly string[]; readonly rows: readonly (readonly string[])[] }
+  | { readonly kind: 'json'; readonly value: unknown }
+  | { readonly kind: 'empty' }
+
+export interface ImportCounts {
+  readonly created: number
+  readonly updated: number
+  readonly unchanged: number
+}
+
+/** An import refused for its rows: each bad row's field errors, by row number from 1 (CONTRACT §15). */
+class InvalidRows extends ApiError {
+  constructor(rows: Record<string, FieldErrors>) {
+    super(400, { rows })
+  }
+}
+
+/** One row of an import, numbered from 1 (a CSV header not counted): a club write, or why it is none. */
+type Row = { readonly number: number } & ({ readonly body: unknown } | { readonly errors: FieldErrors })
+
+/** Columns an export may hold: every field of a club's representations; the read-only ones are ignored. */
+const KNOWN_COLUMNS: ReadonlySet<string> = new Set([...LIST_FIELDS, ...DETAIL_FIELDS])
+const isKnownColumn = (column: string) => KNOWN_COLUMNS.has(column) || isWritableColumn(column)
+
+const refuse = (message: string) => new ValidationFailed({ non_field_errors: [message] })
+
+/**
+ * Imports (CONTRACT §15): each row a PATCH of the club with its code, or a create (approved unless
+ * the row says otherwise); all rows or none, in one journal commit, so one snapshot write.
+ */
+export class ImportService {
+  constructor(
+    private readonly clubs: ClubService,
+    private readonly commit: Commit,
+  ) {}
+
+  async run(caller: Caller, source: ImportSource, dryRun: boolean): Promise<ImportCounts> {
+    const user = requireUser(caller)
+    if (!user.isAdmin) throw new PermissionDenied()
+    const rows = rowsOf(source)
+    let counts: ImportCounts | undefined
+    const apply = () => {
+      const applied = this.#applyAll(user, rows)
+      counts = applied.counts
+      return applied.undo
+    }
+    if (dryRun) undoAll(apply())
+    else await this.commit(apply)
+    return counts!
+  }
+
+  /**
+   * Makes each row's change in turn, each checked against the directory as the rows before left
+   * it (two rows cannot take one name); every row is checked. Any bad row takes every change back
+   * and refuses the import.
+   */
+  #applyAll(user: Caller & { username: string }, rows: readonly Row[]) {
+    const undo: Undo[] = []
+    const errors: Record<string, FieldErrors> = Object.create(null)
+    const counts = { created: 0, updated: 0, unchanged: 0 }
+    const rowOfCode = new Map<string, number>()
+    try {
+      for (const row of rows) {
+        if ('errors' in row) {
+          errors[row.number] = row.errors
+          continue
+        }
+        const outcome = this.#changeOf(user, row.number, row.body, rowOfCode)
+        if ('errors' in outcome) errors[row.number] = outcome.errors
+        else if (!outcome.change.changes) counts.unchanged++
+        else {
+          undo.push(...outcome.change.apply())
+          if (outcome.created) counts.created++
+          else counts.updated++
+        }
+      }
+    } catch (error) {
+      undoAll(undo)
+      throw error
+    }
+    if (Object.keys(errors).length) {
+      undoAll(undo)
+      throw new InvalidRows(errors)
+    }
+    return { counts, undo }
+  }
+
+  /** The change one row asks for, or its errors. */
+  #changeOf(
+    user: Caller & { username: string },
+    number: number,
+    body: unknown,
+    rowOfCode: Map<string, number>,
+  ): { readonly change: ClubChange; readonly created: boolean } | { readonly errors: FieldErrors } {
+    const code = isObject(body) ? body.code : undefined
+    if (isObject(body) && code === undefined) return { errors: { code: ['This field is required.'] } }
+    if (typeof code === 'string') {
+      const first = rowOfCode.get(code)
+      if (first !== undefined) return { errors: { code: [`Row ${first} has the same code; a club may appear once.`] } }
+      rowOfCode.set(code, number)
+    }
+    const current = typeof code === 'string' ? this.clubs.shownTo(user, code) : undefined
+    const write = withoutPlaceholder(body)
+    try {
+      if (current)
+        return { change: this.clubs.prepareUpdate(user, current, keepPending(current, write), true), created: false }
+      const create = isObject(write) ? { approved: true, ...write } : write
+      return { change: this.clubs.prepareCreate(user, create), created: true }
+    } catch (error) {
+      if (error instanceof ValidationFailed) return { errors: error.body as FieldErrors }
+      throw error
+    }
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+function undoAll(undo: readonly Undo[]): void {
+  for (const step of [...undo].reverse()) step()
+}
+
+/** An export made for someone who may not see a club's address shows "Hidden" there: no address, and no change. */
+function withoutPlaceholder(body: unknown): unknown {
+  if (!isObject(body) || body.email !== HIDDEN_EMAIL) return body
+  const { email: _hidden, ...rest } = body
+  return rest
+}
+
+/**
+ * A row that leaves a pending club unapproved, as every export of it says, does not reject it (a
+ * PATCH of `approved: false` alone would): an import sets values, it takes no decision unasked.
+ */
+function keepPending(current: ClubRecord, body: unknown): unknown {
+  if (!isObject(body) || body.approved !== false || current.approved || current.approved_on !== null) return body
+  const { approved: _leftAsIs, ...rest } = body
+  return rest
+}
+
+/** The rows of an import's body, or the 400 that says why the file as a whole is not one. */
+function rowsOf(source: ImportSource): Row[] {
+  if (source.kind === 'empty') throw refuse('The file is empty.')
+  if (source.kind === 'json') {
+    const { value } = source
+    if (!Array.isArray(value))
+      throw refuse(`Expected a list of clubs, but got ${value === null ? 'null' : typeof value}.`)
+    if (!value.length) throw refuse('The file holds no clubs: the list is empty.')
+    return value.map((body, i) => ({ number: i + 1, body }))
+  }
+  checkHeader(source.columns)
+  const rows: Row[] = []
+  source.rows.forEach((cells, i) => {
+    if (cells.every((cell) => cell === '')) return // a blank line keeps its number
+    rows.push({ number: i + 1, ...rowOfCells(source.columns, cells) })
+  })
+  if (!rows.length) throw refuse('The file holds no clubs: there is no row after the header.')
+  return rows
+}
+
+/** A CSV header: it names the columns, each once, each a field of a club, `code` among them. */
+function checkHeader(columns: readonly string[]): void {
+  if (!columns.some(isKnownColumn))
+    throw refuse('The first row must name the columns (code, name, ...); none of its cells is a field of a club.')
+  const errors: FieldErrors = Object.create(null)
+  columns.forEach((column, i) => {
+    if (column === '') (errors.non_field_errors ??= []).push(`Column ${i + 1} has no name in the header.`)
+    else if (columns.indexOf(column) !== i) errors[column] = ['This column appears more than once.']
+    else if (!isKnownColumn(column)) errors[column] = ['Unknown field.']
+  })
+  if (!columns.includes('code')) errors.code = ['This column is required: it says which club each row is.']
+  if (Object.keys(errors).length) throw new ValidationFailed(errors)
+}
+
+/** A row of cells as the write of its writable columns (the read-only ones are ignored). */
+function rowOfCells(columns: readonly string[], cells: readonly string[]): { body: unknown } | { errors: FieldErrors } {
+  if (cells.length !== columns.length)
+    return {
+      errors: {
+        non_field_errors: [
+          `This row has ${cells.length} cell${cells.length === 1 ? '' : 's'}; the header names ${columns.length} columns.`,
+        ],
+      },
+    }
+  const body: Record<string, unknown> = {}
+  columns.forEach((column, i) => {
+    if (!isWritableColumn(column)) return
+    const value = fromCell(column, cells[i]!)
+    if (value !== undefined) body[column] = value
+  })
+  return { body }
+}

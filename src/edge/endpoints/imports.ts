@@ -1,0 +1,73 @@
+import { t } from 'elysia'
+// Elysia's t.Integer documents "an integer or a numeric string"; answers hold integers only.
+import { Type } from '@sinclair/typebox'
+import { ValidationFailed } from '../../domain/errors'
+import type { ImportSource } from '../../domain/imports'
+import { ClubPatch } from '../../model/club'
+import { json, query } from '../docs/openapi'
+import { endpoint } from '../endpoint'
+import { readImportBody } from '../import-body'
+
+const Counts = t.Object(
+  {
+    created: Type.Integer({ minimum: 0 }),
+    updated: Type.Integer({ minimum: 0 }),
+    unchanged: Type.Integer({ minimum: 0 }),
+  },
+  { title: 'ImportCounts' },
+)
+
+/** A JSON import: club objects in the write shape, each with its code. */
+const ImportRows = t.Array(ClubPatch, { minItems: 1, title: 'ClubImport' })
+
+const CSV_EXAMPLE =
+  'code,name,subtitle,accepting_members,size,tags\r\ngo-club,Go Club,Stones on a grid,true,1,Games; Social\r\n'
+
+/** `?dry_run=`: true or false (a 400 naming it otherwise). */
+function dryRunOf(params: URLSearchParams): boolean {
+  const raw = params.get('dry_run')
+  if (raw === null || raw === 'false') return false
+  if (raw === 'true') return true
+  throw new ValidationFailed({ dry_run: ['Use true or false.'] })
+}
+
+export const importList = endpoint({
+  path: '/api/imports/',
+  name: 'Club Import',
+  description:
+    "Admins create and update clubs in bulk from a CSV file (the list's ?format=csv export, columns as its header names them) or a JSON array of clubs. All rows or none.",
+  tag: 'clubs',
+  actions: {
+    POST: {
+      summary: 'Import clubs from CSV or JSON (admins)',
+      description:
+        'Each row changes the club with its code, as a PATCH of the columns given, or creates it (approved unless the row says approved false). Read-only columns are ignored, and the leading \' an export adds to formula-like cells is dropped, so an export imported again changes nothing. Any bad row refuses the whole import: 400 {"rows": {"<row number from 1>": {<field errors>}}}. At most 10 MiB, UTF-8.',
+      access: 'user',
+      query: [
+        query(
+          'dry_run',
+          'true: check every row and report the counts, changing nothing (200).',
+          t.Union([t.Literal('true'), t.Literal('false')]),
+        ),
+      ],
+      body: {
+        schema: ImportRows,
+        example: [{ code: 'go-club', name: 'Go Club', subtitle: 'Stones on a grid', tags: [{ name: 'Games' }] }],
+        read: readImportBody,
+        media: {
+          'text/csv': { schema: t.String({ description: 'RFC 4180 CSV, a header row first.' }), example: CSV_EXAMPLE },
+        },
+      },
+      responses: {
+        200: json(Counts, 'A dry run: what the import would do.'),
+        201: json(Counts, 'Imported: how many clubs were created, updated and left unchanged.'),
+      },
+      errors: [400, 401, 403, 405, 413, 415, 503],
+      async handle({ ex, caller, services, body }) {
+        const dryRun = dryRunOf(ex.url.searchParams)
+        const counts = await services.imports.run(caller, body as ImportSource, dryRun)
+        return { status: dryRun ? 200 : 201, body: counts }
+      },
+    },
+  },
+})

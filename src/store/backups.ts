@@ -1,0 +1,74 @@
+import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises'
+import { basename, join } from 'node:path'
+import { fsync } from './fsync'
+
+export interface BackupPolicy {
+  readonly dir: string
+  readonly intervalMs: number
+  /** How many periodic backups to keep; the oldest go first. */
+  readonly keep: number
+}
+
+/** `2026-11-23T20:41:05.123Z` as a file name part: `2026-11-23T20-41-05.123Z` (sorts by time). */
+const stamp = (date: Date) => date.toISOString().replaceAll(':', '-')
+
+/**
+ * Copies `file` into `dir` as `<name>-<kind>-<stamp>.json`, the way the data file itself is
+ * written: a temp file, fsynced, renamed into place, the folder fsynced. The data file is
+ * always a complete snapshot (it is replaced atomically), so a copy of it is one too.
+ */
+export async function copySnapshot(file: string, dir: string, kind: string, now = new Date()): Promise<string> {
+  await mkdir(dir, { recursive: true })
+  const target = join(dir, `${basename(file, '.json')}-${kind}-${stamp(now)}.json`)
+  const temp = `${target}.tmp`
+  await copyFile(file, temp)
+  await fsync(temp)
+  await rename(temp, target)
+  await fsync(dir)
+  return target
+}
+
+/** Periodic backups of the data file (CONTRACT §17): a copy every interval, the newest `keep` kept. */
+export class Backups {
+  #timer: ReturnType<typeof setInterval> | null = null
+  #running: Promise<unknown> = Promise.resolve()
+
+  constructor(
+    private readonly file: string,
+    private readonly policy: BackupPolicy,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  start(): void {
+    this.#timer = setInterval(() => void this.take(), this.policy.intervalMs)
+  }
+
+  /** Takes a backup now and removes those past `keep`; returns its path. */
+  take(now = new Date()): Promise<string | null> {
+    const next = this.#running.then(async () => {
+      try {
+        const path = await copySnapshot(this.file, this.policy.dir, 'backup', now)
+        await this.#prune()
+        return path
+      } catch (error) {
+        this.onError(error)
+        return null
+      }
+    })
+    this.#running = next
+    return next
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer)
+    await this.#running
+  }
+
+  async #prune(): Promise<void> {
+    const prefix = `${basename(this.file, '.json')}-backup-`
+    const ours = (await readdir(this.policy.dir)).filter((name) => name.startsWith(prefix) && name.endsWith('.json'))
+    ours.sort()
+    for (const name of ours.slice(0, Math.max(0, ours.length - this.policy.keep)))
+      await rm(join(this.policy.dir, name), { force: true })
+  }
+}

@@ -1,0 +1,125 @@
+import { afterEach, describe, expect, it } from 'bun:test'
+import type { Subprocess } from 'bun'
+import { readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE, tempDir } from '../harness/app'
+import { freePort, ROOT, spawnService, waitForHealth } from '../harness/service'
+
+// The operator's user commands (issue 13): users:add and users:token write straight into the data
+// file while the server is stopped, and say plainly which file they wrote — the absolute path,
+// and whether CLUBS_DATA_FILE chose it — so a token is never "added" to a file the server does
+// not use. users:add refuses an existing username and points to users:token.
+
+const dirs: string[] = []
+const processes: Subprocess[] = []
+
+afterEach(async () => {
+  for (const proc of processes.splice(0)) {
+    if (proc.exitCode === null) proc.kill('SIGKILL')
+    await proc.exited
+  }
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+function freshDir(): string {
+  const dir = tempDir('clubs-operator-')
+  dirs.push(dir)
+  return dir
+}
+
+/** Runs `bun scripts/<script> ...args` in `cwd` with `env` (nothing of this process's CLUBS_* leaks in). */
+async function run(script: string, args: string[], options: { cwd: string; env?: Record<string, string> }) {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CLUBS_')))
+  const proc = Bun.spawn([process.execPath, join(ROOT, 'scripts', script), ...args], {
+    cwd: options.cwd,
+    env: { ...inherited, CLUBS_SEED_FILE: SEED_FILE, ...options.env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  processes.push(proc)
+  const [code, stdout, stderr] = await Promise.all([
+    proc.exited,
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+  ])
+  return { code, stdout, stderr, token: stdout.trim().split('\n').at(-1)!.trim() }
+}
+
+const usersAdd = (file: string, ...args: string[]) =>
+  run('users-add.ts', args, { cwd: ROOT, env: { CLUBS_DATA_FILE: file } })
+const usersToken = (file: string, ...args: string[]) =>
+  run('users-token.ts', args, { cwd: ROOT, env: { CLUBS_DATA_FILE: file } })
+
+const me = async (file: string, token: string) => (await makeApp({ dataFile: file })).req('/api/users/me/', { token })
+
+describe('users:add', () => {
+  it('names the absolute path of the file it wrote, and that CLUBS_DATA_FILE chose it', async () => {
+    const dir = freshDir()
+    const added = await run('users-add.ts', ['alice'], { cwd: dir, env: { CLUBS_DATA_FILE: 'db.json' } })
+    expect(added.code).toBe(0)
+    expect(added.stdout).toContain(`to ${join(dir, 'db.json')} (CLUBS_DATA_FILE)`)
+  })
+
+  it('says when it wrote the default file because CLUBS_DATA_FILE is not set', async () => {
+    const dir = freshDir()
+    const added = await run('users-add.ts', ['alice'], { cwd: dir })
+    expect(added.code).toBe(0)
+    expect(added.stdout).toContain(join(dir, 'data', 'db.json'))
+    expect(added.stdout).toContain('CLUBS_DATA_FILE is not set')
+  })
+
+  it('refuses an existing username and points to users:token', async () => {
+    const file = join(freshDir(), 'db.json')
+    const first = await usersAdd(file, 'alice')
+    const second = await usersAdd(file, 'alice')
+    expect(second.code).toBe(1)
+    expect(second.stderr).toContain('npm run users:token -- alice')
+    expect(second.stderr).toContain(file)
+    expect((await me(file, first.token)).status).toBe(200)
+  })
+})
+
+describe('users:token', () => {
+  it('issues an existing user a new token in the file it names; the old one stops working', async () => {
+    const file = join(freshDir(), 'db.json')
+    const added = await usersAdd(file, 'alice', '--admin')
+    const reissued = await usersToken(file, 'alice')
+    expect(reissued.code).toBe(0)
+    expect(reissued.stdout).toContain(`"alice" in ${file} (CLUBS_DATA_FILE)`)
+    expect(reissued.token).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(readFileSync(file, 'utf8')).not.toContain(reissued.token)
+    expect((await me(file, added.token)).status).toBe(401)
+    expect(await readJson(await me(file, reissued.token))).toEqual({ username: 'alice', is_admin: true })
+  })
+
+  it('refuses an unknown user (pointing to users:add) and the bootstrap admin (pointing to CLUBS_ADMIN_TOKEN)', async () => {
+    const file = join(freshDir(), 'db.json')
+    const unknown = await usersToken(file, 'nobody')
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain('npm run users:add -- nobody')
+    const admin = await usersToken(file, 'admin')
+    expect(admin.code).toBe(1)
+    expect(admin.stderr).toContain('CLUBS_ADMIN_TOKEN')
+    expect((await usersToken(file)).code).toBe(2)
+  })
+
+  it('refuses while the server holds the file, and says which request to send it instead', async () => {
+    const file = join(freshDir(), 'db.json')
+    const added = await usersAdd(file, 'alice')
+    const port = freePort()
+    const server = spawnService(port, {
+      CLUBS_DATA_FILE: file,
+      CLUBS_ADMIN_TOKEN: ADMIN_TOKEN,
+      CLUBS_LOG_LEVEL: 'warn',
+    })
+    processes.push(server)
+    await waitForHealth(`http://127.0.0.1:${port}`, server)
+    const refused = await usersToken(file, 'alice')
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('POST /api/users/alice/token/')
+    expect(refused.stdout).not.toContain('Token')
+    server.kill('SIGTERM')
+    await server.exited
+    expect((await me(file, added.token)).status).toBe(200)
+  })
+})

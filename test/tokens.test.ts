@@ -1,0 +1,212 @@
+import { afterAll, describe, expect, it } from 'bun:test'
+import { mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
+import { snapshotProblem, upgradeSnapshot } from '../src/domain/snapshot-format'
+import { ENDPOINTS } from '../src/edge/endpoints'
+import { METHODS } from '../src/edge/endpoint'
+
+// The token lifecycle (CONTRACT §13): admins list users; a user's token is issued again or
+// revoked by an admin or by that user, and the old token answers 401 at once on every endpoint,
+// cached answers included; the bootstrap admin's token is the environment's.
+
+type App = Awaited<ReturnType<typeof makeApp>>
+
+const dirs: string[] = []
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+function dataFile(): string {
+  const dir = tempDir('clubs-tokens-')
+  dirs.push(dir)
+  return join(dir, 'db.json')
+}
+
+/** An app where alice (owner of an approved club, with a favorite) and dean (an admin) hold tokens. */
+async function withUsers(options: { dataFile?: string } = {}) {
+  const app = await makeApp(options)
+  const issue = async (username: string, is_admin = false) =>
+    (await readJson(await app.admin.post('/api/users/', { username, is_admin }))).token as string
+  const tokens = { alice: await issue('alice'), bob: await issue('bob'), dean: await issue('dean', true) }
+  const created = await app.req('/api/clubs/', { method: 'POST', token: tokens.alice, json: { name: 'Token Circle' } })
+  expect(created.status).toBe(201)
+  expect((await app.admin.patch('/api/clubs/token-circle/', { approved: true })).status).toBe(200)
+  const favorite = await app.req('/api/favorites/', {
+    method: 'POST',
+    token: tokens.alice,
+    json: { club: 'token-circle' },
+  })
+  expect(favorite.status).toBe(201)
+  return { ...app, tokens }
+}
+
+const tokenPath = (username: string) => `/api/users/${username}/token/`
+const me = (app: App, token: string) => app.req('/api/users/me/', { token })
+
+/** Every method of every endpoint, its path filled in: where a revoked token must be refused. */
+const EVERY_ROUTE = ENDPOINTS.flatMap((page) =>
+  METHODS.filter((method) => page.actions[method]).map((method) => ({
+    method,
+    path: page.path.replace(':code', 'token-circle').replace(':username', 'alice'),
+  })),
+)
+
+describe('GET /api/users/', () => {
+  it('lists every user to admins, the bootstrap admin included, ordered by username', async () => {
+    const { admin, req, tokens } = await withUsers()
+    const expected = [
+      { username: 'admin', is_admin: true },
+      { username: 'alice', is_admin: false },
+      { username: 'bob', is_admin: false },
+      { username: 'dean', is_admin: true },
+    ]
+    expect(await readJson(await admin.get('/api/users/'))).toEqual(expected)
+    expect(await readJson(await req('/api/users/', { token: tokens.dean }))).toEqual(expected)
+  })
+
+  it('is a 403 to other users and a 401 without a token', async () => {
+    const { req, tokens } = await withUsers()
+    expect((await req('/api/users/', { token: tokens.alice })).status).toBe(403)
+    expect((await req('/api/users/')).status).toBe(401)
+  })
+})
+
+describe('POST /api/users/{username}/token/', () => {
+  it('gives a user a new token of their own asking; the old one answers 401 from then on', async () => {
+    const app = await withUsers()
+    const res = await app.req(tokenPath('alice'), { method: 'POST', token: app.tokens.alice })
+    expect(res.status).toBe(201)
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    const body = await readJson(res)
+    expect(Object.keys(body).sort()).toEqual(['token', 'username'])
+    expect(body.username).toBe('alice')
+    expect(body.token).not.toBe(app.tokens.alice)
+    expect((await me(app, app.tokens.alice)).status).toBe(401)
+    expect(await readJson(await me(app, body.token))).toEqual({ username: 'alice', is_admin: false })
+  })
+
+  it('lets an admin user issue anyone’s token', async () => {
+    const app = await withUsers()
+    const res = await app.req(tokenPath('bob'), { method: 'POST', token: app.tokens.dean })
+    expect(res.status).toBe(201)
+    expect((await me(app, app.tokens.bob)).status).toBe(401)
+    expect((await me(app, (await readJson(res)).token)).status).toBe(200)
+  })
+})
+
+describe('DELETE /api/users/{username}/token/', () => {
+  it('revokes the token; the user keeps clubs, memberships and favorites, and an admin can issue a new token', async () => {
+    const app = await withUsers()
+    const revoked = await app.req(tokenPath('alice'), { method: 'DELETE', token: app.tokens.alice })
+    expect(revoked.status).toBe(204)
+    expect(await revoked.text()).toBe('')
+    expect((await me(app, app.tokens.alice)).status).toBe(401)
+    expect(await readJson(await app.admin.get('/api/clubs/token-circle/members/'))).toEqual([
+      { username: 'alice', role: 'owner' },
+    ])
+
+    const { token } = await readJson(await app.admin.post(tokenPath('alice'), {}))
+    const favorites = await readJson(await app.req('/api/favorites/', { token }))
+    expect(favorites.map((f: { club: { code: string } }) => f.club.code)).toEqual(['token-circle'])
+    expect((await app.req('/api/clubs/token-circle/', { method: 'PATCH', token, json: { size: 2 } })).status).toBe(200)
+  })
+
+  it('answers 204 again for a user who holds no token', async () => {
+    const app = await withUsers()
+    expect((await app.admin.delete(tokenPath('bob'))).status).toBe(204)
+    expect((await app.admin.delete(tokenPath('bob'))).status).toBe(204)
+  })
+})
+
+describe('who may issue or revoke a token', () => {
+  const cases = [
+    { who: 'another user', as: 'bob', target: 'alice', status: 403 },
+    { who: 'a user naming someone unknown', as: 'bob', target: 'nobody', status: 403 },
+    { who: 'a user naming the bootstrap admin', as: 'bob', target: 'admin', status: 403 },
+    { who: 'an admin naming someone unknown', as: 'admin', target: 'nobody', status: 404 },
+    { who: 'the bootstrap admin naming itself', as: 'admin', target: 'admin', status: 400 },
+    { who: 'an admin user naming the bootstrap admin', as: 'dean', target: 'admin', status: 400 },
+    { who: 'nobody', as: null, target: 'alice', status: 401 },
+  ] as const
+  for (const method of ['POST', 'DELETE'] as const)
+    for (const { who, as, target, status } of cases)
+      it(`answers ${status} to ${method} by ${who}, and alice's token still works`, async () => {
+        const app = await withUsers()
+        const token = as === null ? null : as === 'admin' ? ADMIN_TOKEN : app.tokens[as]
+        const res = await app.req(tokenPath(target), { method, token })
+        expect(res.status).toBe(status)
+        if (status === 400) expect((await readJson(res)).detail).toContain('CLUBS_ADMIN_TOKEN')
+        expect((await me(app, app.tokens.alice)).status).toBe(200)
+        expect((await app.admin.get('/api/users/me/')).status).toBe(200)
+      })
+})
+
+describe('a token taken back, everywhere at once', () => {
+  for (const how of ['revoked', 'issued again'] as const)
+    it(`answers 401 to a token ${how} on every endpoint and method, cached answers included`, async () => {
+      const app = await withUsers()
+      const old = app.tokens.alice
+      // Put alice's answers in the caches: her list, a club's detail, and their ETags.
+      const list = await app.req('/api/clubs/', { token: old })
+      expect((await app.req('/api/clubs/', { token: old })).status).toBe(200)
+      expect((await app.req('/api/clubs/token-circle/', { token: old })).status).toBe(200)
+      const etag = list.headers.get('etag')!
+
+      await app.req(tokenPath('alice'), { method: how === 'revoked' ? 'DELETE' : 'POST', token: old })
+
+      expect((await app.req('/api/clubs/', { token: old })).status).toBe(401)
+      expect((await app.req('/api/clubs/', { token: old, headers: { 'if-none-match': etag } })).status).toBe(401)
+      for (const { method, path } of EVERY_ROUTE) {
+        const res = await app.req(path, { method, token: old, json: method === 'GET' ? undefined : {} })
+        expect({ method, path, status: res.status }).toEqual({ method, path, status: 401 })
+        expect(res.headers.get('www-authenticate')).toStartWith('Bearer')
+      }
+    })
+
+  it('stays taken back after a restart, and the new token stays good', async () => {
+    const file = dataFile()
+    const app = await withUsers({ dataFile: file })
+    const { token } = await readJson(await app.req(tokenPath('alice'), { method: 'POST', token: app.tokens.alice }))
+    await app.admin.delete(tokenPath('bob'))
+    const again = await makeApp({ dataFile: file })
+    expect((await me(again, app.tokens.alice)).status).toBe(401)
+    expect((await me(again, app.tokens.bob)).status).toBe(401)
+    expect((await me(again, token)).status).toBe(200)
+    const bob = JSON.parse(readFileSync(file, 'utf8')).users.find(
+      (user: { username: string }) => user.username === 'bob',
+    )
+    expect(bob.token_sha256).toBeNull()
+  })
+
+  it('leaves the old token working when the change cannot be saved (503)', async () => {
+    const file = dataFile()
+    const app = await withUsers({ dataFile: file })
+    const blocker = join(file, '..', '.db.json.tmp') // where lowdb's writer puts the next snapshot
+    mkdirSync(blocker)
+    try {
+      const refused = await app.req(tokenPath('alice'), { method: 'POST', token: app.tokens.alice })
+      expect(refused.status).toBe(503)
+      expect((await app.admin.delete(tokenPath('bob'))).status).toBe(503)
+    } finally {
+      rmSync(blocker, { recursive: true })
+    }
+    expect((await me(app, app.tokens.alice)).status).toBe(200)
+    expect((await me(app, app.tokens.bob)).status).toBe(200)
+  })
+})
+
+describe('users without a token in the data file', () => {
+  it('accepts token_sha256 null, keeps refusing a malformed hash, and still loads a version 1 file', () => {
+    const v1 = JSON.parse(readFileSync(join(import.meta.dir, 'fixtures', 'data-v1.json'), 'utf8'))
+    expect(snapshotProblem(v1)).toBeNull()
+    const current = upgradeSnapshot(v1)
+    const withUser = (token_sha256: unknown) => ({
+      ...current,
+      users: [{ username: 'campus', is_admin: false, token_sha256, created_at: '2026-11-22T12:00:00.000Z' }],
+    })
+    expect(snapshotProblem(withUser(null))).toBeNull()
+    expect(snapshotProblem(withUser('not-a-hash'))).not.toBeNull()
+    expect(snapshotProblem(withUser(undefined))).not.toBeNull()
+  })
+})
