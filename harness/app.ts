@@ -16,7 +16,14 @@ export type TestConfig = Partial<Pick<Config, 'adminToken' | 'autoApprove' | 're
 
 /** The real app over the sample data: in memory, or over `dataFile` (a real lowdb file). */
 export async function makeApp(
-  options: { dataFile?: string; config?: TestConfig; now?: () => Date; campus?: CampusSignIn } = {},
+  options: {
+    dataFile?: string
+    config?: TestConfig
+    now?: () => Date
+    campus?: CampusSignIn
+    /** Whether the data file's development admin token opens the API (outside production, no CLUBS_ADMIN_TOKEN). */
+    developmentAdmin?: boolean
+  } = {},
 ) {
   const { store, data } = await openDataFile(options.dataFile ?? IN_MEMORY, SEED_FILE)
   const app = createApp({
@@ -26,6 +33,7 @@ export async function makeApp(
     now: options.now ?? (() => NOW),
     logFault: () => {},
     campus: options.campus,
+    developmentAdmin: options.developmentAdmin,
   })
   const req = (path: string, init: RequestInit & { token?: string | null; json?: unknown } = {}) => {
     const { token = null, json, ...rest } = init

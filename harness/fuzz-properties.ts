@@ -5,6 +5,7 @@
 // sequences of admin writes, the list invariants of CONTRACT §2, §5 and §6.
 import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
+import { hasEventHandler } from './html-checks'
 import { fold, LIST_FIELDS, LIST_PARAMS, ORDERING_FIELDS, READ_ONLY_FIELDS, WRITABLE_FIELDS } from './contract'
 import { ADMIN_TOKEN, makeApp, NOW, SEED_FILE } from './app'
 
@@ -839,8 +840,7 @@ export async function problemWith(method: string, res: Response): Promise<string
     // Whatever the request carried, the page runs no script but its own files, and no handler attribute.
     for (const tag of text.match(/<script\b[^>]*>/gi) ?? [])
       if (!/^<script src="\/[^"<>]+">$/.test(tag)) return `answered ${res.status} with HTML holding ${shorten(tag)}`
-    const handler = /<[a-z][^>]*\son[a-z]+\s*=[^>]*>/i.exec(text)
-    if (handler) return `answered ${res.status} with HTML holding an event handler: ${shorten(handler[0])}`
+    if (hasEventHandler(text)) return `answered ${res.status} with HTML holding an event-handler attribute`
   }
   if (res.status >= 400 && hasBody && !type.startsWith('application/json') && !type.startsWith('text/html'))
     return `answered ${res.status} with Content-Type "${type}", neither JSON nor the browsable HTML`

@@ -25,7 +25,7 @@ export interface OperatorCommand {
   readonly usage: string
   /** What to do through the running server instead, when it holds the data file. */
   readonly whileServing: (args: readonly string[]) => string
-  run(args: readonly string[], directory: Directory, dataFile: string): Promise<number>
+  run(args: readonly string[], directory: Directory, dataFile: string, config: Config): Promise<number>
 }
 
 /** Runs `command` over the configured data file and exits with its status. */
@@ -57,7 +57,7 @@ async function main(command: OperatorCommand, args: readonly string[]): Promise<
   const { store, data } = await openDataFile(config.dataFile, config.seedFile)
   try {
     const directory = openDirectory(store, data, { autoApprove: config.autoApprove, now: () => new Date() })
-    return await command.run(args, directory, describeDataFile(config))
+    return await command.run(args, directory, describeDataFile(config), config)
   } finally {
     await store.close()
   }

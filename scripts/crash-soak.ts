@@ -7,6 +7,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CrashHarness, summarise, type RoundReport } from '../harness/crash-rounds'
+import { answerHelp } from '../harness/usage'
+
+answerHelp(`usage: bun scripts/crash-soak.ts [rounds]
+
+Kills the service with SIGKILL under 50 writing clients, \`rounds\` times (default 200), and checks
+after each restart that every acknowledged write survived and none is half-applied. Uses its
+own temp data files; exits 1 when a round failed.`)
 
 const ROUNDS_PER_FOLDER = 20
 const ADMIN_TOKEN = 'crash-soak-admin-token'

@@ -13,6 +13,13 @@ import {
   writeRequestArb,
   writeSequenceProperty,
 } from '../harness/fuzz-properties'
+import { answerHelp } from '../harness/usage'
+
+answerHelp(`usage: npm run fuzz -- [runs] [sequence-runs]
+
+Runs the properties test/fuzz.test.ts checks, longer: \`runs\` (default 10000) runs of each request
+property and \`sequence-runs\` (default: runs) write sequences, against the app in memory.
+FUZZ_SEED=<n> replays a seed. Prints a summary and each failure's counterexample; exits 1 on one.`)
 
 const positive = (raw: string | undefined, fallback: number) => {
   if (raw === undefined || raw === '') return fallback

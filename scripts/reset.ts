@@ -10,6 +10,13 @@ import { copySnapshot } from '../src/store/backups'
 import { StoreError } from '../src/store/store'
 import { lockFileOf } from '../src/store/store'
 import { lockHolder } from '../src/store/lock'
+import { answerHelp } from '../harness/usage'
+
+answerHelp(`usage: npm run reset
+
+Puts the data file (CLUBS_DATA_FILE, or data/db.json) back to the seed (CLUBS_SEED_FILE, or
+data/seed.json). The data it replaces is kept first as db-reset-<time>.json in CLUBS_BACKUP_DIR
+(or beside the data file), which no later write replaces. Refused while the server runs.`)
 
 async function main(): Promise<number> {
   const config = loadConfig()

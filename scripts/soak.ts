@@ -13,6 +13,13 @@ import { readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { SEED_FILE, tempDir } from '../harness/app'
 import { freePort, sleep, spawnService, waitForHealth } from '../harness/service'
+import { answerHelp } from '../harness/usage'
+
+answerHelp(`usage: npm run soak -- [seconds]
+
+Runs the service as a process over a temp data file and loads it with mixed traffic for
+\`seconds\` (default 300, or SOAK_SECONDS) from SOAK_WORKERS workers (default 32), sampling its RSS.
+Exits 1 on a 5xx, a failed connection, an unclean stop, or RSS that did not stay flat.`)
 
 const SAMPLE_MS = 5_000
 const WARMUP_S = 30

@@ -3,13 +3,31 @@
 //   npm run users:add -- <username> [--admin]
 import { parseArgs } from 'node:util'
 import { runOperatorCommand } from '../harness/operator'
+import { answerHelp } from '../harness/usage'
 import { ADMIN_USERNAME } from '../src/domain/users'
 
-const { positionals, values } = parseArgs({
-  args: Bun.argv.slice(2),
-  options: { admin: { type: 'boolean', default: false } },
-  allowPositionals: true,
-})
+const USAGE = 'usage: npm run users:add -- <username> [--admin]'
+answerHelp(`${USAGE}
+
+Adds a user to the data file (CLUBS_DATA_FILE, or data/db.json) and prints their token, shown
+this once; the file keeps only its SHA-256. --admin makes them an admin. Run it while the server
+is stopped; while it runs, send POST /api/users/ {"username": "..."} with an admin's token.`)
+
+/** The arguments; an unknown option is a usage error (exit 2), not a stack trace. */
+function commandLine() {
+  try {
+    return parseArgs({
+      args: Bun.argv.slice(2),
+      options: { admin: { type: 'boolean', default: false } },
+      allowPositionals: true,
+    })
+  } catch (error) {
+    console.error(`users:add: ${(error as Error).message}\n${USAGE}`)
+    process.exit(2)
+  }
+}
+
+const { positionals, values } = commandLine()
 
 runOperatorCommand(
   {

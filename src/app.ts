@@ -32,6 +32,8 @@ export interface AppDeps {
   readonly stopping?: () => boolean
   /** Campus sign-in (CLUBS_OIDC_*): its JWTs authenticate beside the service's own tokens. */
   readonly campus?: CampusSignIn | null
+  /** Whether the bootstrap admin's development token in the data file opens the API (outside production, no CLUBS_ADMIN_TOKEN). */
+  readonly developmentAdmin?: boolean
 }
 
 const logToStderr: LogFault = (error, request) =>
@@ -56,6 +58,7 @@ export function createApp({
   metrics = null,
   stopping = () => false,
   campus = null,
+  developmentAdmin = false,
 }: AppDeps) {
   const directory = openDirectory(store, data, { autoApprove: config.autoApprove, now })
   const { clubs } = directory
@@ -66,6 +69,7 @@ export function createApp({
   metrics?.registry.countClubsWith(() => clubs.countByState())
   const auth = new Authenticator({
     adminToken: config.adminToken,
+    developmentAdmin,
     users: directory.users,
     campus,
     recordsNewUsers: !config.readOnly,

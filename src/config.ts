@@ -26,6 +26,8 @@ export interface Config {
   readonly backups: { readonly dir: string; readonly intervalMs: number; readonly keep: number } | null
   /** Campus sign-in (CONTRACT §13); null when CLUBS_OIDC_ISSUER is not set. */
   readonly oidc: OidcSettings | null
+  /** NODE_ENV=production (as the Docker image sets): no development admin token is made or taken. */
+  readonly production: boolean
 }
 
 /** A setting that stops the start; the message says which variable and why. */
@@ -188,6 +190,7 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     metricsToken: env.CLUBS_METRICS_TOKEN || null,
     backups: backups(env),
     oidc: oidc(env),
+    production: env.NODE_ENV === 'production',
   }
 }
 

@@ -1,6 +1,9 @@
 import pkg from '../package.json'
 import { createApp } from './app'
-import { ConfigError, IN_MEMORY, loadConfig } from './config'
+import { ConfigError, IN_MEMORY, loadConfig, type Config } from './config'
+import { needsDevelopmentAdmin, withDevelopmentAdmin } from './domain/development-admin'
+import { ADMIN_USERNAME } from './domain/users'
+import type { Snapshot } from './model/snapshot'
 import { Metrics } from './edge/metrics'
 import { CampusSignIn, type OidcSettings } from './edge/oidc'
 import { createLogger, type Logger } from './log'
@@ -12,7 +15,16 @@ import { StoreError } from './store/store'
 async function main() {
   const config = loadConfig()
   const log = createLogger(config.logLevel)
-  const { store, data, source } = await openDataFile(config.dataFile, config.seedFile)
+  const opened = await openDataFile(config.dataFile, config.seedFile)
+  const { store, source } = opened
+  // Outside production and without CLUBS_ADMIN_TOKEN, a directory with no user yet gets a
+  // development admin token, so that a newcomer can write (kept on disk once the port is ours).
+  const development = config.adminToken === null && !config.production
+  const devAdmin =
+    development && !config.readOnly && needsDevelopmentAdmin(opened.data)
+      ? withDevelopmentAdmin(opened.data, new Date())
+      : null
+  const data = devAdmin?.data ?? opened.data
   const metrics = config.metrics ? new Metrics() : null
   if (metrics) store.onWrite = (seconds, ok) => metrics.observeWrite(seconds, ok)
   let stopping = false
@@ -25,6 +37,7 @@ async function main() {
     metrics: metrics && { registry: metrics, token: config.metricsToken },
     stopping: () => stopping,
     campus,
+    developmentAdmin: development,
     logFault: (error, request) =>
       log.error('unexpected fault', {
         method: request.method,
@@ -46,19 +59,32 @@ async function main() {
     )
     process.exit(1)
   }
+  if (devAdmin) {
+    try {
+      await store.save()
+    } catch (error) {
+      await server.stop()
+      await store.close()
+      console.error(
+        `store: cannot save the development admin token in ${config.dataFile} (${(error as NodeJS.ErrnoException).code ?? error})`,
+      )
+      process.exit(1)
+    }
+  }
   const where = config.dataFile === IN_MEMORY ? `memory only (seeded from ${config.seedFile})` : config.dataFile
+  const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${server.port}`
   log.info('club directory started', {
-    url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${server.port}/api/clubs/`,
+    url: `${base}/api/clubs/`,
     data: where,
     loaded_from: source,
     clubs: data.clubs.filter((c) => c.archived_at === null).length,
-    writes: config.readOnly
-      ? 'off: read-only'
-      : config.adminToken
-        ? 'on'
-        : 'need a token: set CLUBS_ADMIN_TOKEN, or add users with npm run users:add',
+    writes: writesNote(config, devAdmin !== null, data),
     campus_sign_in: config.oidc ? config.oidc.issuer : 'off',
   })
+  if (devAdmin) {
+    log.flush()
+    console.log(developmentTokenNotice(devAdmin.token, base, config.dataFile === IN_MEMORY))
+  }
   // Not awaited: the service serves (reads, service tokens) whether or not the provider answers.
   void campus?.keys.load()
 
@@ -80,6 +106,35 @@ async function main() {
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+/** How writes open, as the start-up line says it. */
+function writesNote(config: Config, madeDevelopmentToken: boolean, data: Snapshot): string {
+  if (config.readOnly) return 'off: read-only'
+  if (config.adminToken) return 'on'
+  if (config.production) return 'need a token: set CLUBS_ADMIN_TOKEN, or issue users with npm run users:add'
+  if (madeDevelopmentToken) return 'on: with the development admin token printed below'
+  if (data.users.some((user) => user.username === ADMIN_USERNAME && user.token_sha256 !== null))
+    return `on: with the development admin token printed at this data file's first start (a new one: stop the server, npm run users:token -- ${ADMIN_USERNAME})`
+  return `need a token: set CLUBS_ADMIN_TOKEN, or stop the server and run npm run users:token -- ${ADMIN_USERNAME}`
+}
+
+/** The development admin token, shown this once, and how to use it: for a person, so not a log line. */
+function developmentTokenNotice(token: string, base: string, inMemory: boolean): string {
+  return [
+    '',
+    `  A development admin token, shown this once (${inMemory ? 'it ends with this process' : 'the data file keeps only its SHA-256'}):`,
+    '',
+    `    export TOKEN=${token}`,
+    '',
+    "  Send it as a bearer token, as the README's examples do:",
+    `    curl -H "Authorization: Bearer $TOKEN" ${base}/api/users/me/`,
+    `  It opens the API as "${ADMIN_USERNAME}" while CLUBS_ADMIN_TOKEN is unset and NODE_ENV is not production.`,
+    inMemory
+      ? '  Each start in memory makes a new one.'
+      : `  Lost it? Stop the server and run: npm run users:token -- ${ADMIN_USERNAME}`,
+    '',
+  ].join('\n')
 }
 
 /** Campus sign-in whose key fetches are logged: a warning when the provider stops answering, a line when it answers again. */

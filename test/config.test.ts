@@ -40,7 +40,14 @@ describe('loadConfig', () => {
       metricsToken: null,
       backups: null,
       oidc: null,
+      production: false,
     })
+  })
+
+  it('is in production only with NODE_ENV=production (no development admin token then)', () => {
+    expect(loadConfig({ NODE_ENV: 'production' }).production).toBe(true)
+    for (const NODE_ENV of ['development', 'test', 'Production', ''])
+      expect(loadConfig({ NODE_ENV }).production).toBe(false)
   })
 
   it('treats empty values as unset', () => {
@@ -76,6 +83,7 @@ describe('loadConfig', () => {
       metricsToken: null,
       backups: null,
       oidc: null,
+      production: false,
     })
   })
 

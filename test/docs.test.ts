@@ -127,6 +127,7 @@ describe('the OpenAPI document', () => {
       '405',
       '413',
       '415',
+      '429',
       '503',
     ])
     expect(create.responses['400'].content['application/json'].example).toBeObject()

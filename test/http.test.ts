@@ -334,15 +334,19 @@ describe('format negotiation', () => {
     })
   }
 
-  it('answers ?format=api with the browsable HTML view, a CSP, and every visible club name', async () => {
+  it('answers ?format=api with the browsable HTML view, a CSP, and the first page of clubs', async () => {
     const { req } = await app()
     const clubs = (await readJson(await req('/api/clubs/'))) as Json[]
+    const { results } = await readJson(await req('/api/clubs/?page=1'))
     const res = await req('/api/clubs/?format=api')
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toStartWith('text/html')
     expect(res.headers.get('content-security-policy')).toBeString()
     const text = pageText(await res.text())
-    for (const club of clubs) expect(text).toContain(club.name)
+    expect(results).toHaveLength(15)
+    for (const club of results) expect(text).toContain(club.name)
+    expect(text).not.toContain(clubs.at(-1)!.name)
+    expect(text).toContain(`Clubs 1–15 of ${clubs.length}`)
   })
 
   it('renders one club in the browsable view with its fields', async () => {
@@ -380,7 +384,7 @@ describe('format negotiation', () => {
     expect(created.status).toBe(201)
     const { code } = await readJson(created)
     expect((await admin.patch(`/api/clubs/${code}/`, { approved: true, approved_comment: 'ok' })).status).toBe(200)
-    for (const path of ['/api/clubs/?format=api', `/api/clubs/${code}/?format=api`]) {
+    for (const path of [`/api/clubs/?code=${code}&format=api`, `/api/clubs/${code}/?format=api`]) {
       const res = await req(path)
       expect(res.status).toBe(200)
       const html = await res.text()

@@ -534,7 +534,7 @@ describe('the import endpoint is declared like any other', () => {
     const app = await counted()
     const op = (await readJson(await app.req('/swagger/json'))).paths['/api/imports/'].post
     expect(Object.keys(op.requestBody.content).sort()).toEqual(['application/json', 'text/csv'])
-    expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(['dry_run'])
+    expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(['dry_run', 'format'])
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '201', '400', '403', '413', '415']))
   })
 

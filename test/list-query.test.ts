@@ -62,10 +62,9 @@ describe('parseListQuery: what a query gives', () => {
     { query: 'tags=1,9', matches: 0 },
     { query: 'tags=no-such-tag', matches: 0 },
     { query: 'accepting_members=false', predicates: 1, matches: 17 },
-    { query: 'accepting_members=0', matches: 17 },
-    { query: 'approved=FALSE', matches: 5 },
-    { query: 'approved=1', matches: 75 },
-    { query: 'accepting_members=%20TRUE%20', matches: 63 },
+    { query: 'accepting_members=true', matches: 63 },
+    { query: 'approved=false', matches: 5 },
+    { query: 'approved=true', matches: 75 },
     { query: 'size=1,2', predicates: 1, matches: 45 },
     { query: 'size=%201%20,%202', matches: 45 },
     { query: 'active=true&size=4', predicates: 2, matches: 13 },
@@ -108,6 +107,11 @@ describe('parseListQuery: what a query is refused for', () => {
     { query: 'ordering=Name', error: { ordering: [`"Name" is not a field you can order by; ${ORDER_HELP}`] } },
     { query: 'active=yes', error: { active: ['"yes" is not a valid boolean; use true or false.'] } },
     { query: 'approved=', error: { approved: ['"" is not a valid boolean; use true or false.'] } },
+    // Only true and false, as the API docs offer them (CONTRACT §6): no other spelling, case or padding.
+    ...['1', '0', 'TRUE', 'False', '%20true%20'].map((value) => ({
+      query: `accepting_members=${value}`,
+      error: { accepting_members: [`"${decodeURIComponent(value)}" is not a valid boolean; use true or false.`] },
+    })),
     {
       query: 'size=9',
       error: { size: ['"9" is not a valid choice; use one or more of 1, 2, 3, 4, separated by commas.'] },

@@ -181,7 +181,7 @@ describe('probes', () => {
       docs: 'http://localhost/swagger',
     })
     const html = await (await req('/api/', { headers: { accept: 'text/html' } })).text()
-    expect(html).toContain('<h1>Club Directory API</h1>')
+    expect(html).toContain('<h1 tabindex="-1">Club Directory API</h1>')
   })
 })
 

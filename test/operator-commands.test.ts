@@ -50,6 +50,8 @@ const usersAdd = (file: string, ...args: string[]) =>
 const usersToken = (file: string, ...args: string[]) =>
   run('users-token.ts', args, { cwd: ROOT, env: { CLUBS_DATA_FILE: file } })
 
+const usersIn = (file: string) => JSON.parse(readFileSync(file, 'utf8')).users as { username: string }[]
+
 const me = async (file: string, token: string) => (await makeApp({ dataFile: file })).req('/api/users/me/', { token })
 
 describe('users:add', () => {
@@ -92,15 +94,32 @@ describe('users:token', () => {
     expect(await readJson(await me(file, reissued.token))).toEqual({ username: 'alice', is_admin: true })
   })
 
-  it('refuses an unknown user (pointing to users:add) and the bootstrap admin (pointing to CLUBS_ADMIN_TOKEN)', async () => {
+  it('refuses an unknown user (pointing to users:add), and the bootstrap admin where CLUBS_ADMIN_TOKEN is its token', async () => {
     const file = join(freshDir(), 'db.json')
     const unknown = await usersToken(file, 'nobody')
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toContain('npm run users:add -- nobody')
-    const admin = await usersToken(file, 'admin')
-    expect(admin.code).toBe(1)
-    expect(admin.stderr).toContain('CLUBS_ADMIN_TOKEN')
+    for (const env of [{ CLUBS_ADMIN_TOKEN: ADMIN_TOKEN }, { NODE_ENV: 'production' }] as Record<string, string>[]) {
+      const admin = await run('users-token.ts', ['admin'], { cwd: ROOT, env: { CLUBS_DATA_FILE: file, ...env } })
+      expect(admin.code).toBe(1)
+      expect(admin.stderr).toContain('CLUBS_ADMIN_TOKEN')
+    }
+    expect(usersIn(file)).toEqual([])
     expect((await usersToken(file)).code).toBe(2)
+  })
+
+  it('issues the bootstrap admin a new development token, outside production without CLUBS_ADMIN_TOKEN', async () => {
+    const file = join(freshDir(), 'db.json')
+    const first = await usersToken(file, 'admin')
+    expect(first.code).toBe(0)
+    expect(first.stdout).toContain('development admin token')
+    const second = await usersToken(file, 'admin')
+    expect(usersIn(file).map((user) => user.username)).toEqual(['admin'])
+    const { app } = await makeApp({ dataFile: file, config: { adminToken: null }, developmentAdmin: true })
+    const me = (token: string) =>
+      app.handle(new Request('http://localhost/api/users/me/', { headers: { authorization: `Bearer ${token}` } }))
+    expect((await me(first.token)).status).toBe(401)
+    expect(await readJson(await me(second.token))).toEqual({ username: 'admin', is_admin: true })
   })
 
   it('refuses while the server holds the file, and says which request to send it instead', async () => {

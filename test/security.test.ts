@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
 import { randomBytes } from 'node:crypto'
 import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
+import { hasEventHandler } from '../harness/html-checks'
 import { freePort, spawnService, waitForHealth } from '../harness/service'
 import { LIST_PARAMS } from '../harness/contract'
 
@@ -154,7 +155,7 @@ describe('Content-Security-Policy on HTML answers', () => {
       // The page itself holds no inline script the policy would have to allow.
       const html = await res.text()
       for (const tag of html.match(/<script\b[^>]*>/gi) ?? []) expect(tag).toMatch(/\ssrc="\/[^"]+"/)
-      expect(html).not.toMatch(/<[a-z][^>]*\son[a-z]+\s*=/i)
+      expect(hasEventHandler(html)).toBe(false)
     })
   }
 })
@@ -327,7 +328,7 @@ const PAYLOADS: { raw: string; escaped: string }[] = [
 function expectInert(html: string, raw: string) {
   expect(html).not.toContain(raw)
   expect(html.match(/<script\b[^>]*>/gi) ?? []).toEqual(['<script src="/static/browsable.js">'])
-  expect(html).not.toMatch(/<[a-z][^>]*\son[a-z]+\s*=/i)
+  expect(hasEventHandler(html)).toBe(false)
   expect(html).not.toMatch(/<(img|svg|iframe)\b/i)
   expect(html).not.toMatch(/<\/(pre|textarea)><(script|svg)/i)
 }
@@ -366,7 +367,8 @@ describe('stored markup is escaped in the browsable view', () => {
         expect((await asAdmin.patch(`/api/clubs/${code}/`, approval)).status).toBe(200)
         stored.push({ code, raw: value, escaped: escaped.replaceAll(' ', field === 'email' ? '/' : ' ') })
       }
-      const list = await req('/api/clubs/?format=api')
+      // The browsable list shows a page at a time: these clubs, on the first.
+      const list = await req(`/api/clubs/?code=${stored.map(({ code }) => code).join(',')}&format=api`)
       expect(list.status).toBe(200)
       const listHtml = await list.text()
       for (const { code, raw, escaped } of stored) {
@@ -394,7 +396,7 @@ describe('stored markup is escaped in the browsable view', () => {
       expect(created.status).toBe(201)
       const { code } = await readJson(created)
       expect((await asAdmin.patch(`/api/clubs/${code}/`, { approved: true })).status).toBe(200)
-      for (const path of [`/api/clubs/${code}/?format=api`, '/api/clubs/?format=api']) {
+      for (const path of [`/api/clubs/${code}/?format=api`, `/api/clubs/?code=${code}&format=api`]) {
         const html = await (await req(path)).text()
         expectInert(html, url)
         expect(html).not.toContain('<script>alert')

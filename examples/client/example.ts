@@ -17,7 +17,12 @@ if (list.error !== undefined || list.data === undefined) {
   console.error(`listing the clubs failed: ${list.response.status}`, list.error)
   process.exit(1)
 }
-const clubs = Array.isArray(list.data) ? list.data : list.data.results
+const answered = Array.isArray(list.data) ? list.data : list.data.results
+// The answer's type allows for ?fields=, which may leave any field out. This request names none, so
+// every club has its code and name: the filter keeps them all, and tells the compiler so.
+const clubs = [...answered].filter(
+  (club): club is typeof club & { code: string; name: string } => club.code !== undefined && club.name !== undefined,
+)
 const byName = [...clubs].sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'accent' }))
 console.log(`${clubs.length} clubs; the first 5 by name:`)
 for (const club of byName.slice(0, 5)) console.log(`  ${club.code}  ${club.name}`)

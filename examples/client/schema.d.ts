@@ -539,11 +539,226 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        /** @description An error not tied to a field. */
+        Error: {
+            detail: string;
+        };
+        /** @description Each failing field with its messages; errors not tied to a field under non_field_errors. */
+        ValidationErrors: {
+            [key: string]: string[];
+        };
+        /** @description A club in a list: the 23 list fields. */
+        ClubListItem: {
+            accepting_members: boolean;
+            active: boolean;
+            address: string;
+            /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
+            application_required: number;
+            appointment_needed: boolean;
+            approved: boolean;
+            available_virtually: boolean;
+            /** @example penn-chess-society */
+            code: string;
+            /** @description The address, or "Hidden" when it is not public. */
+            email: string;
+            enables_subscription: boolean;
+            favorite_count: number;
+            founded: string | null;
+            image_url: string | null;
+            is_favorite: boolean;
+            is_member: boolean;
+            is_subscribe: boolean;
+            is_school_unit: boolean;
+            membership_count: number;
+            /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
+            recruiting_cycle: number;
+            name: string;
+            /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
+            size: number;
+            subtitle: string;
+            tags: {
+                id: number;
+                name: string;
+            }[];
+        };
+        /** @description A club: every field. */
+        ClubDetail: {
+            accepting_members: boolean;
+            active: boolean;
+            address: string;
+            /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
+            application_required: number;
+            appointment_needed: boolean;
+            approved: boolean;
+            available_virtually: boolean;
+            /** @example penn-chess-society */
+            code: string;
+            /** @description The address, or "Hidden" when it is not public. */
+            email: string;
+            enables_subscription: boolean;
+            favorite_count: number;
+            founded: string | null;
+            image_url: string | null;
+            is_favorite: boolean;
+            is_member: boolean;
+            is_subscribe: boolean;
+            is_school_unit: boolean;
+            membership_count: number;
+            /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
+            recruiting_cycle: number;
+            name: string;
+            /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
+            size: number;
+            subtitle: string;
+            tags: {
+                id: number;
+                name: string;
+            }[];
+            description: string;
+            website: string | null;
+            facebook: string | null;
+            twitter: string | null;
+            instagram: string | null;
+            linkedin: string | null;
+            github: string | null;
+            youtube: string | null;
+            how_to_get_involved: string;
+            listserv: string;
+            email_public: boolean;
+            approved_by: string | null;
+            approved_comment: string;
+            approved_on: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description To owners, officers and admins, while a change to the reviewed fields awaits review: the values the public sees, as last approved. Otherwise null. */
+            approved_version: {
+                name: string;
+                subtitle: string;
+                description: string;
+                image_url: string | null;
+                approved_by: string | null;
+                approved_on: string | null;
+                approved_comment: string;
+            } | null;
+        };
+        /** @description With ?fields=: only the fields it names that the representation has (a list item has the 23 list fields, a detail every field). */
+        ClubFields: {
+            accepting_members?: boolean;
+            active?: boolean;
+            address?: string;
+            /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
+            application_required?: number;
+            appointment_needed?: boolean;
+            approved?: boolean;
+            available_virtually?: boolean;
+            /** @example penn-chess-society */
+            code?: string;
+            /** @description The address, or "Hidden" when it is not public. */
+            email?: string;
+            enables_subscription?: boolean;
+            favorite_count?: number;
+            founded?: string | null;
+            image_url?: string | null;
+            is_favorite?: boolean;
+            is_member?: boolean;
+            is_subscribe?: boolean;
+            is_school_unit?: boolean;
+            membership_count?: number;
+            /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
+            recruiting_cycle?: number;
+            name?: string;
+            /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
+            size?: number;
+            subtitle?: string;
+            tags?: {
+                id: number;
+                name: string;
+            }[];
+            description?: string;
+            website?: string | null;
+            facebook?: string | null;
+            twitter?: string | null;
+            instagram?: string | null;
+            linkedin?: string | null;
+            github?: string | null;
+            youtube?: string | null;
+            how_to_get_involved?: string;
+            listserv?: string;
+            email_public?: boolean;
+            approved_by?: string | null;
+            approved_comment?: string;
+            approved_on?: string | null;
+            /** Format: date-time */
+            created_at?: string;
+            /** Format: date-time */
+            updated_at?: string;
+            /** @description To owners, officers and admins, while a change to the reviewed fields awaits review: the values the public sees, as last approved. Otherwise null. */
+            approved_version?: {
+                name: string;
+                subtitle: string;
+                description: string;
+                image_url: string | null;
+                approved_by: string | null;
+                approved_on: string | null;
+                approved_comment: string;
+            } | null;
+        };
+        /** @description A page of clubs (?page=). */
+        ClubPage: {
+            /** @description How many clubs match, over every page. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["ClubListItem"][];
+        };
+        /** @description A page of clubs with only the fields ?fields= names. */
+        ClubFieldsPage: {
+            /** @description How many clubs match, over every page. */
+            count: number;
+            /** @description The next page, or null on the last. */
+            next: string | null;
+            /** @description The previous page, or null on the first. */
+            previous: string | null;
+            results: components["schemas"]["ClubFields"][];
+        };
+        /** Tag */
+        Tag: {
+            id: number;
+            name: string;
+            /** @description Clubs you may see that carry it. */
+            clubs: number;
+        };
+        /** @description The browsable view (?format=api, or an Accept header preferring text/html): this same answer as an HTML page, with its status, headers and body, links, and a form to send requests. */
+        BrowsableView: string;
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request's own X-Request-Id (1-128 visible characters), or a new one; the access log names it. */
+        "X-Request-Id": string;
+        /** @description The methods this path serves (HEAD and OPTIONS are answered too, without being listed). */
+        Allow: string;
+        /** @description On a GET answered with JSON or a spreadsheet: send it back in If-None-Match for a 304 while nothing changed. */
+        ETag: string;
+        /** @description The absolute URL of what was created. */
+        Location: string;
+        /** @description How many clubs match, before paging. */
+        "X-Total-Count": number;
+        /** @description On a page: the absolute URLs of the first, prev, next and last pages, as they exist (RFC 8288). */
+        Link: string;
+        /** @description On a spreadsheet: an attachment, with its file name. */
+        "Content-Disposition": string;
+        /** @description The scheme to authenticate with. */
+        "WWW-Authenticate": string;
+        /** @description Seconds to wait before trying again. */
+        "Retry-After": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -560,6 +775,7 @@ export interface operations {
             /** @description Loaded and serving. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -585,6 +801,7 @@ export interface operations {
             /** @description Alive. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -592,6 +809,23 @@ export interface operations {
                         /** @constant */
                         status: "ok";
                     };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -608,6 +842,7 @@ export interface operations {
             /** @description Ready. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -617,9 +852,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
             /** @description Not ready: send traffic elsewhere for now. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -644,6 +898,7 @@ export interface operations {
             /** @description Prometheus text format. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -653,30 +908,51 @@ export interface operations {
             /** @description The metrics token is set and was not sent. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Metrics are off. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     getApi: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -686,6 +962,9 @@ export interface operations {
             /** @description Where everything is. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -703,11 +982,25 @@ export interface operations {
                         /** Format: uri */
                         docs: string;
                     };
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -716,14 +1009,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -732,9 +1026,43 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -752,20 +1080,20 @@ export interface operations {
                 updated_since?: string;
                 /** @description Tag ids or names, comma-separated; a club must carry all of them. */
                 tags?: string;
-                /** @description true or false. */
-                accepting_members?: "true" | "false";
-                /** @description true or false. */
-                appointment_needed?: "true" | "false";
-                /** @description true or false. */
-                available_virtually?: "true" | "false";
-                /** @description true or false. */
-                enables_subscription?: "true" | "false";
-                /** @description true or false. */
-                is_school_unit?: "true" | "false";
-                /** @description true or false. Others than admins (and a club's officers) only ever see approved, active clubs; admins find the approval queue with approved=false. */
-                approved?: "true" | "false";
-                /** @description true or false. Others than admins (and a club's officers) only ever see approved, active clubs; admins find the approval queue with approved=false. */
-                active?: "true" | "false";
+                /** @description true: clubs taking new members now; false: those that are not. */
+                accepting_members?: boolean;
+                /** @description true: clubs that need an appointment; false: those that do not. */
+                appointment_needed?: boolean;
+                /** @description true: clubs available virtually; false: those that are not. */
+                available_virtually?: boolean;
+                /** @description true: clubs whose news one may subscribe to; false: those without. */
+                enables_subscription?: boolean;
+                /** @description true: clubs that belong to the school the directory marks; false: the others. */
+                is_school_unit?: boolean;
+                /** @description true: approved clubs; false: new or changed clubs awaiting approval, and rejected ones (the admins' approval queue). Callers other than admins only see approved clubs, besides their own clubs as owners and officers. */
+                approved?: boolean;
+                /** @description true: active clubs; false: clubs set inactive (active is the gentle alternative to deleting). Callers other than admins only see active clubs, besides their own clubs as owners and officers. */
+                active?: boolean;
                 /** @description One value or several, comma-separated: 1 = 1-20, 2 = 21-50, 3 = 51-100, 4 = 101+. */
                 size?: string;
                 /** @description One value or several, comma-separated: 1 = Open membership, 2 = Tryout required, 3 = Audition required, 4 = Application required, 5 = Application and interview required. */
@@ -774,7 +1102,7 @@ export interface operations {
                 recruiting_cycle?: string;
                 /** @description Ask for a page (1-based): the answer becomes {count, next, previous, results}. Without it, a bare array. */
                 page?: number;
-                /** @description Clubs per page, default 15, at most 100. */
+                /** @description Clubs per page, default 15, at most 100 (a larger number counts as 100). */
                 page_size?: number;
                 /** @description Comma-separated fields to keep in each club, e.g. code,name. In a spreadsheet: its columns, in the order given, and any field of the detail representation may be named. */
                 fields?: string;
@@ -790,95 +1118,38 @@ export interface operations {
             /** @description A bare array, or a page when ?page= is given; a spreadsheet with ?format=csv or xlsx. */
             200: {
                 headers: {
-                    /** @description How many clubs match, before paging. */
-                    "X-Total-Count"?: number;
-                    /** @description On a page: absolute URLs of the first, prev, next and last pages, as they exist (RFC 8288). */
-                    Link?: string;
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    Link: components["headers"]["Link"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        accepting_members: boolean;
-                        active: boolean;
-                        address: string;
-                        /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-                        application_required: number;
-                        appointment_needed: boolean;
-                        approved: boolean;
-                        available_virtually: boolean;
-                        code: string;
-                        /** @description The address, or "Hidden" when it is not public. */
-                        email: string;
-                        enables_subscription: boolean;
-                        favorite_count: number;
-                        founded: string | null;
-                        image_url: string | null;
-                        is_favorite: boolean;
-                        is_member: boolean;
-                        is_subscribe: boolean;
-                        is_school_unit: boolean;
-                        membership_count: number;
-                        /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-                        recruiting_cycle: number;
-                        name: string;
-                        /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-                        size: number;
-                        subtitle: string;
-                        tags: {
-                            id: number;
-                            name: string;
-                        }[];
-                    }[] | {
-                        count: number;
-                        next: string | null;
-                        previous: string | null;
-                        results: {
-                            accepting_members: boolean;
-                            active: boolean;
-                            address: string;
-                            /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-                            application_required: number;
-                            appointment_needed: boolean;
-                            approved: boolean;
-                            available_virtually: boolean;
-                            code: string;
-                            /** @description The address, or "Hidden" when it is not public. */
-                            email: string;
-                            enables_subscription: boolean;
-                            favorite_count: number;
-                            founded: string | null;
-                            image_url: string | null;
-                            is_favorite: boolean;
-                            is_member: boolean;
-                            is_subscribe: boolean;
-                            is_school_unit: boolean;
-                            membership_count: number;
-                            /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-                            recruiting_cycle: number;
-                            name: string;
-                            /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-                            size: number;
-                            subtitle: string;
-                            tags: {
-                                id: number;
-                                name: string;
-                            }[];
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ClubListItem"][] | components["schemas"]["ClubPage"] | components["schemas"]["ClubFields"][] | components["schemas"]["ClubFieldsPage"];
                     "text/csv": string;
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Not modified (If-None-Match matched the ETag). */
+            /** @description Not modified (If-None-Match named the current ETag). */
             304: {
                 headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    Link: components["headers"]["Link"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -889,14 +1160,16 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        [key: string]: string[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -905,14 +1178,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -921,16 +1195,55 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     postApiClubs: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Comma-separated fields to keep in the club, e.g. code,name: the answer holds only those. */
+                fields?: string;
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -952,7 +1265,10 @@ export interface operations {
                 "application/json": {
                     /** @description Display name; unique ignoring case. */
                     name: string;
-                    /** @description Create only. Derived from the name when absent. */
+                    /**
+                     * @description Create only. Derived from the name when absent.
+                     * @example go-club
+                     */
                     code?: string;
                     /** @description Short description. */
                     subtitle?: string;
@@ -1008,6 +1324,26 @@ export interface operations {
                     approved?: boolean;
                     /** @description Admin only. */
                     approved_comment?: string;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly favorite_count?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly membership_count?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly is_favorite?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly is_member?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly is_subscribe?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly approved_by?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly approved_on?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly created_at?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly updated_at?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly approved_version?: unknown;
                 };
             };
         };
@@ -1015,74 +1351,21 @@ export interface operations {
             /** @description The new club; Location names it. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        accepting_members: boolean;
-                        active: boolean;
-                        address: string;
-                        /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-                        application_required: number;
-                        appointment_needed: boolean;
-                        approved: boolean;
-                        available_virtually: boolean;
-                        code: string;
-                        /** @description The address, or "Hidden" when it is not public. */
-                        email: string;
-                        enables_subscription: boolean;
-                        favorite_count: number;
-                        founded: string | null;
-                        image_url: string | null;
-                        is_favorite: boolean;
-                        is_member: boolean;
-                        is_subscribe: boolean;
-                        is_school_unit: boolean;
-                        membership_count: number;
-                        /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-                        recruiting_cycle: number;
-                        name: string;
-                        /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-                        size: number;
-                        subtitle: string;
-                        tags: {
-                            id: number;
-                            name: string;
-                        }[];
-                        description: string;
-                        website: string | null;
-                        facebook: string | null;
-                        twitter: string | null;
-                        instagram: string | null;
-                        linkedin: string | null;
-                        github: string | null;
-                        youtube: string | null;
-                        how_to_get_involved: string;
-                        listserv: string;
-                        email_public: boolean;
-                        approved_by: string | null;
-                        approved_comment: string;
-                        approved_on: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** @description To owners, officers and admins, while a change to the reviewed fields awaits review: the values the public sees, as last approved. Otherwise null. */
-                        approved_version: {
-                            name: string;
-                            subtitle: string;
-                            description: string;
-                            image_url: string | null;
-                            approved_by: string | null;
-                            approved_on: string | null;
-                            approved_comment: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["ClubDetail"] | components["schemas"]["ClubFields"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1093,14 +1376,16 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        [key: string]: string[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1109,14 +1394,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1125,14 +1411,15 @@ export interface operations {
                      *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1141,14 +1428,15 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1157,14 +1445,15 @@ export interface operations {
                      *       "detail": "Method \"PATCH\" not allowed."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1173,14 +1462,15 @@ export interface operations {
                      *       "detail": "Request body is larger than 1048576 bytes."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1189,14 +1479,33 @@ export interface operations {
                      *       "detail": "Unsupported media type \"text/plain\" in request."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1205,9 +1514,8 @@ export interface operations {
                      *       "detail": "The change could not be saved; storage is unavailable. Try again later."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -1215,14 +1523,17 @@ export interface operations {
     getApiClubsByCode: {
         parameters: {
             query?: {
-                /** @description Comma-separated fields to keep in each club, e.g. code,name. */
+                /** @description Comma-separated fields to keep in the club, e.g. code,name: the answer holds only those. */
                 fields?: string;
-                /** @description "json" (default) or "api" for the browsable HTML view. */
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
                 format?: "json" | "api";
             };
             header?: never;
             path: {
-                /** @description The club code, e.g. penn-chess-society. */
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
                 code: string;
             };
             cookie?: never;
@@ -1232,81 +1543,31 @@ export interface operations {
             /** @description The club. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        accepting_members: boolean;
-                        active: boolean;
-                        address: string;
-                        /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-                        application_required: number;
-                        appointment_needed: boolean;
-                        approved: boolean;
-                        available_virtually: boolean;
-                        code: string;
-                        /** @description The address, or "Hidden" when it is not public. */
-                        email: string;
-                        enables_subscription: boolean;
-                        favorite_count: number;
-                        founded: string | null;
-                        image_url: string | null;
-                        is_favorite: boolean;
-                        is_member: boolean;
-                        is_subscribe: boolean;
-                        is_school_unit: boolean;
-                        membership_count: number;
-                        /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-                        recruiting_cycle: number;
-                        name: string;
-                        /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-                        size: number;
-                        subtitle: string;
-                        tags: {
-                            id: number;
-                            name: string;
-                        }[];
-                        description: string;
-                        website: string | null;
-                        facebook: string | null;
-                        twitter: string | null;
-                        instagram: string | null;
-                        linkedin: string | null;
-                        github: string | null;
-                        youtube: string | null;
-                        how_to_get_involved: string;
-                        listserv: string;
-                        email_public: boolean;
-                        approved_by: string | null;
-                        approved_comment: string;
-                        approved_on: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** @description To owners, officers and admins, while a change to the reviewed fields awaits review: the values the public sees, as last approved. Otherwise null. */
-                        approved_version: {
-                            name: string;
-                            subtitle: string;
-                            description: string;
-                            image_url: string | null;
-                            approved_by: string | null;
-                            approved_on: string | null;
-                            approved_comment: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["ClubDetail"] | components["schemas"]["ClubFields"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Not modified. */
+            /** @description Not modified: If-None-Match named the current ETag. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1317,14 +1578,16 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        [key: string]: string[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1333,14 +1596,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1349,19 +1613,61 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     putApiClubsByCode: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Comma-separated fields to keep in the club, e.g. code,name: the answer holds only those. */
+                fields?: string;
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path: {
-                /** @description The club code, e.g. penn-chess-society. */
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
                 code: string;
             };
             cookie?: never;
@@ -1456,12 +1762,35 @@ export interface operations {
                         [key: string]: unknown;
                     }))[];
                     active: boolean;
-                    /** @description Create only. Derived from the name when absent. */
+                    /**
+                     * @description Create only. Derived from the name when absent.
+                     * @example go-club
+                     */
                     code?: string;
                     /** @description Admin only: approve (true) or reject (false). */
                     approved?: boolean;
                     /** @description Admin only. */
                     approved_comment?: string;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly favorite_count?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly membership_count?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly is_favorite?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly is_member?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly is_subscribe?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly approved_by?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly approved_on?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly created_at?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly updated_at?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly approved_version?: unknown;
                 };
             };
         };
@@ -1469,74 +1798,20 @@ export interface operations {
             /** @description The updated club. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        accepting_members: boolean;
-                        active: boolean;
-                        address: string;
-                        /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-                        application_required: number;
-                        appointment_needed: boolean;
-                        approved: boolean;
-                        available_virtually: boolean;
-                        code: string;
-                        /** @description The address, or "Hidden" when it is not public. */
-                        email: string;
-                        enables_subscription: boolean;
-                        favorite_count: number;
-                        founded: string | null;
-                        image_url: string | null;
-                        is_favorite: boolean;
-                        is_member: boolean;
-                        is_subscribe: boolean;
-                        is_school_unit: boolean;
-                        membership_count: number;
-                        /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-                        recruiting_cycle: number;
-                        name: string;
-                        /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-                        size: number;
-                        subtitle: string;
-                        tags: {
-                            id: number;
-                            name: string;
-                        }[];
-                        description: string;
-                        website: string | null;
-                        facebook: string | null;
-                        twitter: string | null;
-                        instagram: string | null;
-                        linkedin: string | null;
-                        github: string | null;
-                        youtube: string | null;
-                        how_to_get_involved: string;
-                        listserv: string;
-                        email_public: boolean;
-                        approved_by: string | null;
-                        approved_comment: string;
-                        approved_on: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** @description To owners, officers and admins, while a change to the reviewed fields awaits review: the values the public sees, as last approved. Otherwise null. */
-                        approved_version: {
-                            name: string;
-                            subtitle: string;
-                            description: string;
-                            image_url: string | null;
-                            approved_by: string | null;
-                            approved_on: string | null;
-                            approved_comment: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["ClubDetail"] | components["schemas"]["ClubFields"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1547,14 +1822,16 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        [key: string]: string[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1563,14 +1840,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1579,14 +1857,15 @@ export interface operations {
                      *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1595,14 +1874,15 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1611,14 +1891,15 @@ export interface operations {
                      *       "detail": "Method \"PATCH\" not allowed."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1627,14 +1908,15 @@ export interface operations {
                      *       "detail": "Request body is larger than 1048576 bytes."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1643,14 +1925,33 @@ export interface operations {
                      *       "detail": "Unsupported media type \"text/plain\" in request."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1659,35 +1960,56 @@ export interface operations {
                      *       "detail": "The change could not be saved; storage is unavailable. Try again later."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     deleteApiClubsByCode: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path: {
-                /** @description The club code, e.g. penn-chess-society. */
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
                 code: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description In the browsable view: the page showing the 204. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
             /** @description Deleted. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1696,14 +2018,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1712,14 +2035,15 @@ export interface operations {
                      *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1728,14 +2052,15 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1744,14 +2069,33 @@ export interface operations {
                      *       "detail": "Method \"PATCH\" not allowed."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1760,24 +2104,31 @@ export interface operations {
                      *       "detail": "The change could not be saved; storage is unavailable. Try again later."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     patchApiClubsByCode: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Comma-separated fields to keep in the club, e.g. code,name: the answer holds only those. */
+                fields?: string;
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path: {
-                /** @description The club code, e.g. penn-chess-society. */
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
                 code: string;
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -1787,7 +2138,10 @@ export interface operations {
                 "application/json": {
                     /** @description Display name; unique ignoring case. */
                     name?: string;
-                    /** @description Create only. Derived from the name when absent. */
+                    /**
+                     * @description Create only. Derived from the name when absent.
+                     * @example go-club
+                     */
                     code?: string;
                     /** @description Short description. */
                     subtitle?: string;
@@ -1843,6 +2197,26 @@ export interface operations {
                     approved?: boolean;
                     /** @description Admin only. */
                     approved_comment?: string;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly favorite_count?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly membership_count?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly is_favorite?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly is_member?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly is_subscribe?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly approved_by?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly approved_on?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly created_at?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly updated_at?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly approved_version?: unknown;
                 };
             };
         };
@@ -1850,74 +2224,20 @@ export interface operations {
             /** @description The updated club. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        accepting_members: boolean;
-                        active: boolean;
-                        address: string;
-                        /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-                        application_required: number;
-                        appointment_needed: boolean;
-                        approved: boolean;
-                        available_virtually: boolean;
-                        code: string;
-                        /** @description The address, or "Hidden" when it is not public. */
-                        email: string;
-                        enables_subscription: boolean;
-                        favorite_count: number;
-                        founded: string | null;
-                        image_url: string | null;
-                        is_favorite: boolean;
-                        is_member: boolean;
-                        is_subscribe: boolean;
-                        is_school_unit: boolean;
-                        membership_count: number;
-                        /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-                        recruiting_cycle: number;
-                        name: string;
-                        /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-                        size: number;
-                        subtitle: string;
-                        tags: {
-                            id: number;
-                            name: string;
-                        }[];
-                        description: string;
-                        website: string | null;
-                        facebook: string | null;
-                        twitter: string | null;
-                        instagram: string | null;
-                        linkedin: string | null;
-                        github: string | null;
-                        youtube: string | null;
-                        how_to_get_involved: string;
-                        listserv: string;
-                        email_public: boolean;
-                        approved_by: string | null;
-                        approved_comment: string;
-                        approved_on: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** @description To owners, officers and admins, while a change to the reviewed fields awaits review: the values the public sees, as last approved. Otherwise null. */
-                        approved_version: {
-                            name: string;
-                            subtitle: string;
-                            description: string;
-                            image_url: string | null;
-                            approved_by: string | null;
-                            approved_on: string | null;
-                            approved_comment: string;
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["ClubDetail"] | components["schemas"]["ClubFields"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1928,14 +2248,16 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        [key: string]: string[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1944,14 +2266,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1960,14 +2283,15 @@ export interface operations {
                      *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1976,14 +2300,15 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1992,14 +2317,15 @@ export interface operations {
                      *       "detail": "Method \"PATCH\" not allowed."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2008,14 +2334,15 @@ export interface operations {
                      *       "detail": "Request body is larger than 1048576 bytes."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2024,14 +2351,33 @@ export interface operations {
                      *       "detail": "Unsupported media type \"text/plain\" in request."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2040,19 +2386,24 @@ export interface operations {
                      *       "detail": "The change could not be saved; storage is unavailable. Try again later."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     getApiClubsByCodeHistory: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path: {
-                /** @description The club code, e.g. penn-chess-society. */
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
                 code: string;
             };
             cookie?: never;
@@ -2062,6 +2413,9 @@ export interface operations {
             /** @description The events, newest first. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2076,11 +2430,25 @@ export interface operations {
                         /** @description The reviewed fields a submission changed; [] for other events. */
                         fields: ("name" | "subtitle" | "description" | "image_url")[];
                     }[];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2089,14 +2457,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2105,14 +2474,15 @@ export interface operations {
                      *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2121,9 +2491,43 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -2132,7 +2536,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description true: check every row and report the counts, changing nothing (200). */
-                dry_run?: "true" | "false";
+                dry_run?: boolean;
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
             };
             header?: never;
             path?: never;
@@ -2157,8 +2563,11 @@ export interface operations {
                 "application/json": {
                     /** @description Display name; unique ignoring case. */
                     name?: string;
-                    /** @description Create only. Derived from the name when absent. */
-                    code?: string;
+                    /**
+                     * @description Create only. Derived from the name when absent.
+                     * @example go-club
+                     */
+                    code: string;
                     /** @description Short description. */
                     subtitle?: string;
                     description?: string;
@@ -2213,6 +2622,26 @@ export interface operations {
                     approved?: boolean;
                     /** @description Admin only. */
                     approved_comment?: string;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly favorite_count?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly membership_count?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly is_favorite?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly is_member?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly is_subscribe?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly approved_by?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly approved_on?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly created_at?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly updated_at?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly approved_version?: unknown;
                 }[];
                 /**
                  * @example code,name,subtitle,accepting_members,size,tags
@@ -2225,6 +2654,8 @@ export interface operations {
             /** @description A dry run: what the import would do. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2233,11 +2664,14 @@ export interface operations {
                         updated: number;
                         unchanged: number;
                     };
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Imported: how many clubs were created, updated and left unchanged. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2246,29 +2680,43 @@ export interface operations {
                         updated: number;
                         unchanged: number;
                     };
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            /** @description Nothing was imported: the bad rows with their field errors, or what is wrong with the file as a whole. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "size": [
-                     *         "\"9\" is not a valid choice."
-                     *       ]
+                     *       "rows": {
+                     *         "2": {
+                     *           "size": [
+                     *             "\"9\" is not a valid choice."
+                     *           ]
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": {
-                        [key: string]: string[];
-                    };
+                        /** @description The field errors of each bad row, by its number (from 1; a CSV header not counted). */
+                        rows: {
+                            [key: string]: components["schemas"]["ValidationErrors"];
+                        };
+                    } | components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2277,14 +2725,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2293,14 +2742,32 @@ export interface operations {
                      *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2309,14 +2776,15 @@ export interface operations {
                      *       "detail": "Method \"PATCH\" not allowed."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2325,14 +2793,15 @@ export interface operations {
                      *       "detail": "Request body is larger than 1048576 bytes."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2341,14 +2810,33 @@ export interface operations {
                      *       "detail": "Unsupported media type \"text/plain\" in request."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2357,19 +2845,24 @@ export interface operations {
                      *       "detail": "The change could not be saved; storage is unavailable. Try again later."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     getApiClubsByCodeMembers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path: {
-                /** @description The club code, e.g. penn-chess-society. */
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
                 code: string;
             };
             cookie?: never;
@@ -2379,18 +2872,37 @@ export interface operations {
             /** @description Owners first, then officers, then members. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        /** @example alice */
                         username: string;
+                        /** @enum {string} */
                         role: "owner" | "officer" | "member";
                     }[];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2399,14 +2911,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2415,14 +2928,15 @@ export interface operations {
                      *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2431,19 +2945,59 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     postApiClubsByCodeMembers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path: {
-                /** @description The club code, e.g. penn-chess-society. */
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
                 code: string;
             };
             cookie?: never;
@@ -2457,7 +3011,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description An existing user. */
+                    /**
+                     * @description An existing user.
+                     * @example alice
+                     */
                     username: string;
                     /** @description member when absent. */
                     role?: "owner" | "officer" | "member";
@@ -2468,30 +3025,42 @@ export interface operations {
             /** @description The role of an existing member changed. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        /** @example alice */
                         username: string;
+                        /** @enum {string} */
                         role: "owner" | "officer" | "member";
                     };
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Added. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        /** @example alice */
                         username: string;
+                        /** @enum {string} */
                         role: "owner" | "officer" | "member";
                     };
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2502,14 +3071,16 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        [key: string]: string[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2518,14 +3089,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2534,14 +3106,15 @@ export interface operations {
                      *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2550,14 +3123,15 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2566,14 +3140,15 @@ export interface operations {
                      *       "detail": "Method \"PATCH\" not allowed."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2582,14 +3157,15 @@ export interface operations {
                      *       "detail": "Request body is larger than 1048576 bytes."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2598,14 +3174,33 @@ export interface operations {
                      *       "detail": "Unsupported media type \"text/plain\" in request."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2614,37 +3209,60 @@ export interface operations {
                      *       "detail": "The change could not be saved; storage is unavailable. Try again later."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     deleteApiClubsByCodeMembersByUsername: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path: {
-                /** @description The club code, e.g. penn-chess-society. */
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
                 code: string;
-                /** @description A username. */
+                /**
+                 * @description A username.
+                 * @example alice
+                 */
                 username: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description In the browsable view: the page showing the 204. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
             /** @description Removed. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2655,14 +3273,16 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        [key: string]: string[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2671,14 +3291,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2687,14 +3308,15 @@ export interface operations {
                      *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2703,14 +3325,15 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2719,14 +3342,33 @@ export interface operations {
                      *       "detail": "Method \"PATCH\" not allowed."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2735,19 +3377,24 @@ export interface operations {
                      *       "detail": "The change could not be saved; storage is unavailable. Try again later."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     getApiClubsByCodeRequests: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path: {
-                /** @description The club code, e.g. penn-chess-society. */
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
                 code: string;
             };
             cookie?: never;
@@ -2757,21 +3404,39 @@ export interface operations {
             /** @description The pending requests, oldest first. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        /** @example bob */
                         username: string;
                         /** @description To the officers; at most 1,000 characters. */
                         message: string;
                         /** Format: date-time */
                         created_at: string;
                     }[];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2780,14 +3445,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2796,14 +3462,15 @@ export interface operations {
                      *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2812,24 +3479,64 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     postApiClubsByCodeRequests: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path: {
-                /** @description The club code, e.g. penn-chess-society. */
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
                 code: string;
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -2846,21 +3553,27 @@ export interface operations {
             /** @description Your request, pending. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        /** @example bob */
                         username: string;
                         /** @description To the officers; at most 1,000 characters. */
                         message: string;
                         /** Format: date-time */
                         created_at: string;
                     };
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2871,14 +3584,16 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        [key: string]: string[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2887,14 +3602,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2903,14 +3619,15 @@ export interface operations {
                      *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2919,14 +3636,15 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2935,14 +3653,15 @@ export interface operations {
                      *       "detail": "Method \"PATCH\" not allowed."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2951,14 +3670,15 @@ export interface operations {
                      *       "detail": "Request body is larger than 1048576 bytes."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2967,14 +3687,33 @@ export interface operations {
                      *       "detail": "Unsupported media type \"text/plain\" in request."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2983,37 +3722,61 @@ export interface operations {
                      *       "detail": "The change could not be saved; storage is unavailable. Try again later."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     deleteApiClubsByCodeRequestsByUsername: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path: {
-                /** @description The club code, e.g. penn-chess-society. */
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
                 code: string;
-                /** @description A username. */
+                /**
+                 * @description A username.
+                 * @example alice
+                 */
                 username: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description In the browsable view: the page showing the 204. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
             /** @description The request is gone. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3022,14 +3785,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3038,14 +3802,15 @@ export interface operations {
                      *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3054,14 +3819,15 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3070,14 +3836,33 @@ export interface operations {
                      *       "detail": "Method \"PATCH\" not allowed."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3086,21 +3871,29 @@ export interface operations {
                      *       "detail": "The change could not be saved; storage is unavailable. Try again later."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     postApiClubsByCodeRequestsByUsernameAccept: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path: {
-                /** @description The club code, e.g. penn-chess-society. */
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
                 code: string;
-                /** @description A username. */
+                /**
+                 * @description A username.
+                 * @example alice
+                 */
                 username: string;
             };
             cookie?: never;
@@ -3110,19 +3903,26 @@ export interface operations {
             /** @description The new member. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        /** @example bob */
                         username: string;
                         /** @constant */
                         role: "member";
                     };
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3131,14 +3931,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3147,14 +3948,15 @@ export interface operations {
                      *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3163,14 +3965,15 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3179,14 +3982,33 @@ export interface operations {
                      *       "detail": "Method \"PATCH\" not allowed."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3195,16 +4017,18 @@ export interface operations {
                      *       "detail": "The change could not be saved; storage is unavailable. Try again later."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     getApiFavorites: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3214,48 +4038,34 @@ export interface operations {
             /** @description Your favorites, by club code. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        club: {
-                            accepting_members: boolean;
-                            active: boolean;
-                            address: string;
-                            /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-                            application_required: number;
-                            appointment_needed: boolean;
-                            approved: boolean;
-                            available_virtually: boolean;
-                            code: string;
-                            /** @description The address, or "Hidden" when it is not public. */
-                            email: string;
-                            enables_subscription: boolean;
-                            favorite_count: number;
-                            founded: string | null;
-                            image_url: string | null;
-                            is_favorite: boolean;
-                            is_member: boolean;
-                            is_subscribe: boolean;
-                            is_school_unit: boolean;
-                            membership_count: number;
-                            /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-                            recruiting_cycle: number;
-                            name: string;
-                            /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-                            size: number;
-                            subtitle: string;
-                            tags: {
-                                id: number;
-                                name: string;
-                            }[];
-                        };
+                        club: components["schemas"]["ClubListItem"];
                     }[];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3264,16 +4074,70 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     postApiFavorites: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3286,7 +4150,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The club code. */
+                    /**
+                     * @description The club code.
+                     * @example penn-chess-society
+                     */
                     club: string;
                 };
             };
@@ -3295,48 +4162,22 @@ export interface operations {
             /** @description Added. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        club: {
-                            accepting_members: boolean;
-                            active: boolean;
-                            address: string;
-                            /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-                            application_required: number;
-                            appointment_needed: boolean;
-                            approved: boolean;
-                            available_virtually: boolean;
-                            code: string;
-                            /** @description The address, or "Hidden" when it is not public. */
-                            email: string;
-                            enables_subscription: boolean;
-                            favorite_count: number;
-                            founded: string | null;
-                            image_url: string | null;
-                            is_favorite: boolean;
-                            is_member: boolean;
-                            is_subscribe: boolean;
-                            is_school_unit: boolean;
-                            membership_count: number;
-                            /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-                            recruiting_cycle: number;
-                            name: string;
-                            /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-                            size: number;
-                            subtitle: string;
-                            tags: {
-                                id: number;
-                                name: string;
-                            }[];
-                        };
+                        club: components["schemas"]["ClubListItem"];
                     };
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3347,14 +4188,16 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        [key: string]: string[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3363,115 +4206,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Method \"PATCH\" not allowed."
-                     *     }
-                     */
-                    "application/json": {
-                        detail: string;
-                    };
-                };
-            };
-            /** @description Body over 1 MiB (over 10 MiB for an import). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Request body is larger than 1048576 bytes."
-                     *     }
-                     */
-                    "application/json": {
-                        detail: string;
-                    };
-                };
-            };
-            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Unsupported media type \"text/plain\" in request."
-                     *     }
-                     */
-                    "application/json": {
-                        detail: string;
-                    };
-                };
-            };
-            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
-                     *     }
-                     */
-                    "application/json": {
-                        detail: string;
-                    };
-                };
-            };
-        };
-    };
-    deleteApiFavoritesByCode: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The club code, e.g. penn-chess-society. */
-                code: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Removed. */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Invalid token."
-                     *     }
-                     */
-                    "application/json": {
-                        detail: string;
-                    };
-                };
-            };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3480,14 +4223,15 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3496,14 +4240,67 @@ export interface operations {
                      *       "detail": "Method \"PATCH\" not allowed."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            /** @description Body over 1 MiB (over 10 MiB for an import). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body is larger than 1048576 bytes."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported media type \"text/plain\" in request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3512,16 +4309,145 @@ export interface operations {
                      *       "detail": "The change could not be saved; storage is unavailable. Try again later."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    deleteApiFavoritesByCode: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description In the browsable view: the page showing the 204. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     getApiSubscriptions: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3531,48 +4457,34 @@ export interface operations {
             /** @description Your subscriptions, by club code. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        club: {
-                            accepting_members: boolean;
-                            active: boolean;
-                            address: string;
-                            /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-                            application_required: number;
-                            appointment_needed: boolean;
-                            approved: boolean;
-                            available_virtually: boolean;
-                            code: string;
-                            /** @description The address, or "Hidden" when it is not public. */
-                            email: string;
-                            enables_subscription: boolean;
-                            favorite_count: number;
-                            founded: string | null;
-                            image_url: string | null;
-                            is_favorite: boolean;
-                            is_member: boolean;
-                            is_subscribe: boolean;
-                            is_school_unit: boolean;
-                            membership_count: number;
-                            /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-                            recruiting_cycle: number;
-                            name: string;
-                            /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-                            size: number;
-                            subtitle: string;
-                            tags: {
-                                id: number;
-                                name: string;
-                            }[];
-                        };
+                        club: components["schemas"]["ClubListItem"];
                     }[];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3581,16 +4493,70 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     postApiSubscriptions: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3603,7 +4569,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The club code. */
+                    /**
+                     * @description The club code.
+                     * @example penn-chess-society
+                     */
                     club: string;
                 };
             };
@@ -3612,48 +4581,22 @@ export interface operations {
             /** @description Added. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        club: {
-                            accepting_members: boolean;
-                            active: boolean;
-                            address: string;
-                            /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-                            application_required: number;
-                            appointment_needed: boolean;
-                            approved: boolean;
-                            available_virtually: boolean;
-                            code: string;
-                            /** @description The address, or "Hidden" when it is not public. */
-                            email: string;
-                            enables_subscription: boolean;
-                            favorite_count: number;
-                            founded: string | null;
-                            image_url: string | null;
-                            is_favorite: boolean;
-                            is_member: boolean;
-                            is_subscribe: boolean;
-                            is_school_unit: boolean;
-                            membership_count: number;
-                            /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-                            recruiting_cycle: number;
-                            name: string;
-                            /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-                            size: number;
-                            subtitle: string;
-                            tags: {
-                                id: number;
-                                name: string;
-                            }[];
-                        };
+                        club: components["schemas"]["ClubListItem"];
                     };
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3664,14 +4607,16 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        [key: string]: string[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3680,115 +4625,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Method \"PATCH\" not allowed."
-                     *     }
-                     */
-                    "application/json": {
-                        detail: string;
-                    };
-                };
-            };
-            /** @description Body over 1 MiB (over 10 MiB for an import). */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Request body is larger than 1048576 bytes."
-                     *     }
-                     */
-                    "application/json": {
-                        detail: string;
-                    };
-                };
-            };
-            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Unsupported media type \"text/plain\" in request."
-                     *     }
-                     */
-                    "application/json": {
-                        detail: string;
-                    };
-                };
-            };
-            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
-                     *     }
-                     */
-                    "application/json": {
-                        detail: string;
-                    };
-                };
-            };
-        };
-    };
-    deleteApiSubscriptionsByCode: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The club code, e.g. penn-chess-society. */
-                code: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Removed. */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Invalid token."
-                     *     }
-                     */
-                    "application/json": {
-                        detail: string;
-                    };
-                };
-            };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3797,14 +4642,15 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3813,14 +4659,67 @@ export interface operations {
                      *       "detail": "Method \"PATCH\" not allowed."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            /** @description Body over 1 MiB (over 10 MiB for an import). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body is larger than 1048576 bytes."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported media type \"text/plain\" in request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3829,9 +4728,135 @@ export interface operations {
                      *       "detail": "The change could not be saved; storage is unavailable. Try again later."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    deleteApiSubscriptionsByCode: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description In the browsable view: the page showing the 204. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -3839,7 +4864,7 @@ export interface operations {
     getApiTags: {
         parameters: {
             query?: {
-                /** @description "json" (default) or "api" for the browsable HTML view. */
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
                 format?: "json" | "api";
             };
             header?: never;
@@ -3851,20 +4876,32 @@ export interface operations {
             /** @description Every tag with its number of visible clubs. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        name: string;
-                        /** @description Clubs you may see that carry it. */
-                        clubs: number;
-                    }[];
+                    "application/json": components["schemas"]["Tag"][];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3873,14 +4910,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3889,16 +4927,53 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     postApiTags: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3920,20 +4995,21 @@ export interface operations {
             /** @description The new tag, carried by no club yet; Location names it. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        name: string;
-                        /** @description Clubs you may see that carry it. */
-                        clubs: number;
-                    };
+                    "application/json": components["schemas"]["Tag"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3944,14 +5020,16 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        [key: string]: string[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3960,14 +5038,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3976,14 +5055,32 @@ export interface operations {
                      *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3992,14 +5089,15 @@ export interface operations {
                      *       "detail": "Method \"PATCH\" not allowed."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4008,14 +5106,15 @@ export interface operations {
                      *       "detail": "Request body is larger than 1048576 bytes."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4024,14 +5123,33 @@ export interface operations {
                      *       "detail": "Unsupported media type \"text/plain\" in request."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4040,9 +5158,8 @@ export interface operations {
                      *       "detail": "The change could not be saved; storage is unavailable. Try again later."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -4050,12 +5167,15 @@ export interface operations {
     getApiTagsById: {
         parameters: {
             query?: {
-                /** @description "json" (default) or "api" for the browsable HTML view. */
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
                 format?: "json" | "api";
             };
             header?: never;
             path: {
-                /** @description The tag id. */
+                /**
+                 * @description The tag id.
+                 * @example 7
+                 */
                 id: number;
             };
             cookie?: never;
@@ -4065,73 +5185,32 @@ export interface operations {
             /** @description The tag. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        name: string;
-                        /** @description Clubs you may see that carry it. */
-                        clubs: number;
-                    };
+                    "application/json": components["schemas"]["Tag"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
-            401: {
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Invalid token."
-                     *     }
-                     */
-                    "application/json": {
-                        detail: string;
-                    };
-                };
-            };
-            /** @description No such resource, or not visible to the caller. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Not found."
-                     *     }
-                     */
-                    "application/json": {
-                        detail: string;
-                    };
-                };
-            };
-        };
-    };
-    deleteApiTagsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The tag id. */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted. */
-            204: {
-                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4140,30 +5219,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "You do not have permission to perform this action."
-                     *     }
-                     */
-                    "application/json": {
-                        detail: string;
-                    };
-                };
-            };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4172,30 +5236,33 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
-            405: {
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "detail": "Method \"PATCH\" not allowed."
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4204,24 +5271,173 @@ export interface operations {
                      *       "detail": "The change could not be saved; storage is unavailable. Try again later."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    deleteApiTagsById: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The tag id.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description In the browsable view: the page showing the 204. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     patchApiTagsById: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path: {
-                /** @description The tag id. */
+                /**
+                 * @description The tag id.
+                 * @example 7
+                 */
                 id: number;
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -4238,20 +5454,20 @@ export interface operations {
             /** @description The renamed tag. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        name: string;
-                        /** @description Clubs you may see that carry it. */
-                        clubs: number;
-                    };
+                    "application/json": components["schemas"]["Tag"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4262,14 +5478,16 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        [key: string]: string[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4278,14 +5496,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4294,14 +5513,15 @@ export interface operations {
                      *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4310,14 +5530,15 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4326,14 +5547,15 @@ export interface operations {
                      *       "detail": "Method \"PATCH\" not allowed."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4342,14 +5564,15 @@ export interface operations {
                      *       "detail": "Request body is larger than 1048576 bytes."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4358,14 +5581,33 @@ export interface operations {
                      *       "detail": "Unsupported media type \"text/plain\" in request."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4374,16 +5616,18 @@ export interface operations {
                      *       "detail": "The change could not be saved; storage is unavailable. Try again later."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     getApiUsers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4393,6 +5637,9 @@ export interface operations {
             /** @description The users. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4400,11 +5647,25 @@ export interface operations {
                         username: string;
                         is_admin: boolean;
                     }[];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4413,14 +5674,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4429,16 +5691,70 @@ export interface operations {
                      *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     postApiUsers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4452,7 +5768,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Lowercase letters, digits, ".", "_", "-"; 1-64. */
+                    /**
+                     * @description Lowercase letters, digits, ".", "_", "-"; 1-64.
+                     * @example alice
+                     */
                     username: string;
                     /** @description false when absent. */
                     is_admin?: boolean;
@@ -4463,6 +5782,8 @@ export interface operations {
             /** @description The token is shown this once. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4471,11 +5792,14 @@ export interface operations {
                         is_admin: boolean;
                         token: string;
                     };
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4486,14 +5810,16 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        [key: string]: string[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4502,14 +5828,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4518,14 +5845,32 @@ export interface operations {
                      *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4534,14 +5879,15 @@ export interface operations {
                      *       "detail": "Method \"PATCH\" not allowed."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4550,14 +5896,15 @@ export interface operations {
                      *       "detail": "Request body is larger than 1048576 bytes."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4566,14 +5913,33 @@ export interface operations {
                      *       "detail": "Unsupported media type \"text/plain\" in request."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4582,16 +5948,18 @@ export interface operations {
                      *       "detail": "The change could not be saved; storage is unavailable. Try again later."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     getApiUsersMe: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4601,6 +5969,9 @@ export interface operations {
             /** @description The caller. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4608,11 +5979,25 @@ export interface operations {
                         username: string;
                         is_admin: boolean;
                     };
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4621,16 +6006,70 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     getApiUsersMeRequests: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4640,22 +6079,42 @@ export interface operations {
             /** @description Your pending requests. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description The club code. */
+                        /**
+                         * @description The club code.
+                         * @example penn-chess-society
+                         */
                         club: string;
                         /** @description To the officers; at most 1,000 characters. */
                         message: string;
                         /** Format: date-time */
                         created_at: string;
                     }[];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4664,19 +6123,76 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     postApiUsersByUsernameToken: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path: {
-                /** @description A username. */
+                /**
+                 * @description A username.
+                 * @example alice
+                 */
                 username: string;
             };
             cookie?: never;
@@ -4686,6 +6202,8 @@ export interface operations {
             /** @description The new token is shown this once. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4693,11 +6211,14 @@ export interface operations {
                         username: string;
                         token: string;
                     };
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4708,14 +6229,16 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        [key: string]: string[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4724,14 +6247,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4740,14 +6264,15 @@ export interface operations {
                      *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4756,14 +6281,15 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4772,14 +6298,33 @@ export interface operations {
                      *       "detail": "Method \"PATCH\" not allowed."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4788,35 +6333,55 @@ export interface operations {
                      *       "detail": "The change could not be saved; storage is unavailable. Try again later."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
     };
     deleteApiUsersByUsernameToken: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
             header?: never;
             path: {
-                /** @description A username. */
+                /**
+                 * @description A username.
+                 * @example alice
+                 */
                 username: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description In the browsable view: the page showing the 204. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
             /** @description Revoked. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Invalid input: a field-by-field list, or {"detail"} for malformed JSON. */
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4827,14 +6392,16 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        [key: string]: string[];
-                    };
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No or wrong credentials. Carries WWW-Authenticate: Bearer. */
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {
                 headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4843,14 +6410,15 @@ export interface operations {
                      *       "detail": "Invalid token."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4859,14 +6427,15 @@ export interface operations {
                      *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description No such resource, or not visible to the caller. */
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4875,14 +6444,15 @@ export interface operations {
                      *       "detail": "Not found."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Method not allowed (or the directory is read-only). Carries Allow. */
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
             405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4891,14 +6461,33 @@ export interface operations {
                      *       "detail": "Method \"PATCH\" not allowed."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description The change could not be saved; nothing was changed. Carries Retry-After. */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4907,9 +6496,8 @@ export interface operations {
                      *       "detail": "The change could not be saved; storage is unavailable. Try again later."
                      *     }
                      */
-                    "application/json": {
-                        detail: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };

@@ -156,9 +156,9 @@ function parseOrdering(raw: string, fail: (message: string) => void): Key[] {
   return keys
 }
 
+/** Exactly `true` or `false` (CONTRACT §6), as the API docs offer them: no other spelling is a boolean. */
 function parseBoolean(raw: string): boolean | null {
-  const v = raw.trim().toLowerCase()
-  return v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : null
+  return raw === 'true' ? true : raw === 'false' ? false : null
 }
 
 function tagPredicate(raw: string, catalog: Catalog): Predicate {

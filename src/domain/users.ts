@@ -42,6 +42,15 @@ export function fitUsername(name: string): string | null {
   return fitted === '' ? null : fitted
 }
 
+/** A user's record, which keeps only the SHA-256 of their new token, and that token. */
+export function userWithToken(username: string, isAdmin: boolean, now: Date): { record: UserRecord; token: string } {
+  const token = newToken()
+  return {
+    record: { username, is_admin: isAdmin, token_sha256: sha256(token), created_at: now.toISOString() },
+    token,
+  }
+}
+
 export interface IssuedUser {
   readonly username: string
   readonly is_admin: boolean
@@ -69,13 +78,7 @@ export class UserService {
 
   /** Adds a user and answers their new token (the operator command uses this too). */
   async issue(username: string, isAdmin: boolean): Promise<IssuedUser> {
-    const token = newToken()
-    const record: UserRecord = {
-      username,
-      is_admin: isAdmin,
-      token_sha256: sha256(token),
-      created_at: this.now().toISOString(),
-    }
+    const { record, token } = userWithToken(username, isAdmin, this.now())
     await this.commit(() => {
       this.directory.put(record)
       return () => this.directory.remove(username)
@@ -87,7 +90,8 @@ export class UserService {
   list(caller: Caller): UserSummary[] {
     if (!requireUser(caller).isAdmin) throw new PermissionDenied()
     const users = this.directory.all().map(({ username, is_admin }) => ({ username, is_admin }))
-    users.push({ username: ADMIN_USERNAME, is_admin: true })
+    // The data file keeps a record of the bootstrap admin only when it holds a development token.
+    if (!this.directory.get(ADMIN_USERNAME)) users.push({ username: ADMIN_USERNAME, is_admin: true })
     return users.sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0))
   }
 
@@ -101,6 +105,17 @@ export class UserService {
     const token = newToken()
     await this.#replace(user, { ...user, token_sha256: sha256(token) })
     return { username: user.username, token }
+  }
+
+  /**
+   * A new development token for the bootstrap admin, kept like any user's (the operator command,
+   * outside production and without CLUBS_ADMIN_TOKEN); a previous development token stops working.
+   */
+  async issueDevelopmentAdmin(): Promise<IssuedToken> {
+    const known = this.directory.get(ADMIN_USERNAME)
+    if (known) return this.reissueAs(known)
+    const { username, token } = await this.issue(ADMIN_USERNAME, true)
+    return { username, token }
   }
 
   /** `username` holds no token from now on (admins, or that user); their clubs and saved clubs stay. */
@@ -129,7 +144,7 @@ export class UserService {
     if (!who.isAdmin && who.username !== username) throw new PermissionDenied()
     if (username === ADMIN_USERNAME)
       throw new BadRequest(
-        `The "${ADMIN_USERNAME}" user's token is CLUBS_ADMIN_TOKEN: change it in the service's environment and restart the service.`,
+        `The "${ADMIN_USERNAME}" user's token is CLUBS_ADMIN_TOKEN: change it in the service's environment and restart the service. (Without it, in development: stop the service and run npm run users:token -- ${ADMIN_USERNAME}.)`,
       )
     const user = this.directory.get(username)
     if (!user) throw new NotFound()

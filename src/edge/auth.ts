@@ -5,9 +5,17 @@ import { sha256 } from '../domain/user-directory'
 import { ADMIN_USERNAME, type UserService } from '../domain/users'
 import { looksLikeJwt, type CampusSignIn } from './oidc'
 
+const NO_ADMIN_TOKEN =
+  'This server has no admin token (CLUBS_ADMIN_TOKEN is not set): only tokens issued to its users work.'
+
 export interface AuthenticatorOptions {
   /** CLUBS_ADMIN_TOKEN: the bootstrap admin's token. */
   readonly adminToken: string | null
+  /**
+   * Whether the bootstrap admin's development token, kept in the data file like any user's, opens
+   * the API: only outside production and without CLUBS_ADMIN_TOKEN, which replaces it.
+   */
+  readonly developmentAdmin?: boolean
   readonly users: UserService
   /** Campus sign-in, when configured. */
   readonly campus: CampusSignIn | null
@@ -35,9 +43,22 @@ export class Authenticator {
     if (this.#adminHash && timingSafeEqual(Buffer.from(sha256(token), 'hex'), this.#adminHash))
       return { username: ADMIN_USERNAME, isAdmin: true }
     const user = this.options.users.directory.byToken(token)
-    if (user) return { username: user.username, isAdmin: user.is_admin }
+    if (user && (user.username !== ADMIN_USERNAME || this.options.developmentAdmin))
+      return { username: user.username, isAdmin: user.is_admin }
     if (this.options.campus && looksLikeJwt(token)) return this.#campusCaller(this.options.campus, token)
     throw new NotAuthenticated('Invalid token.')
+  }
+
+  /** Whether any token opens the bootstrap admin: CLUBS_ADMIN_TOKEN, or a development token in the data file. */
+  get hasAdminToken(): boolean {
+    if (this.#adminHash) return true
+    return this.options.developmentAdmin === true && !!this.options.users.directory.get(ADMIN_USERNAME)?.token_sha256
+  }
+
+  /** A 401 from a server that has no admin token says so: then no token a reader could try is an admin's. */
+  explain(error: unknown): unknown {
+    if (!(error instanceof NotAuthenticated) || this.hasAdminToken) return error
+    return new NotAuthenticated(`${error.body.detail} ${NO_ADMIN_TOKEN}`)
   }
 
   async #campusCaller(campus: CampusSignIn, token: string): Promise<Caller> {

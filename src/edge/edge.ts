@@ -10,6 +10,8 @@ export interface Edge {
   callerOf(request: Request): Caller | Promise<Caller>
   /** Throws the read-only 405 when the directory is published read-only (CLUBS_READ_ONLY). */
   guardWrite(page: PageInfo): void
+  /** The error to answer with: a 401 says so when the server has no admin token. */
+  explain(error: unknown): unknown
 }
 
 export function makeEdge(auth: Authenticator, readOnly: boolean): Edge {
@@ -26,5 +28,6 @@ export function makeEdge(auth: Authenticator, readOnly: boolean): Edge {
       // What a read-only directory allows here: the reading methods only.
       if (readOnly) throw new ReadOnlyDirectory(page.allow.includes('GET') ? 'GET' : '')
     },
+    explain: (error) => auth.explain(error),
   }
 }

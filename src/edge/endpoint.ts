@@ -1,10 +1,23 @@
+import { Value } from '@sinclair/typebox/value'
 import { Elysia, type TSchema } from 'elysia'
 import { requireUser, type Caller } from '../domain/caller'
 import type { openDirectory } from '../domain/directory'
 import { ApiError } from '../domain/errors'
 import type { AnswerCaches } from './answer-cache'
 import { readJsonBody } from './body'
-import { ERRORS, OPTIONALLY_SECURED, PATH_PARAMETERS, SECURED, type ErrorStatus, type Parameter } from './docs/openapi'
+import {
+  edgeErrors,
+  endpointResponse,
+  ERRORS,
+  FORMAT,
+  OPTIONALLY_SECURED,
+  PATH_PARAMETERS,
+  SECURED,
+  withEdgeResponses,
+  type ErrorStatus,
+  type Parameter,
+  type ResponseDoc,
+} from './docs/openapi'
 import type { Edge } from './edge'
 import { MethodNotAllowed } from './errors'
 import { exchange, exchangeForError, type BrowsableNotes, type Exchange, type PageInfo } from './exchange'
@@ -55,7 +68,7 @@ export interface Action<Params> {
   /** The spreadsheets `?format=` may ask it for, besides JSON and the browsable view. */
   readonly spreadsheets?: readonly SpreadsheetFormat[]
   /** Its successful answers, as OpenAPI responses. */
-  readonly responses: Readonly<Record<number, object>>
+  readonly responses: Readonly<Record<number, ResponseDoc>>
   readonly errors: readonly ErrorStatus[]
   handle(call: Call<Params>): Answer | Promise<Answer>
 }
@@ -85,7 +98,11 @@ export interface EndpointSpec<Path extends string> {
 export type Endpoint<Path extends string = string> = EndpointSpec<Path> & PageInfo
 
 export function endpoint<const Path extends string>(spec: EndpointSpec<Path>): Endpoint<Path> {
-  return { ...spec, allow: METHODS.filter((method) => spec.actions[method]).join(', ') }
+  return {
+    ...spec,
+    allow: METHODS.filter((method) => spec.actions[method]).join(', '),
+    query: spec.actions.GET?.query,
+  }
 }
 
 /** Kept out of the OpenAPI document: a catch-all there would overwrite the real operations. */
@@ -100,7 +117,7 @@ export function mount(endpoints: readonly Endpoint[], services: Services, edge: 
       if (!action) continue
       app.route(method, page.path, handlerOf(page, method, action, services, edge), {
         parse: 'none',
-        detail: operationOf(page, action),
+        detail: operationOf(page, method, action),
       })
     }
     app
@@ -124,7 +141,7 @@ function handlerOf(page: Endpoint, method: Method, action: Action<{}>, services:
   return ({ request, params }) => {
     noteRoute(request, page.path)
     let ex: Exchange | null = null
-    const fail = (error: unknown) => answerError(ex ?? exchangeForError(request, page), error)
+    const fail = (error: unknown) => answerError(ex ?? exchangeForError(request, page), edge.explain(error))
     const serve = (caller: Caller) => {
       try {
         if (action.access === 'user') requireUser(caller)
@@ -182,18 +199,27 @@ function options(page: Endpoint, request: Request) {
   })
 }
 
-/** The OpenAPI operation of one action: parameters from the path, body and answers from the declaration. */
-function operationOf(page: Endpoint, action: Action<{}>) {
+/**
+ * The OpenAPI operation of one action: parameters from the path, body and answers from the
+ * declaration, and what the edge adds to every action (?format=, its errors, the browsable view,
+ * the headers every answer carries).
+ */
+function operationOf(page: Endpoint, method: Method, action: Action<{}>) {
   const pathParameters = [...page.path.matchAll(/:(\w+)/g)].map(([, name]) => PATH_PARAMETERS[name!]!)
+  const query = action.query ?? []
+  const errors = new Set([...action.errors, ...edgeErrors(method, action.body !== undefined)])
+  const responses: Record<number, ResponseDoc> = withEdgeResponses(method, action.responses)
+  for (const status of errors) responses[status] ??= ERRORS[status]
   return {
     tags: [page.tag],
     summary: action.summary,
     description: action.description,
-    parameters: [...pathParameters, ...(action.query ?? [])],
+    parameters: [...pathParameters, ...query, ...(query.some(({ name }) => name === 'format') ? [] : [FORMAT])],
     ...(action.body
       ? {
           requestBody: {
-            required: true,
+            // No body at all reads as {}: required when {} is not enough.
+            required: !Value.Check(action.body.schema, {}),
             content: {
               'application/json': { schema: action.body.schema, example: action.body.example },
               ...action.body.media,
@@ -202,9 +228,11 @@ function operationOf(page: Endpoint, action: Action<{}>) {
         }
       : {}),
     security: action.access === 'user' ? SECURED : OPTIONALLY_SECURED,
-    responses: {
-      ...action.responses,
-      ...Object.fromEntries(action.errors.map((status) => [status, ERRORS[status]])),
-    },
+    responses: Object.fromEntries(
+      Object.entries(responses).map(([status, response]) => [
+        status,
+        endpointResponse(Number(status), response, method),
+      ]),
+    ),
   }
 }

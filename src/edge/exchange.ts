@@ -1,3 +1,4 @@
+import type { Parameter } from './docs/openapi'
 import { negotiate, type Format, type SpreadsheetFormat } from './negotiate'
 import { urlOf } from './request-facts'
 
@@ -9,11 +10,15 @@ export interface PageInfo {
   readonly allow: string
   /** The JSON a write form starts from, given the body the page shows. */
   readonly template?: (shown: unknown) => Record<string, unknown>
+  /** The query parameters its GET declares: the browsable view's search and filter form is made from them. */
+  readonly query?: readonly Parameter[]
 }
 
 /** What the browsable view shows beside an answer's body: for each listed club awaiting review, whether it is new or a change. */
 export interface BrowsableNotes {
   readonly review?: ReadonlyMap<string, 'new club' | 'change to an approved club'>
+  /** On the API root: what each of the body's links leads to, in the body's order. */
+  readonly directory?: readonly { readonly name: string; readonly title: string; readonly description: string }[]
 }
 
 /** What the edge knows about one request once it has been negotiated. */

@@ -56,7 +56,8 @@ async function browsable(
 ) {
   const json = body ? await body.text() : null
   return new Response(renderBrowsable(ex, status, json, headers, notes), {
-    status,
+    // As DRF's browsable renderer does: a 204 can carry no page, so the page that shows it is a 200.
+    status: status === 204 ? 200 : status,
     headers: { ...headers, 'Content-Type': 'text/html; charset=utf-8', ...HTML_HEADERS },
   })
 }

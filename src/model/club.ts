@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 // Elysia's t.Integer also accepts numeric strings; the data model takes JSON integers only.
-import { Type } from '@sinclair/typebox'
+import { Type, type TObject } from '@sinclair/typebox'
 // Sets what the formats named below (uri, date, email) mean, for every compiled check.
 import './formats'
 
@@ -55,6 +55,7 @@ export const ClubWrite = t.Object(
       pattern: CODE_PATTERN,
       maxLength: 100,
       description: 'Create only. Derived from the name when absent.',
+      examples: ['go-club'],
     }),
     subtitle: Text(255, 'Short description.'),
     description: Text(10_000),
@@ -160,6 +161,21 @@ export const READ_ONLY_FIELDS = [
   'approved_version',
 ] as const
 
+/** The read-only fields as a write body may carry them back: any value, ignored. */
+const READ_ONLY_ECHOES = Object.fromEntries(
+  READ_ONLY_FIELDS.map((field) => [
+    field,
+    t.Optional(t.Unknown({ readOnly: true, description: 'Read-only: accepted when sent back, and ignored.' })),
+  ]),
+)
+
+/**
+ * A club write body as clients may send it, and as the API docs show it: `body`'s fields and,
+ * from the common GET-edit-PUT, the read-only fields, which the check drops (CONTRACT §3.1).
+ */
+export const acceptingReadOnly = (body: TObject) =>
+  t.Object({ ...body.properties, ...READ_ONLY_ECHOES }, { additionalProperties: false })
+
 /**
  * A club's reviewed fields as an admin last approved them, with that decision (CONTRACT §11):
  * what the public sees while a change to them awaits review.
@@ -254,7 +270,7 @@ export const ClubListItem = t.Object({
   appointment_needed: t.Boolean(),
   approved: t.Boolean(),
   available_virtually: t.Boolean(),
-  code: t.String({ pattern: CODE_PATTERN }),
+  code: t.String({ pattern: CODE_PATTERN, examples: ['penn-chess-society'] }),
   email: t.String({ description: 'The address, or "Hidden" when it is not public.' }),
   enables_subscription: t.Boolean(),
   favorite_count: Type.Integer({ minimum: 0 }),

@@ -24,7 +24,7 @@ export type JoinRequestWrite = typeof JoinRequestWrite.static
 
 /** A request as a club's officers see it. */
 export const JoinRequest = t.Object({
-  username: t.String({ pattern: USERNAME_PATTERN }),
+  username: t.String({ pattern: USERNAME_PATTERN, examples: ['bob'] }),
   message: Message,
   created_at: CreatedAt,
 })
@@ -32,7 +32,7 @@ export type JoinRequest = typeof JoinRequest.static
 
 /** A request as its requester sees it, among their own (GET /api/users/me/requests/). */
 export const OwnJoinRequest = t.Object({
-  club: t.String({ pattern: CODE_PATTERN, description: 'The club code.' }),
+  club: t.String({ pattern: CODE_PATTERN, description: 'The club code.', examples: ['penn-chess-society'] }),
   message: Message,
   created_at: CreatedAt,
 })

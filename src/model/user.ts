@@ -30,7 +30,11 @@ export type ClubLink = typeof ClubLink.static
 /** What an admin sends to issue a user (POST /api/users/). Write schemas carry no `default`s. */
 export const UserCreate = t.Object(
   {
-    username: t.String({ pattern: USERNAME_PATTERN, description: 'Lowercase letters, digits, ".", "_", "-"; 1-64.' }),
+    username: t.String({
+      pattern: USERNAME_PATTERN,
+      description: 'Lowercase letters, digits, ".", "_", "-"; 1-64.',
+      examples: ['alice'],
+    }),
     is_admin: t.Optional(t.Boolean({ description: 'false when absent.' })),
   },
   { additionalProperties: false },
@@ -40,7 +44,7 @@ export type UserCreate = typeof UserCreate.static
 /** What adds a member to a club, or changes their role (POST /api/clubs/{code}/members/). */
 export const MemberWrite = t.Object(
   {
-    username: t.String({ pattern: USERNAME_PATTERN, description: 'An existing user.' }),
+    username: t.String({ pattern: USERNAME_PATTERN, description: 'An existing user.', examples: ['alice'] }),
     role: t.Optional(
       t.Union(
         ROLES.map((role) => t.Literal(role)),
@@ -54,7 +58,7 @@ export type MemberWrite = typeof MemberWrite.static
 
 /** What saves a club as a favorite or a subscription (POST /api/favorites/, /api/subscriptions/). */
 export const SavedClubWrite = t.Object(
-  { club: t.String({ description: 'The club code.' }) },
+  { club: t.String({ description: 'The club code.', examples: ['penn-chess-society'] }) },
   { additionalProperties: false },
 )
 export type SavedClubWrite = typeof SavedClubWrite.static

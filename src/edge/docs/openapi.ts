@@ -1,46 +1,118 @@
 import { t, type TSchema } from 'elysia'
 import { Type } from '@sinclair/typebox'
+import { CODE_PATTERN } from '../../model/club'
+import { USERNAME_PATTERN } from '../../model/user'
+import { headerRefs, schemaRef, type HeaderName } from './components'
 
 // The pieces every endpoint's OpenAPI operation is made of: error answers, parameters and
 // security, described once from the same schemas the code validates with.
 
-export const json = (schema: TSchema, description: string, example?: unknown) => ({
+/** An OpenAPI response, as the operations here declare them. */
+export interface ResponseDoc {
+  readonly description: string
+  readonly headers?: Readonly<Record<string, { $ref: string }>>
+  readonly content?: Readonly<Record<string, { readonly schema: TSchema; readonly example?: unknown }>>
+}
+
+export const json = (schema: TSchema, description: string, example?: unknown): ResponseDoc => ({
   description,
   content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
 })
 
-const Detail = t.Object({ detail: t.String() }, { title: 'Error' })
-const FieldErrors = t.Record(t.String(), t.Array(t.String()), {
-  title: 'ValidationErrors',
-  description: 'Each failing field with its messages; errors not tied to a field under non_field_errors.',
+const withHeaders = (response: ResponseDoc, ...names: HeaderName[]): ResponseDoc => ({
+  ...response,
+  headers: { ...response.headers, ...headerRefs(...names) },
 })
 
+const error = (description: string, example: { detail: string }) => json(schemaRef('Error'), description, example)
+
 export const ERRORS = {
-  400: json(FieldErrors, 'Invalid input: a field-by-field list, or {"detail"} for malformed JSON.', {
-    size: ['"9" is not a valid choice.'],
-  }),
-  401: json(Detail, 'No or wrong credentials. Carries WWW-Authenticate: Bearer.', { detail: 'Invalid token.' }),
-  403: json(Detail, 'Known caller, not allowed.', { detail: 'You do not have permission to perform this action.' }),
-  404: json(Detail, 'No such resource, or not visible to the caller.', { detail: 'Not found.' }),
-  405: json(Detail, 'Method not allowed (or the directory is read-only). Carries Allow.', {
+  400: json(
+    t.Union([schemaRef('ValidationErrors'), schemaRef('Error')]),
+    'Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken.',
+    { size: ['"9" is not a valid choice.'] },
+  ),
+  401: withHeaders(
+    error('No or wrong credentials: a token is needed, or the one sent is not known.', { detail: 'Invalid token.' }),
+    'WWW-Authenticate',
+  ),
+  403: error('Known caller, not allowed.', { detail: 'You do not have permission to perform this action.' }),
+  404: error('No such resource, one the caller may not see, or an unknown ?format=.', { detail: 'Not found.' }),
+  405: error('Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY).', {
     detail: 'Method "PATCH" not allowed.',
   }),
-  413: json(Detail, 'Body over 1 MiB (over 10 MiB for an import).', {
-    detail: 'Request body is larger than 1048576 bytes.',
-  }),
-  415: json(Detail, 'Body not application/json (for an import: nor text/csv, or a charset other than UTF-8).', {
+  413: error('Body over 1 MiB (over 10 MiB for an import).', { detail: 'Request body is larger than 1048576 bytes.' }),
+  415: error('Body not application/json (for an import: nor text/csv, or a charset other than UTF-8).', {
     detail: 'Unsupported media type "text/plain" in request.',
   }),
-  503: json(Detail, 'The change could not be saved; nothing was changed. Carries Retry-After.', {
-    detail: 'The change could not be saved; storage is unavailable. Try again later.',
-  }),
-} as const
+  429: withHeaders(
+    error('Too many requests from this token or address (only with CLUBS_RATE_LIMIT set).', {
+      detail: 'Request was throttled. Expected available in 3 seconds.',
+    }),
+    'Retry-After',
+  ),
+  503: withHeaders(
+    error(
+      'Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token.',
+      { detail: 'The change could not be saved; storage is unavailable. Try again later.' },
+    ),
+    'Retry-After',
+  ),
+} as const satisfies Record<number, ResponseDoc>
 export type ErrorStatus = keyof typeof ERRORS
 
 /** The errors any write can meet, besides its own. */
 export const WRITE_ERRORS: readonly ErrorStatus[] = [400, 401, 403, 404, 405, 413, 415, 503]
 
+/**
+ * What the edge itself may answer for any action, whatever the action does: a wrong token (401),
+ * an unknown ?format= (404), the rate limit (429), a campus token that cannot be checked now
+ * (503); for a body, one that is too large, not JSON or not parsable; for a write, a read-only
+ * directory (405).
+ */
+export function edgeErrors(method: string, takesBody: boolean): ErrorStatus[] {
+  const always: ErrorStatus[] = [401, 404, 429, 503]
+  const body: ErrorStatus[] = takesBody ? [400, 413, 415] : []
+  const write: ErrorStatus[] = method === 'GET' ? [] : [405]
+  return [...always, ...body, ...write]
+}
+
+const NOT_MODIFIED: ResponseDoc = { description: 'Not modified: If-None-Match named the current ETag.' }
+
+const BROWSABLE = { 'text/html': { schema: schemaRef('BrowsableView') } }
+
+/** A response that is JSON or, for a browser, the browsable view of the same answer; with X-Request-Id. */
+export function negotiatedResponse(response: ResponseDoc): ResponseDoc {
+  const { content } = response
+  return { ...withHeaders(response, 'X-Request-Id'), ...(content ? { content: { ...content, ...BROWSABLE } } : {}) }
+}
+
+/** A response of an endpoint as it is sent: negotiated, with its path's Allow, and an ETag on a GET's 200 or 304. */
+export function endpointResponse(status: number, response: ResponseDoc, method: string): ResponseDoc {
+  const headers: HeaderName[] = status === 429 ? [] : ['Allow']
+  if (method === 'GET' && (status === 200 || status === 304)) headers.push('ETag')
+  return withHeaders(negotiatedResponse(response), ...headers)
+}
+
+/**
+ * An action's responses as the edge sends them: on a GET also a 304 for an If-None-Match that names
+ * the current ETag; for a 204, the browsable view's page showing it, which is a 200 (a 204 has no body).
+ */
+export function withEdgeResponses(method: string, responses: Readonly<Record<number, ResponseDoc>>) {
+  const out = { ...responses }
+  if (method === 'GET') out[304] ??= NOT_MODIFIED
+  if (out[204]) out[200] ??= { description: 'In the browsable view: the page showing the 204.', content: BROWSABLE }
+  return out
+}
+
+/** A response of the probes and metrics, which answer JSON or text only. */
+export const plainResponse = (response: ResponseDoc) => withHeaders(response, 'X-Request-Id')
+
 export const SECURED: Record<string, string[]>[] = [{ bearer: [] }]
+/**
+ * Anonymous, or with a token (which changes what one sees). Swagger UI shows a padlock for it as
+ * for SECURED; our page's plugin (swagger-init.js) shows none, and still sends the token when set.
+ */
 export const OPTIONALLY_SECURED: Record<string, string[]>[] = [{}, { bearer: [] }]
 
 export interface Parameter {
@@ -49,6 +121,8 @@ export interface Parameter {
   readonly description: string
   readonly schema: TSchema
   readonly required?: boolean
+  /** What Swagger UI fills in when one tries the operation (a path parameter's, not a filter's). */
+  readonly example?: unknown
 }
 
 export const query = (name: string, description: string, schema: TSchema): Parameter => ({
@@ -58,25 +132,48 @@ export const query = (name: string, description: string, schema: TSchema): Param
   schema,
 })
 
+/** One of `values`, as a string schema Swagger UI offers as a choice. */
+export const choice = (values: readonly string[], options: { description?: string } = {}) =>
+  Type.Unsafe<string>({ type: 'string', enum: [...values], ...options })
+
 /** Every path parameter the API uses, described once; an endpoint's come from its path. */
 export const PATH_PARAMETERS: Record<string, Parameter> = {
   code: {
     name: 'code',
     in: 'path',
     required: true,
-    description: 'The club code, e.g. penn-chess-society.',
-    schema: t.String({ pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' }),
+    description: 'The club code.',
+    schema: t.String({ pattern: CODE_PATTERN, examples: ['penn-chess-society'] }),
+    example: 'penn-chess-society',
   },
-  username: { name: 'username', in: 'path', required: true, description: 'A username.', schema: t.String() },
-  id: { name: 'id', in: 'path', required: true, description: 'The tag id.', schema: Type.Integer({ minimum: 1 }) },
+  username: {
+    name: 'username',
+    in: 'path',
+    required: true,
+    description: 'A username.',
+    schema: t.String({ pattern: USERNAME_PATTERN, examples: ['alice'] }),
+    example: 'alice',
+  },
+  id: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'The tag id.',
+    schema: Type.Integer({ minimum: 1, examples: [7] }),
+    example: 7,
+  },
 }
 
 export const FORMAT = query(
   'format',
-  '"json" (default) or "api" for the browsable HTML view.',
-  t.Union([t.Literal('json'), t.Literal('api')]),
+  '"json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html).',
+  choice(['json', 'api']),
 )
-export const FIELDS = query('fields', 'Comma-separated fields to keep in each club, e.g. code,name.', t.String())
+export const FIELDS = query(
+  'fields',
+  'Comma-separated fields to keep in the club, e.g. code,name: the answer holds only those.',
+  t.String({ examples: ['code,name'] }),
+)
 
 /** The labels of coded values as one line: "1 = 1-20, 2 = 21-50, ...". */
 export const labels = (codes: Record<number, string>) =>

@@ -4,6 +4,7 @@ import { Elysia } from 'elysia'
 import { APPLICATION_REQUIRED, RECRUITING_CYCLES, SIZES } from '../../model/club'
 import { NotFound } from '../../domain/errors'
 import { NOSNIFF } from '../respond'
+import { HEADERS, SCHEMAS } from './components'
 
 const UI_DIR = dirname(Bun.resolveSync('swagger-ui-dist/package.json', import.meta.dir))
 /** The Swagger UI files served from the installed package, so the docs work with no internet. */
@@ -70,9 +71,11 @@ export function docsRoutes(version: string) {
               { name: 'subscriptions', description: "The caller's club subscriptions." },
               { name: 'tags', description: 'Category labels shared among clubs.' },
               { name: 'users', description: 'Users and their tokens.' },
-              { name: 'operations', description: 'Health.' },
+              { name: 'operations', description: 'The API root, health and readiness probes, and metrics.' },
             ],
             components: {
+              schemas: SCHEMAS,
+              headers: HEADERS,
               securitySchemes: {
                 bearer: {
                   type: 'http',

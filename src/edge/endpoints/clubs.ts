@@ -16,9 +16,8 @@ import {
   CLUB_DEFAULTS,
   DETAIL_FIELDS,
   LIST_FIELDS,
+  acceptingReadOnly,
   ClubCreate,
-  ClubDetail,
-  ClubListItem,
   ClubPatch,
   ClubReplace,
   ClubWrite,
@@ -26,7 +25,8 @@ import {
 } from '../../model/club'
 import { HistoryEntry } from '../../model/history'
 import type { ListAnswer } from '../answer-cache'
-import { FIELDS, FORMAT, json, labels, query, WRITE_ERRORS } from '../docs/openapi'
+import { headerRefs, schemaRef } from '../docs/components'
+import { choice, FIELDS, json, labels, query, WRITE_ERRORS } from '../docs/openapi'
 import { endpoint, type Call } from '../endpoint'
 import type { Exchange } from '../exchange'
 import { Prepared } from '../prepared'
@@ -34,6 +34,19 @@ import { SPREADSHEET_TYPES, spreadsheet } from '../spreadsheets'
 
 const BIG_ANSWER = 1 << 20
 const clubUrl = (ex: Exchange, code: string) => `${ex.url.origin}/api/clubs/${code}/`
+
+/** What each true/false filter keeps: `true` the clubs with the flag, `false` those without. */
+const BOOLEAN_FILTER_MEANINGS: Record<(typeof BOOLEAN_FILTERS)[number], string> = {
+  accepting_members: 'true: clubs taking new members now; false: those that are not.',
+  appointment_needed: 'true: clubs that need an appointment; false: those that do not.',
+  available_virtually: 'true: clubs available virtually; false: those that are not.',
+  enables_subscription: 'true: clubs whose news one may subscribe to; false: those without.',
+  is_school_unit: 'true: clubs that belong to the school the directory marks; false: the others.',
+  approved:
+    "true: approved clubs; false: new or changed clubs awaiting approval, and rejected ones (the admins' approval queue). Callers other than admins only see approved clubs, besides their own clubs as owners and officers.",
+  active:
+    'true: active clubs; false: clubs set inactive (active is the gentle alternative to deleting). Callers other than admins only see active clubs, besides their own clubs as owners and officers.',
+}
 
 const LIST_PARAMETERS = [
   query(
@@ -49,7 +62,7 @@ const LIST_PARAMETERS = [
   query(
     'code',
     'Club codes, comma-separated: only those clubs (a code that matches nothing is no error).',
-    t.String({ examples: ['penn-chess-society,penn-debate-society'] }),
+    t.String({ examples: ['penn-chess-society,robotics-collective'] }),
   ),
   query(
     'updated_since',
@@ -61,18 +74,15 @@ const LIST_PARAMETERS = [
     'Tag ids or names, comma-separated; a club must carry all of them.',
     t.String({ examples: ['Games,Social'] }),
   ),
-  ...BOOLEAN_FILTERS.map((name) =>
-    query(
+  ...BOOLEAN_FILTERS.map((name) => query(name, BOOLEAN_FILTER_MEANINGS[name], t.Boolean())),
+  ...Object.entries(CODED_FILTERS).map(([name, codes]) => {
+    const digit = `[${Object.keys(codes).join('')}]`
+    return query(
       name,
-      name === 'approved' || name === 'active'
-        ? `true or false. Others than admins (and a club's officers) only ever see approved, active clubs; admins find the approval queue with approved=false.`
-        : 'true or false.',
-      t.Union([t.Literal('true'), t.Literal('false')]),
-    ),
-  ),
-  ...Object.entries(CODED_FILTERS).map(([name, codes]) =>
-    query(name, `One value or several, comma-separated: ${labels(codes)}.`, t.String({ pattern: '^[1-5](,[1-5])*$' })),
-  ),
+      `One value or several, comma-separated: ${labels(codes)}.`,
+      t.String({ pattern: `^${digit}(,${digit})*$`, examples: ['1,2'] }),
+    )
+  }),
   query(
     'page',
     'Ask for a page (1-based): the answer becomes {count, next, previous, results}. Without it, a bare array.',
@@ -80,44 +90,29 @@ const LIST_PARAMETERS = [
   ),
   query(
     'page_size',
-    `Clubs per page, default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}.`,
-    Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE }),
+    `Clubs per page, default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE} (a larger number counts as ${MAX_PAGE_SIZE}).`,
+    Type.Integer({ minimum: 1 }),
   ),
   query(
     'fields',
     'Comma-separated fields to keep in each club, e.g. code,name. In a spreadsheet: its columns, in the order given, and any field of the detail representation may be named.',
-    t.String(),
+    t.String({ examples: ['code,name'] }),
   ),
   query(
     'format',
     '"json" (default), "api" for the browsable HTML view, or a spreadsheet of the same clubs: "csv" or "xlsx".',
-    t.Union([t.Literal('json'), t.Literal('api'), t.Literal('csv'), t.Literal('xlsx')]),
+    choice(['json', 'api', 'csv', 'xlsx']),
   ),
 ]
 
-const TOTAL_COUNT = {
-  description: 'How many clubs match, before paging.',
-  schema: Type.Integer({ minimum: 0 }),
-}
-const LINK = {
-  description: 'On a page: absolute URLs of the first, prev, next and last pages, as they exist (RFC 8288).',
-  schema: t.String(),
-}
 const SPREADSHEET = (kind: string) =>
   t.String({
     format: 'binary',
     description: `The same clubs as ${kind}: a header row naming the columns (the list fields, or ?fields= in order), then one row per club. Sent as an attachment (clubs.csv, clubs.xlsx).`,
   })
 
-const Page = t.Object(
-  {
-    count: Type.Integer(),
-    next: t.Union([t.String({ format: 'uri' }), t.Null()]),
-    previous: t.Union([t.String({ format: 'uri' }), t.Null()]),
-    results: t.Array(ClubListItem),
-  },
-  { title: 'ClubPage' },
-)
+/** A club as answered: every field, or those ?fields= names. */
+const DETAIL_OR_FIELDS = t.Union([schemaRef('ClubDetail'), schemaRef('ClubFields')])
 
 const CLUB_EXAMPLE = { name: 'Go Club', subtitle: 'Stones on a grid', size: 1, tags: [{ name: 'Games' }] }
 /** Every writable field, at its default unless the short example sets it. */
@@ -206,6 +201,17 @@ function reviewNotes({ ex, caller, services }: Call<unknown>) {
   return { review }
 }
 
+/**
+ * The browsable list shows one page at a time, whatever the JSON answer is: without ?page=, the
+ * answer for page 1 (the same bytes, and the same cache entry, a program gets for ?page=1).
+ */
+function pagedForBrowsers<P>(call: Call<P>): Call<P> {
+  if (call.ex.format !== 'api' || call.ex.url.searchParams.has('page')) return call
+  const url = new URL(call.ex.url)
+  url.searchParams.set('page', '1')
+  return { ...call, ex: { ...call.ex, url } }
+}
+
 /** The same list URL at page `n`. */
 function pageUrl(ex: Exchange, n: number): string {
   const url = new URL(ex.url)
@@ -246,17 +252,29 @@ export const clubList = endpoint({
       responses: {
         200: {
           description: 'A bare array, or a page when ?page= is given; a spreadsheet with ?format=csv or xlsx.',
-          headers: { 'X-Total-Count': TOTAL_COUNT, Link: LINK },
+          headers: headerRefs('X-Total-Count', 'Link', 'Content-Disposition'),
           content: {
-            ...json(t.Union([t.Array(ClubListItem), Page]), '').content,
+            ...json(
+              t.Union([
+                t.Array(schemaRef('ClubListItem')),
+                schemaRef('ClubPage'),
+                t.Array(schemaRef('ClubFields')),
+                schemaRef('ClubFieldsPage'),
+              ]),
+              '',
+            ).content,
             'text/csv': { schema: SPREADSHEET('CSV (RFC 4180, UTF-8)') },
             [SPREADSHEET_TYPES.xlsx]: { schema: SPREADSHEET('an Excel workbook') },
           },
         },
-        304: { description: 'Not modified (If-None-Match matched the ETag).' },
+        304: {
+          description: 'Not modified (If-None-Match named the current ETag).',
+          headers: headerRefs('X-Total-Count', 'Link'),
+        },
       },
       errors: [400, 401, 404],
-      handle(call) {
+      handle(asked) {
+        const call = pagedForBrowsers(asked)
         const { ex, caller, services } = call
         const { lists } = services.answers
         // Keyed by origin too: paging links are absolute URLs built from the request's host. And by
@@ -287,8 +305,11 @@ export const clubList = endpoint({
       description:
         'Only name is required; code is derived from it when absent. The club starts pending approval (unless CLUBS_AUTO_APPROVE), and its creator becomes its owner.',
       access: 'user',
-      body: { schema: ClubCreate, example: CLUB_EXAMPLE },
-      responses: { 201: json(ClubDetail, 'The new club; Location names it.') },
+      query: [FIELDS],
+      body: { schema: acceptingReadOnly(ClubCreate), example: CLUB_EXAMPLE },
+      responses: {
+        201: { ...json(DETAIL_OR_FIELDS, 'The new club; Location names it.'), headers: headerRefs('Location') },
+      },
       errors: WRITE_ERRORS,
       async handle(call) {
         const club = await call.services.clubs.create(call.caller, call.body)
@@ -310,8 +331,8 @@ export const clubDetail = endpoint({
       summary: 'Retrieve a club',
       description: 'Every field of one club. Clubs the caller may not see are 404.',
       access: 'anyone',
-      query: [FIELDS, FORMAT],
-      responses: { 200: json(ClubDetail, 'The club.'), 304: { description: 'Not modified.' } },
+      query: [FIELDS],
+      responses: { 200: json(DETAIL_OR_FIELDS, 'The club.') },
       errors: [400, 401, 404],
       handle(call) {
         return { status: 200, body: detailAnswer(call, call.services.clubs.retrieve(call.caller, call.params.code)) }
@@ -322,8 +343,9 @@ export const clubDetail = endpoint({
       description:
         'Every writable field is required; read-only fields sent back are ignored; nothing changes unless all are valid. Owners, officers and admins.',
       access: 'user',
-      body: { schema: ClubReplace, example: FULL_EXAMPLE },
-      responses: { 200: json(ClubDetail, 'The updated club.') },
+      query: [FIELDS],
+      body: { schema: acceptingReadOnly(ClubReplace), example: FULL_EXAMPLE },
+      responses: { 200: json(DETAIL_OR_FIELDS, 'The updated club.') },
       errors: WRITE_ERRORS,
       handle: (call) => update(call, false),
     },
@@ -332,8 +354,9 @@ export const clubDetail = endpoint({
       description:
         'Only the fields sent change. Admins approve or reject with {"approved": true|false, "approved_comment": "..."}. A non-admin change of name, subtitle, description or image_url sends an approved club back to pending.',
       access: 'user',
-      body: { schema: ClubPatch, example: { accepting_members: true } },
-      responses: { 200: json(ClubDetail, 'The updated club.') },
+      query: [FIELDS],
+      body: { schema: acceptingReadOnly(ClubPatch), example: { accepting_members: true } },
+      responses: { 200: json(DETAIL_OR_FIELDS, 'The updated club.') },
       errors: WRITE_ERRORS,
       handle: (call) => update(call, true),
     },

@@ -3,7 +3,8 @@ import { t } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { ValidationFailed } from '../../domain/errors'
 import type { ImportSource } from '../../domain/imports'
-import { ClubPatch } from '../../model/club'
+import { acceptingReadOnly, ClubPatch, ClubWrite } from '../../model/club'
+import { schemaRef } from '../docs/components'
 import { json, query } from '../docs/openapi'
 import { endpoint } from '../endpoint'
 import { readImportBody } from '../import-body'
@@ -17,8 +18,23 @@ const Counts = t.Object(
   { title: 'ImportCounts' },
 )
 
-/** A JSON import: club objects in the write shape, each with its code. */
-const ImportRows = t.Array(ClubPatch, { minItems: 1, title: 'ClubImport' })
+/** A JSON import: club objects in the write shape, each with its code (read-only fields are ignored). */
+const ImportRows = t.Array(
+  t.Object(
+    { ...acceptingReadOnly(ClubPatch).properties, code: ClubWrite.properties.code },
+    { additionalProperties: false },
+  ),
+  { minItems: 1, title: 'ClubImport' },
+)
+
+const RowErrors = t.Object(
+  {
+    rows: t.Record(t.String(), schemaRef('ValidationErrors'), {
+      description: 'The field errors of each bad row, by its number (from 1; a CSV header not counted).',
+    }),
+  },
+  { additionalProperties: false },
+)
 
 const CSV_EXAMPLE =
   'code,name,subtitle,accepting_members,size,tags\r\ngo-club,Go Club,Stones on a grid,true,1,Games; Social\r\n'
@@ -43,13 +59,7 @@ export const importList = endpoint({
       description:
         'Each row changes the club with its code, as a PATCH of the columns given, or creates it (approved unless the row says approved false). Read-only columns are ignored, and the leading \' an export adds to formula-like cells is dropped, so an export imported again changes nothing. Any bad row refuses the whole import: 400 {"rows": {"<row number from 1>": {<field errors>}}}. At most 10 MiB, UTF-8.',
       access: 'user',
-      query: [
-        query(
-          'dry_run',
-          'true: check every row and report the counts, changing nothing (200).',
-          t.Union([t.Literal('true'), t.Literal('false')]),
-        ),
-      ],
+      query: [query('dry_run', 'true: check every row and report the counts, changing nothing (200).', t.Boolean())],
       body: {
         schema: ImportRows,
         example: [{ code: 'go-club', name: 'Go Club', subtitle: 'Stones on a grid', tags: [{ name: 'Games' }] }],
@@ -60,6 +70,11 @@ export const importList = endpoint({
       },
       responses: {
         200: json(Counts, 'A dry run: what the import would do.'),
+        400: json(
+          t.Union([RowErrors, schemaRef('ValidationErrors'), schemaRef('Error')]),
+          'Nothing was imported: the bad rows with their field errors, or what is wrong with the file as a whole.',
+          { rows: { '2': { size: ['"9" is not a valid choice.'] } } },
+        ),
         201: json(Counts, 'Imported: how many clubs were created, updated and left unchanged.'),
       },
       errors: [400, 401, 403, 405, 413, 415, 503],

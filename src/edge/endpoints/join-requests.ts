@@ -4,7 +4,10 @@ import { USERNAME_PATTERN } from '../../model/user'
 import { json, WRITE_ERRORS } from '../docs/openapi'
 import { endpoint } from '../endpoint'
 
-const Admitted = t.Object({ username: t.String({ pattern: USERNAME_PATTERN }), role: t.Literal('member') })
+const Admitted = t.Object({
+  username: t.String({ pattern: USERNAME_PATTERN, examples: ['bob'] }),
+  role: t.Literal('member'),
+})
 
 export const requestList = endpoint({
   path: '/api/clubs/:code/requests/',

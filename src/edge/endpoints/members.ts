@@ -1,11 +1,11 @@
 import { t } from 'elysia'
 import { MemberWrite, ROLES, USERNAME_PATTERN } from '../../model/user'
-import { json, WRITE_ERRORS } from '../docs/openapi'
+import { choice, json, WRITE_ERRORS } from '../docs/openapi'
 import { endpoint } from '../endpoint'
 
 const Member = t.Object({
-  username: t.String({ pattern: USERNAME_PATTERN }),
-  role: t.Union(ROLES.map((r) => t.Literal(r))),
+  username: t.String({ pattern: USERNAME_PATTERN, examples: ['alice'] }),
+  role: choice(ROLES),
 })
 
 export const memberList = endpoint({

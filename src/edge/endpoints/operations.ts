@@ -2,7 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import { Elysia, t } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { NotAuthenticated, NotFound } from '../../domain/errors'
-import { json } from '../docs/openapi'
+import { headerRefs, schemaRef } from '../docs/components'
+import { ERRORS, json, negotiatedResponse, plainResponse, type ResponseDoc } from '../docs/openapi'
 import { exchangeForError } from '../exchange'
 import type { Metrics } from '../metrics'
 import { noteRoute } from '../request-facts'
@@ -18,8 +19,18 @@ export interface OperationsDeps {
 
 const Status = t.Object({ status: t.Literal('ok') })
 const Unavailable = t.Object({ status: t.Literal('unavailable'), reason: t.String() })
-const probe = (summary: string, description: string, responses: Record<number, ReturnType<typeof json>>) => ({
-  detail: { tags: ['operations'], summary, description, security: [] as Record<string, string[]>[], responses },
+const mapValues = <V, W>(record: Record<number, V>, f: (value: V) => W) =>
+  Object.fromEntries(Object.entries(record).map(([key, value]) => [key, f(value)]))
+/** The rate limit's 429, which every route but /health may answer (as JSON or the browsable view). */
+const LIMITED = { 429: negotiatedResponse(ERRORS[429]) }
+const probe = (summary: string, description: string, responses: Record<number, ResponseDoc>) => ({
+  detail: {
+    tags: ['operations'],
+    summary,
+    description,
+    security: [] as Record<string, string[]>[],
+    responses: { ...mapValues(responses, plainResponse), ...LIMITED },
+  },
 })
 
 /** Probes and metrics for load balancers, orchestrators and Prometheus (CONTRACT §17); no negotiation, no caches. */
@@ -32,9 +43,11 @@ export function operations({ health, notReady, metrics, metricsToken }: Operatio
         description: 'Answers 200 once the data is loaded, with the number of live clubs and the data version.',
         security: [],
         responses: {
-          200: json(
-            t.Object({ status: t.Literal('ok'), clubs: Type.Integer(), version: Type.Integer() }),
-            'Loaded and serving.',
+          200: plainResponse(
+            json(
+              t.Object({ status: t.Literal('ok'), clubs: Type.Integer(), version: Type.Integer() }),
+              'Loaded and serving.',
+            ),
           ),
         },
       },
@@ -57,7 +70,13 @@ export function operations({ health, notReady, metrics, metricsToken }: Operatio
       probe(
         'Readiness probe',
         'Answers 200 when the data is loaded, the last snapshot write succeeded and the service is not stopping; 503 with the reason otherwise.',
-        { 200: json(Status, 'Ready.'), 503: json(Unavailable, 'Not ready: send traffic elsewhere for now.') },
+        {
+          200: json(Status, 'Ready.'),
+          503: {
+            ...json(Unavailable, 'Not ready: send traffic elsewhere for now.'),
+            headers: headerRefs('Retry-After'),
+          },
+        },
       ),
     )
     .get(
@@ -84,9 +103,16 @@ export function operations({ health, notReady, metrics, metricsToken }: Operatio
             'With CLUBS_METRICS=true: requests by method, route template and status, their durations, clubs by state, snapshot writes, the process. 404 otherwise; 401 without the CLUBS_METRICS_TOKEN bearer token when one is set.',
           security: [{}, { bearer: [] }],
           responses: {
-            200: { description: 'Prometheus text format.', content: { 'text/plain': { schema: t.String() } } },
-            401: json(t.Object({ detail: t.String() }), 'The metrics token is set and was not sent.'),
-            404: json(t.Object({ detail: t.String() }), 'Metrics are off.'),
+            200: plainResponse({
+              description: 'Prometheus text format.',
+              content: { 'text/plain': { schema: t.String() } },
+            }),
+            401: negotiatedResponse({
+              ...json(schemaRef('Error'), 'The metrics token is set and was not sent.'),
+              headers: headerRefs('WWW-Authenticate'),
+            }),
+            404: negotiatedResponse(json(schemaRef('Error'), 'Metrics are off.')),
+            ...LIMITED,
           },
         },
       },

@@ -1,8 +1,12 @@
 import { Elysia, t } from 'elysia'
 import { json } from '../docs/openapi'
-import { endpoint } from '../endpoint'
+import { endpoint, type Endpoint } from '../endpoint'
 import { exchangeForError } from '../exchange'
 import { NOSNIFF } from '../respond'
+import { clubList } from './clubs'
+import { favoriteList, subscriptionList } from './saved-clubs'
+import { tagList } from './tags'
+import { userList } from './users'
 
 const Root = t.Object({
   clubs: t.String({ format: 'uri' }),
@@ -12,6 +16,29 @@ const Root = t.Object({
   users: t.String({ format: 'uri' }),
   docs: t.String({ format: 'uri' }),
 })
+
+/** A link of the root, said as its endpoint says itself, and whether reading it takes a token. */
+const entry = (name: string, page: Endpoint) => ({
+  name,
+  path: page.path,
+  title: page.name,
+  description: page.actions.GET?.access === 'user' ? `${page.description} Needs a token.` : page.description,
+})
+
+/** The root's links in its order (the docs are no endpoint). */
+const DIRECTORY = [
+  entry('clubs', clubList),
+  entry('tags', tagList),
+  entry('favorites', favoriteList),
+  entry('subscriptions', subscriptionList),
+  entry('users', userList),
+  {
+    name: 'docs',
+    path: '/swagger',
+    title: 'API docs',
+    description: 'Every operation, to read and to try out (Swagger UI); the OpenAPI 3.1 document is at /swagger/json.',
+  },
+]
 
 /** `GET /api/`: where everything is (CONTRACT §17), as absolute URLs a client or a person can follow. */
 export const apiRoot = endpoint({
@@ -27,20 +54,11 @@ export const apiRoot = endpoint({
       access: 'anyone',
       responses: { 200: json(Root, 'Where everything is.') },
       errors: [401, 404],
-      handle: ({ ex }) => {
-        const at = (path: string) => `${ex.url.origin}${path}`
-        return {
-          status: 200,
-          body: {
-            clubs: at('/api/clubs/'),
-            tags: at('/api/tags/'),
-            favorites: at('/api/favorites/'),
-            subscriptions: at('/api/subscriptions/'),
-            users: at('/api/users/'),
-            docs: at('/swagger'),
-          },
-        }
-      },
+      handle: ({ ex }) => ({
+        status: 200,
+        body: Object.fromEntries(DIRECTORY.map(({ name, path }) => [name, `${ex.url.origin}${path}`])),
+        notes: { directory: DIRECTORY },
+      }),
     },
   },
 })

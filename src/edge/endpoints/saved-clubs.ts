@@ -1,12 +1,13 @@
 import { t } from 'elysia'
 import type { Caller } from '../../domain/caller'
 import type { SavedClubs } from '../../domain/saved-clubs'
-import { ClubListItem, type ClubRecord } from '../../model/club'
+import type { ClubRecord } from '../../model/club'
 import { SavedClubWrite } from '../../model/user'
+import { schemaRef } from '../docs/components'
 import { json } from '../docs/openapi'
 import { endpoint, type Services } from '../endpoint'
 
-const Saved = t.Object({ club: ClubListItem })
+const Saved = t.Object({ club: schemaRef('ClubListItem') })
 
 const savedOf = ({ clubs }: Services, caller: Caller, club: ClubRecord) => ({ club: clubs.listItem(caller, club) })
 

@@ -1,6 +1,7 @@
 import { t } from 'elysia'
-import { TagCreate, TagPatch, TagWithCount } from '../../model/tag'
-import { FORMAT, json, WRITE_ERRORS } from '../docs/openapi'
+import { TagCreate, TagPatch } from '../../model/tag'
+import { headerRefs, schemaRef } from '../docs/components'
+import { json, WRITE_ERRORS } from '../docs/openapi'
 import { endpoint } from '../endpoint'
 
 const COUNTED = 'clubs counts the clubs carrying it that you may see.'
@@ -17,8 +18,7 @@ export const tagList = endpoint({
       summary: 'List tags',
       description: `Every tag by id. ${COUNTED}`,
       access: 'anyone',
-      query: [FORMAT],
-      responses: { 200: json(t.Array(TagWithCount), 'Every tag with its number of visible clubs.') },
+      responses: { 200: json(t.Array(schemaRef('Tag')), 'Every tag with its number of visible clubs.') },
       errors: [401, 404],
       handle: ({ services, caller }) => ({ status: 200, body: services.tags.list(caller) }),
     },
@@ -27,7 +27,12 @@ export const tagList = endpoint({
       description: 'Admins. The name is trimmed, 1-100 characters, and unique ignoring case.',
       access: 'user',
       body: { schema: TagCreate, example: { name: 'Robotics' } },
-      responses: { 201: json(TagWithCount, 'The new tag, carried by no club yet; Location names it.') },
+      responses: {
+        201: {
+          ...json(schemaRef('Tag'), 'The new tag, carried by no club yet; Location names it.'),
+          headers: headerRefs('Location'),
+        },
+      },
       errors: [400, 401, 403, 405, 413, 415, 503],
       async handle({ services, caller, body, ex }) {
         const tag = await services.tags.create(caller, body)
@@ -49,8 +54,7 @@ export const tagDetail = endpoint({
       summary: 'Retrieve a tag',
       description: `The tag and its number of clubs. ${COUNTED}`,
       access: 'anyone',
-      query: [FORMAT],
-      responses: { 200: json(TagWithCount, 'The tag.') },
+      responses: { 200: json(schemaRef('Tag'), 'The tag.') },
       errors: [401, 404],
       handle: ({ services, caller, params }) => ({ status: 200, body: services.tags.retrieve(caller, params.id) }),
     },
@@ -59,7 +63,7 @@ export const tagDetail = endpoint({
       description: 'Admins. Every club carrying the tag shows the new name at once, and its updated_at moves.',
       access: 'user',
       body: { schema: TagPatch, example: { name: 'Robotics & AI' } },
-      responses: { 200: json(TagWithCount, 'The renamed tag.') },
+      responses: { 200: json(schemaRef('Tag'), 'The renamed tag.') },
       errors: WRITE_ERRORS,
       async handle({ services, caller, params, body }) {
         return { status: 200, body: await services.tags.rename(caller, params.id, body) }

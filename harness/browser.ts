@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { ROOT } from './service'
+
+// Driving Debian's Chromium for the browser tests: every page opened here is watched, so a test
+// can tell that it loaded only from the service, logged no error, threw nothing and tripped no
+// Content-Security-Policy rule; and it can be audited for accessibility with axe-core.
+
+export const CHROMIUM = '/usr/bin/chromium'
+export const VIEWPORT = { width: 1280, height: 900 }
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  })
+}
+
+/** What one page did that it should not have: requests elsewhere, console errors, uncaught errors. */
+export interface Watched {
+  page: Page
+  /** The one host (with port) the page may load from. */
+  host: string
+  requests: string[]
+  problems: string[]
+}
+
+/** A fresh page (its own context, so no shared sessionStorage) that records what it does. */
+export async function watchPage(browser: Browser, host: string): Promise<Watched> {
+  const context = await browser.newContext({ viewport: VIEWPORT })
+  // Reported on the console too, but this names the directive whatever Chromium's wording.
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) =>
+      console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`),
+    )
+  })
+  const page = await context.newPage()
+  const watched: Watched = { page, host, requests: [], problems: [] }
+  page.on('request', (request) => watched.requests.push(request.url()))
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return
+    const at = message.location().url
+    // Chromium asks for /favicon.ico on its own (the pages name no icon); its 404 is not the page's error.
+    if (at && new URL(at).pathname === '/favicon.ico' && / 404 /.test(message.text())) return
+    watched.problems.push(`console error: ${message.text()}${at ? ` (${at})` : ''}`)
+  })
+  page.on('pageerror', (error) => watched.problems.push(`page error: ${error.message}`))
+  return watched
+}
+
+/** The requests the page made to any host but its own. */
+export const offHost = (watched: Watched) =>
+  watched.requests.filter((url) => {
+    const { protocol, host } = new URL(url)
+    return protocol !== 'data:' && protocol !== 'blob:' && host !== watched.host
+  })
+
+const AXE_SOURCE = readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8')
+
+/**
+ * axe-core's violations on the page, one line each (rule, impact, where). axe is evaluated through
+ * the DevTools protocol, which the page's CSP does not govern: no <script> is added, so the page is
+ * audited under its own strict policy, and a CSP report during the audit would still be noticed.
+ * `exclude`: selectors of markup that is not ours (Swagger UI's).
+ */
+export async function axeViolations(page: Page, exclude: readonly string[] = []): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE)
+  return page.evaluate(async (exclude) => {
+    type Result = { id: string; impact: string; help: string; nodes: { target: string[] }[] }
+    const axe = (window as unknown as { axe: { run(context: unknown): Promise<{ violations: Result[] }> } }).axe
+    const { violations } = await axe.run(exclude.length ? { exclude: exclude.map((selector) => [selector]) } : document)
+    return violations.map(
+      ({ id, impact, help, nodes }) =>
+        `${id} (${impact}): ${help} at ${nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    )
+  }, exclude)
+}

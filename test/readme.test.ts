@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { tempDir } from '../harness/app'
+import { npmStart, shellEnvironment, type StartedService } from '../harness/npm-start'
+import { shellExamples, trailingComment, variablesOf, type Command } from '../harness/readme-examples'
+import { freePort, ROOT } from '../harness/service'
+
+// The README runs (issue 16): its shell examples, in order, against a server started its way —
+// `npm start` (bun src/index.ts) with nothing set but a free port and a new data file, the
+// development admin token read from its start-up output — each command in bash with
+// `set -euo pipefail`, each answer's status checked: the one its comment states, or below 400.
+// harness/readme-examples.ts says which blocks and lines run and how placeholders are filled.
+
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8')
+const COMMANDS = shellExamples(README)
+const VARIABLES = variablesOf(COMMANDS)
+/** What the README's examples address; the test's server listens elsewhere. */
+const README_BASE = 'http://localhost:3000'
+
+const dir = tempDir('clubs-readme-')
+const headersFile = join(dir, '.headers')
+const stateFile = join(dir, '.variables')
+let service: StartedService
+/** The shell variables the examples have set so far. */
+const variables = new Map<string, string>()
+/** The tokens the answers have issued, by username: what a reader copies into `NAME=<...>`. */
+const issued = new Map<string, string>()
+
+beforeAll(async () => {
+  service = await npmStart(freePort(), { CLUBS_DATA_FILE: join(dir, 'db.json') })
+  if (service.developmentToken === null) throw new Error(`npm start printed no token:\n${service.stdout()}`)
+  issued.set('admin', service.developmentToken)
+})
+
+afterAll(async () => {
+  await service?.stop()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** Bash around one command: curl dumps its headers where the test reads the status; the variables are kept. */
+function script(command: Command): string {
+  const save = VARIABLES.map((name) => `if [[ -v ${name} ]]; then printf '%s=%s\\0' ${name} "$${name}"; fi; `).join('')
+  return [
+    `curl() { command curl --silent --show-error --dump-header ${JSON.stringify(headersFile)} "$@"; }`,
+    `keep() { { ${save}true; } > ${JSON.stringify(stateFile)}; }`,
+    'trap keep EXIT',
+    'set -euo pipefail',
+    command.text.replaceAll(README_BASE, service.base),
+  ].join('\n')
+}
+
+/** The status of the last answer curl received in the command, or null when it sent nothing. */
+function lastStatus(): number | null {
+  if (!existsSync(headersFile)) return null
+  const statuses = [...readFileSync(headersFile, 'utf8').matchAll(/^HTTP\/\S+ (\d{3})/gm)]
+  return statuses.length ? Number(statuses.at(-1)![1]) : null
+}
+
+async function run(command: Command) {
+  rmSync(headersFile, { force: true })
+  rmSync(stateFile, { force: true })
+  const proc = Bun.spawn(['bash', '-c', script(command)], {
+    cwd: dir,
+    env: shellEnvironment(Object.fromEntries(variables)),
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    timeout: 20_000,
+  })
+  const [code, stdout, stderr] = await Promise.all([
+    proc.exited,
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+  ])
+  if (existsSync(stateFile))
+    for (const pair of readFileSync(stateFile, 'utf8').split('\0').filter(Boolean)) {
+      const at = pair.indexOf('=')
+      variables.set(pair.slice(0, at), pair.slice(at + 1))
+    }
+  noteIssuedToken(stdout)
+  return { code, stdout, stderr, status: lastStatus() }
+}
+
+function noteIssuedToken(stdout: string) {
+  try {
+    const answer = JSON.parse(stdout)
+    if (typeof answer?.username === 'string' && typeof answer.token === 'string')
+      issued.set(answer.username, answer.token)
+  } catch {}
+}
+
+/** What `NAME=<...>` stands for: the token last issued to the user `name` (TOKEN: the admin's, from the start-up). */
+function fill(name: string) {
+  const username = name === 'TOKEN' ? 'admin' : name.toLowerCase()
+  const token = issued.get(username)
+  if (token === undefined) throw new Error(`${name}=<...>: no answer so far issued a token to "${username}"`)
+  variables.set(name, token)
+}
+
+const title = (command: Command) => {
+  const first = command.text.split('\n')[0]!
+  const shown = (trailingComment(first) ? first.slice(0, first.length - trailingComment(first)!.length) : first).trim()
+  const expects = command.placeholder ? 'filled in' : (command.status ?? '< 400')
+  return `line ${command.line} (${expects}): ${shown.length > 90 ? `${shown.slice(0, 87)}...` : shown}`
+}
+
+describe('the README', () => {
+  it('opens with the two commands: run it, test it', () => {
+    expect(README).toMatch(/^# .*\n\n```sh no-run\nnpm install && npm start .*\nnpm install && npm test .*\n```\n/)
+  })
+
+  it('links the typed client example, and every file it links to exists', () => {
+    const links = [...README.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]!)
+    expect(links).toContain('examples/client/README.md')
+    const local = links.filter((link) => !/^[a-z]+:|^#/.test(link)).map((link) => link.replace(/#.*$/, ''))
+    expect(local.filter((link) => !existsSync(join(ROOT, link)))).toEqual([])
+  })
+
+  it('has examples to run, and tokens they use come from placeholders or the start-up', () => {
+    expect(COMMANDS.length).toBeGreaterThan(50)
+    expect(VARIABLES).toContain('TOKEN')
+  })
+})
+
+describe('the README’s examples, in order, against npm start', () => {
+  for (const command of COMMANDS)
+    it(title(command), async () => {
+      if (command.placeholder) return fill(command.placeholder)
+      const { code, stdout, stderr, status } = await run(command)
+      const expected = command.status === null ? 'below 400' : command.status
+      // A command that sent no request (an assignment, a file) only has to succeed.
+      const answered = status === null ? command.status === null : (command.status ?? 399) >= status
+      const ok = code === 0 && answered && (command.status === null || status === command.status)
+      if (!ok)
+        throw new Error(
+          `README line ${command.line}: expected ${expected}, got ${status ?? 'no answer'} (bash exit ${code})\n` +
+            `${command.text}\n--- stdout\n${stdout.slice(0, 2000)}\n--- stderr\n${stderr.slice(0, 2000)}`,
+        )
+    })
+})
+
+describe('reading the examples (harness/readme-examples.ts)', () => {
+  const rows: { rule: string; markdown: string; commands: Partial<Command>[] }[] = [
+    {
+      rule: 'runs sh, bash and shell blocks, not no-run ones or other languages',
+      markdown: '```sh\na\n```\n```bash\nb\n```\n```sh no-run\nc\n```\n```json\nd\n```\n```\ne\n```',
+      commands: [
+        { text: 'a', line: 2 },
+        { text: 'b', line: 5 },
+      ],
+    },
+    {
+      rule: 'joins continuation lines into one command, numbered by its first line',
+      markdown: '```sh\ncurl -X POST x \\\n  -d y\ncurl z\n```',
+      commands: [
+        { text: 'curl -X POST x \\\n  -d y', line: 2 },
+        { text: 'curl z', line: 4 },
+      ],
+    },
+    {
+      rule: 'takes the status from a trailing comment or the comment line right below, not from a # in quotes',
+      markdown:
+        '```sh\ncurl a   # 201 created\ncurl b\n# 204: gone\ncurl "c#400"\ncurl d   # ordering: -x\n\n# 400 too far\n```',
+      commands: [
+        { text: 'curl a   # 201 created', status: 201 },
+        { text: 'curl b', status: 204 },
+        { text: 'curl "c#400"', status: null },
+        { text: 'curl d   # ordering: -x', status: null },
+      ],
+    },
+    {
+      rule: 'knows a placeholder to fill in, with or without export',
+      markdown: "```sh\nALICE=<alice's token>\nexport TOKEN=<the token>   # paste it\nX=1\n```",
+      commands: [{ placeholder: 'ALICE' }, { placeholder: 'TOKEN' }, { placeholder: null }],
+    },
+    {
+      rule: 'reads blocks indented in a list item',
+      markdown: '1. Approve:\n   ```sh\n   curl a \\\n     -d b   # 200\n   ```',
+      commands: [{ text: 'curl a \\\n  -d b   # 200', line: 3, status: 200 }],
+    },
+  ]
+  for (const { rule, markdown, commands } of rows)
+    it(rule, () => {
+      const found = shellExamples(markdown)
+      expect(found).toHaveLength(commands.length)
+      found.forEach((command, i) => expect(command).toMatchObject(commands[i]!))
+    })
+})

@@ -1,0 +1,205 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import type { Subprocess } from 'bun'
+import { existsSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Browser, Locator, Page } from 'playwright-core'
+import { tempDir } from '../harness/app'
+import { axeViolations, CHROMIUM, launchChromium, offHost, watchPage } from '../harness/browser'
+import { freePort, sleep, spawnService, waitForHealth } from '../harness/service'
+
+// Swagger UI (/swagger) in a real Chromium against the real service: what a newcomer reads there
+// (padlocks only where a token is needed, true/false filters as choices, examples that read well)
+// and "Try it out" on the list and on create. Each page is watched (harness/browser.ts: nothing
+// from another host, no console error, no CSP violation) and audited with axe-core.
+//
+// CI installs Chromium at /usr/bin/chromium. Without it the suite fails (not skips) unless
+// SKIP_BROWSER_TESTS=1 is set.
+
+const TOKEN = 'swagger-admin-token'
+const TIMEOUT = 60_000
+/** Swagger UI's own markup, left out of the accessibility audit: it is the package's, not ours. */
+const SWAGGER_UI = '#swagger-ui'
+const suite = process.env.SKIP_BROWSER_TESTS === '1' ? describe.skip : describe
+
+type Json = any
+
+suite('Swagger UI in a real browser', () => {
+  let proc: Subprocess | undefined
+  let browser: Browser | undefined
+  let dir: string | undefined
+  let origin = ''
+  let doc: Json
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM))
+      throw new Error(
+        `Chromium is not installed at ${CHROMIUM}, so the browser tests cannot run. ` +
+          'Install it (Debian: apt-get install chromium) or set SKIP_BROWSER_TESTS=1 to skip them.',
+      )
+    dir = tempDir('clubs-swagger-')
+    const port = freePort()
+    origin = `http://127.0.0.1:${port}`
+    proc = spawnService(
+      port,
+      { CLUBS_DATA_FILE: join(dir, 'db.json'), CLUBS_ADMIN_TOKEN: TOKEN, CLUBS_LOG_LEVEL: 'warn' },
+      { stdout: 'ignore', stderr: 'pipe' },
+    )
+    const [launched] = await Promise.all([launchChromium(), waitForHealth(origin, proc)])
+    browser = launched
+    doc = await (await fetch(`${origin}/swagger/json`)).json()
+  }, TIMEOUT)
+
+  afterAll(async () => {
+    await browser?.close().catch(() => {})
+    if (proc && proc.exitCode === null && proc.signalCode === null) {
+      proc.kill('SIGTERM')
+      const exited = await Promise.race([proc.exited.then(() => true), sleep(5_000).then(() => false)])
+      if (!exited) proc.kill('SIGKILL')
+    }
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  }, TIMEOUT)
+
+  /** Opens /swagger on a watched page, runs `body`, audits the page, and checks what it did (`allowed`: expected problems). */
+  async function onSwagger(body: (page: Page) => Promise<void>, allowed: RegExp[] = []) {
+    const watched = await watchPage(browser!, new URL(origin).host)
+    const { page } = watched
+    try {
+      expect((await page.goto(`${origin}/swagger`))?.status()).toBe(200)
+      await page.locator('.opblock').first().waitFor({ state: 'visible' })
+      await body(page)
+      expect(await axeViolations(page, [SWAGGER_UI])).toEqual([])
+      expect(offHost(watched)).toEqual([])
+      expect(watched.problems.filter((problem) => !allowed.some((pattern) => pattern.test(problem)))).toEqual([])
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error)
+      throw new Error(`${message}\n(page problems: ${JSON.stringify(watched.problems)})`, { cause: error })
+    } finally {
+      await page.context().close()
+    }
+  }
+
+  /** The operation's block, e.g. operation(page, 'get', '/api/clubs/'), by its operationId. */
+  const operation = (page: Page, method: string, path: string): Locator => {
+    const { tags, operationId } = doc.paths[path][method]
+    return page.locator(`#operations-${tags[0]}-${operationId}`)
+  }
+
+  /** Sets the bearer token in Swagger UI's "Authorize" dialog. */
+  async function authorize(page: Page, token: string) {
+    await page.locator('.auth-wrapper .authorize').click()
+    const dialog = page.locator('.modal-ux')
+    await dialog.locator('input').first().fill(token)
+    await dialog.locator('button.modal-btn.authorize').click()
+    await dialog.locator('button.modal-btn.btn-done').click()
+  }
+
+  /** Expands an operation's block (one named in the URL's #fragment starts expanded). */
+  async function open(block: Locator) {
+    await block.locator('.opblock-summary').waitFor({ state: 'visible' })
+    if (!((await block.getAttribute('class')) ?? '').includes('is-open'))
+      await block.locator('.opblock-summary-control').click()
+  }
+
+  /** Opens an operation, presses "Try it out", lets `fill` set it up, executes it; answers the shown response. */
+  async function tryOut(block: Locator, fill: (block: Locator) => Promise<unknown> = async () => {}) {
+    await open(block)
+    await block.locator('.try-out__btn').click()
+    await fill(block)
+    await block.locator('.execute').click()
+    const live = block.locator('.live-responses-table .response').first()
+    await live.waitFor({ state: 'visible' })
+    return {
+      status: Number(await live.locator('.response-col_status').textContent()),
+      text: (await live.innerText()).toLowerCase(),
+      body: JSON.parse((await live.locator('.response-col_description pre.microlight').first().textContent()) ?? ''),
+      curl: (await block.locator('.curl-command').textContent()) ?? '',
+    }
+  }
+
+  it(
+    'shows a padlock only where a token is needed, true/false filters as choices, and examples that read well',
+    async () => {
+      await onSwagger(async (page) => {
+        for (const [path, item] of Object.entries(doc.paths) as [string, Json][]) {
+          for (const method of Object.keys(item)) {
+            const { security } = item[method]
+            const needsToken =
+              security.length > 0 && security.every((requirement: Json) => Object.keys(requirement).length)
+            const padlocks = await operation(page, method, path).locator('.opblock-summary .authorization__btn').count()
+            expect(`${method} ${path} ${padlocks}`).toBe(`${method} ${path} ${needsToken ? 1 : 0}`)
+          }
+        }
+        const list = operation(page, 'get', '/api/clubs/')
+        await open(list)
+        await list.locator('.try-out__btn').click()
+        for (const name of ['accepting_members', 'approved', 'active']) {
+          const row = list.locator(`tr[data-param-name="${name}"]`)
+          expect(await row.locator('.parameter__type').textContent()).toBe('boolean')
+          expect(await row.locator('select option').allTextContents()).toEqual(['--', 'true', 'false'])
+        }
+        // The example of a club answer: codes from the examples, not made up from their pattern.
+        const retrieve = operation(page, 'get', '/api/clubs/{code}/')
+        await open(retrieve)
+        const example =
+          (await retrieve.locator('.responses-table .example, .responses-table pre').first().textContent()) ?? ''
+        expect(example).toContain('"code": "penn-chess-society"')
+        expect(example.split('\n').filter((line) => line.length > 120)).toEqual([])
+      })
+    },
+    TIMEOUT,
+  )
+
+  it(
+    'tries out the list: anonymously, then with a token, which sees the approval queue',
+    async () => {
+      await onSwagger(async (page) => {
+        const anonymous = await tryOut(operation(page, 'get', '/api/clubs/'), async (block) => {
+          await block.locator('tr[data-param-name="accepting_members"] select').selectOption('true')
+          await block.locator('tr[data-param-name="page"] input').fill('1')
+        })
+        expect(anonymous.status).toBe(200)
+        expect(anonymous.curl).toContain('accepting_members=true')
+        expect(anonymous.curl).not.toContain('Authorization')
+        expect(anonymous.body.results.length).toBeGreaterThan(0)
+        expect(anonymous.body.results.every((club: Json) => club.accepting_members === true)).toBe(true)
+        expect(anonymous.text).toContain('x-total-count')
+
+        await page.goto(`${origin}/swagger`)
+        await page.locator('.opblock').first().waitFor({ state: 'visible' })
+        await authorize(page, TOKEN)
+        const admin = await tryOut(operation(page, 'get', '/api/clubs/'), (block) =>
+          block.locator('tr[data-param-name="approved"] select').selectOption('false'),
+        )
+        expect(admin.status).toBe(200)
+        expect(admin.curl).toContain(`Authorization: Bearer ${TOKEN}`)
+        expect(admin.body.length).toBeGreaterThan(0)
+        expect(admin.body.every((club: Json) => club.approved === false)).toBe(true)
+      })
+    },
+    TIMEOUT,
+  )
+
+  it(
+    'tries out create with a token: 201 with the new club and its Location; without one, 401',
+    async () => {
+      await onSwagger(
+        async (page) => {
+          const refused = await tryOut(operation(page, 'post', '/api/clubs/'))
+          expect(refused.status).toBe(401)
+          expect(refused.text).toContain('www-authenticate')
+
+          await page.goto(`${origin}/swagger`)
+          await page.locator('.opblock').first().waitFor({ state: 'visible' })
+          await authorize(page, TOKEN)
+          // The body Swagger UI starts from is the operation's example.
+          const created = await tryOut(operation(page, 'post', '/api/clubs/'))
+          expect(created.status).toBe(201)
+          expect(created.body).toMatchObject({ name: 'Go Club', code: 'go-club', approved: false })
+          expect(created.text).toContain(`location: ${origin}/api/clubs/go-club/`)
+        },
+        [/status of 401 \(Unauthorized\) \(http:\/\/[^)]+\/api\/clubs\/\)/],
+      )
+    },
+    TIMEOUT,
+  )
+})
