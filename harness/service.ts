@@ -46,3 +46,11 @@ export function spawnService<const O extends ServiceOptions>(port: number, env: 
     ...(options as O),
   })
 }
+
+/** Stops a service process: SIGTERM, then SIGKILL if it has not exited within 5 s. */
+export async function stopService(proc: Subprocess | undefined): Promise<void> {
+  if (!proc || proc.exitCode !== null || proc.signalCode !== null) return
+  proc.kill('SIGTERM')
+  const exited = await Promise.race([proc.exited.then(() => true), sleep(5_000).then(() => false)])
+  if (!exited) proc.kill('SIGKILL')
+}

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { tempDir } from '../harness/app'
 import { axeViolations, CHROMIUM, launchChromium, offHost, watchPage, type Watched } from '../harness/browser'
-import { freePort, sleep, spawnService, waitForHealth } from '../harness/service'
+import { freePort, sleep, spawnService, waitForHealth, stopService } from '../harness/service'
 import { APPLICATION_REQUIRED, RECRUITING_CYCLES, SIZES } from '../src/model/club'
 
 // End-to-end checks of the browsable view (`?format=api`) and the Swagger UI (`/swagger`) in a real
@@ -137,11 +137,7 @@ suite('in a real browser', () => {
 
   afterAll(async () => {
     await browser?.close().catch(() => {})
-    if (proc && proc.exitCode === null && proc.signalCode === null) {
-      proc.kill('SIGTERM')
-      const exited = await Promise.race([proc.exited.then(() => true), sleep(5_000).then(() => false)])
-      if (!exited) proc.kill('SIGKILL')
-    }
+    await stopService(proc)
     if (dir) rmSync(dir, { recursive: true, force: true })
   }, TIMEOUT)
 

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { tempDir } from '../harness/app'
 import { axeViolations, CHROMIUM, launchChromium, offHost, watchPage } from '../harness/browser'
-import { freePort, sleep, spawnService, waitForHealth } from '../harness/service'
+import { freePort, spawnService, waitForHealth, stopService } from '../harness/service'
 
 // Swagger UI (/swagger) in a real Chromium against the real service: what a newcomer reads there
 // (padlocks only where a token is needed, true/false filters as choices, examples that read well)
@@ -51,11 +51,7 @@ suite('Swagger UI in a real browser', () => {
 
   afterAll(async () => {
     await browser?.close().catch(() => {})
-    if (proc && proc.exitCode === null && proc.signalCode === null) {
-      proc.kill('SIGTERM')
-      const exited = await Promise.race([proc.exited.then(() => true), sleep(5_000).then(() => false)])
-      if (!exited) proc.kill('SIGKILL')
-    }
+    await stopService(proc)
     if (dir) rmSync(dir, { recursive: true, force: true })
   }, TIMEOUT)
 
