@@ -37,6 +37,10 @@ const SCENARIOS: [key: string, title: string, ceiling: boolean][] = [
   ['create', 'Durable creates: `POST /api/clubs/` with the admin token, json-server `POST /clubs`', false],
   ['mix', 'Mix: 95% anonymous reads (list, page, search, retrieve) / 5% creates', false],
   ['review-list', 'List while 10% of the clubs have a change awaiting review (CONTRACT §11)', true],
+  ['small-retrieve-gzip', 'One club, `Accept-Encoding: gzip`, access log on (issue 18)', true],
+  ['small-list-gzip', 'The list of 1,000 clubs, gzip, access log on (issue 18)', true],
+  ['small-list-304', 'A 304 on the list, access log on (issue 18)', true],
+  ['small-404', 'A 404 for an unknown club, access log on (issue 18)', true],
   ['review-retrieve', 'Retrieve a club whose change awaits review (the public sees its approved version)', false],
   ['review-retrieve-other', 'Retrieve a club not under review, in the same run', false],
   [
@@ -172,6 +176,21 @@ function targets(sizes: readonly SizeResult[]): Target[] {
     () => reviewed >= 0.9 * other,
     () => `${rate(reviewed)} vs ${rate(other)} req/s = ${times(reviewed, other)}`,
   )
+  for (const [key, label, target] of [
+    ['small-retrieve-gzip', 'One club, gzip', 0.8],
+    ['small-list-gzip', 'The list of 1,000 clubs, gzip', 0.8],
+    ['small-list-304', 'A 304 on the list', 0.8],
+    ['small-404', 'A 404 for an unknown club', 0.7],
+  ] as const) {
+    const ours = rps(1000, 'ours', key) ?? 0
+    const bare = rps(1000, 'ceiling', key) ?? 0
+    check(
+      `${label}, access log on, ≥ ${target}× a bare Bun.serve with the same bytes`,
+      !!(ours && bare),
+      () => ours >= target * bare,
+      () => `${rate(ours)} vs ${rate(bare)} req/s = ${times(ours, bare)}`,
+    )
+  }
   return out
 }
 

@@ -4,6 +4,7 @@ import { benchCeiling, benchJsonServer } from './baselines'
 import { Recorder, type Scenario } from './measure'
 import { benchOurs } from './ours'
 import { benchUnderReview } from './review'
+import { benchSmallAnswers } from './small-answers'
 import { benchSpreadsheets, type SpreadsheetResult } from './spreadsheets'
 import { cpuBusy } from './cpu'
 import { capture } from './procs'
@@ -59,6 +60,7 @@ export async function benchSize(size: number, dataSet: string, tmp: string, say:
   const rssCeiling = await benchCeiling(listFile, rec)
   await benchJsonServer(join(tmp, `json-server-${size}`), ours.list, ours.code, rec)
   if (size === REVIEW_AT) await benchUnderReview(size, tmp, rec)
+  if (size === REVIEW_AT) await benchSmallAnswers(size, dataSet, tmp, rec)
   const spreadsheets = size === SPREADSHEETS_AT ? await benchSpreadsheets(size, dataSet, tmp, rec) : null
 
   return {

@@ -33,8 +33,8 @@ async function launch(cmd: string[], ready: string, options: Parameters<typeof s
   }
 }
 
-/** OURS: `bun src/index.ts` over a fresh copy of `dataSet` (the service writes to its file). */
-export function startOurs(dataSet: string, copy: string): Promise<Server> {
+/** OURS: `bun src/index.ts` over a fresh copy of `dataSet` (the service writes to its file); `logLevel` info writes the access log (to `<copy>.out`). */
+export function startOurs(dataSet: string, copy: string, logLevel: 'warn' | 'info' = 'warn'): Promise<Server> {
   copyFileSync(dataSet, copy)
   const port = freePort()
   return launch([process.execPath, 'src/index.ts'], '/api/clubs/', {
@@ -46,12 +46,21 @@ export function startOurs(dataSet: string, copy: string): Promise<Server> {
       HOST,
       CLUBS_DATA_FILE: copy,
       CLUBS_ADMIN_TOKEN: ADMIN_TOKEN,
-      CLUBS_LOG_LEVEL: 'warn',
+      CLUBS_LOG_LEVEL: logLevel,
       // Whatever the caller's environment says: no limit, writable, new clubs pending.
       CLUBS_RATE_LIMIT: '0',
       CLUBS_READ_ONLY: 'false',
       CLUBS_AUTO_APPROVE: 'false',
     },
+  })
+}
+
+/** A bare Bun.serve answering every request with one recorded answer (status, headers, body): bench/answer-ceiling.ts. */
+export function startAnswerCeiling(answerFile: string): Promise<Server> {
+  const port = freePort()
+  return launch([process.execPath, join(import.meta.dir, 'answer-ceiling.ts'), answerFile, String(port)], '/ready', {
+    port,
+    log: `${answerFile}.ceiling`,
   })
 }
 
