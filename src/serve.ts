@@ -44,10 +44,10 @@ export function serve(app: ReturnType<typeof createApp>, options: ServeOptions):
       response.headers.set('X-Request-Id', requestId)
       if (logRequests || metrics) {
         const seconds = (performance.now() - started) / 1000
-        const path = new URL(request.url).pathname
+        const path = pathOf(request.url)
         metrics?.observeRequest(request.method, routeOf(handled) ?? routeLabel(path), response.status, seconds)
         if (logRequests)
-          log.info('request', {
+          log.request({
             method: request.method,
             path,
             status: response.status,
@@ -60,6 +60,14 @@ export function serve(app: ReturnType<typeof createApp>, options: ServeOptions):
       return response
     },
   })
+}
+
+/** The path of an absolute URL, by a string scan: a URL parse per request costs more than the rest of the log line. */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start < 0) return '/'
+  const query = url.indexOf('?', start)
+  return url.slice(start, query < 0 ? url.length : query)
 }
 
 /** Routes outside the API, by their fixed paths; anything else matched no route. */
