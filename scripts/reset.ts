@@ -3,7 +3,7 @@
 // Refuses while the server runs (the data file is locked by it).
 //   npm run reset
 import { existsSync, rmSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { ConfigError, IN_MEMORY, loadConfig } from '../src/config'
 import { openDataFile } from '../src/data-file'
 import { copySnapshot } from '../src/store/backups'
@@ -36,8 +36,8 @@ async function main(): Promise<number> {
   }
   const { store, data } = await openDataFile(config.dataFile, config.seedFile)
   await store.close()
-  console.log(`Reset ${config.dataFile} to ${config.seedFile}: ${data.clubs.length} clubs.`)
-  if (kept) console.log(`The previous data is kept in ${kept}; no later write replaces it.`)
+  console.log(`Reset ${resolve(config.dataFile)} to ${config.seedFile}: ${data.clubs.length} clubs.`)
+  if (kept) console.log(`The previous data is kept in ${resolve(kept)}; no later write replaces it.`)
   return 0
 }
 

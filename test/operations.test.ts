@@ -327,7 +327,7 @@ describe('backups (CLUBS_BACKUP_DIR, _INTERVAL, _KEEP)', () => {
     await waitForHealth(`http://127.0.0.1:${port}`, restored)
     const club = await fetch(`http://127.0.0.1:${port}/api/clubs/backed-up-club/`)
     expect([club.status, (await club.json()).name]).toEqual([200, 'Backed Up Club'])
-  })
+  }, 30_000)
 
   it('npm run reset keeps the data it replaces as a copy no later write or backup replaces', async () => {
     const dir = tempDir()
