@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { ROOT } from './service'
+import { freePort, ROOT, spawnService, waitForHealth } from './service'
 
 // Driving Debian's Chromium for the browser tests: every page opened here is watched, so a test
 // can tell that it loaded only from the service, logged no error, threw nothing and tripped no
@@ -11,6 +11,11 @@ export const CHROMIUM = '/usr/bin/chromium'
 export const VIEWPORT = { width: 1280, height: 900 }
 
 export function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `Chromium is not installed at ${CHROMIUM}, so the browser tests cannot run. ` +
+        'Install it (Debian: apt-get install chromium) or set SKIP_BROWSER_TESTS=1 to skip them.',
+    )
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -24,6 +29,19 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   })
+}
+
+/** The service on a free port over a data file in `dir` with the admin `token`, and a Chromium to drive it. */
+export async function serviceAndBrowser(dir: string, token: string) {
+  const port = freePort()
+  const origin = `http://127.0.0.1:${port}`
+  const proc = spawnService(
+    port,
+    { CLUBS_DATA_FILE: join(dir, 'db.json'), CLUBS_ADMIN_TOKEN: token, CLUBS_LOG_LEVEL: 'warn' },
+    { stdout: 'ignore', stderr: 'pipe' },
+  )
+  const [browser] = await Promise.all([launchChromium(), waitForHealth(origin, proc)])
+  return { port, origin, proc, browser }
 }
 
 /** What one page did that it should not have: requests elsewhere, console errors, uncaught errors. */

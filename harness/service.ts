@@ -54,3 +54,14 @@ export async function stopService(proc: Subprocess | undefined): Promise<void> {
   const exited = await Promise.race([proc.exited.then(() => true), sleep(5_000).then(() => false)])
   if (!exited) proc.kill('SIGKILL')
 }
+
+/** Runs `cmd` (an operator command, say) to its end: its exit code and what it printed. */
+export async function runToEnd(cmd: string[], options: { cwd: string; env: Record<string, string | undefined> }) {
+  const proc = Bun.spawn(cmd, { cwd: options.cwd, env: options.env, stdout: 'pipe', stderr: 'pipe' })
+  const [code, stdout, stderr] = await Promise.all([
+    proc.exited,
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+  ])
+  return { code, stdout, stderr }
+}

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { tempDir } from '../harness/app'
-import { axeViolations, CHROMIUM, launchChromium, offHost, watchPage, type Watched } from '../harness/browser'
-import { freePort, sleep, spawnService, waitForHealth, stopService } from '../harness/service'
+import { axeViolations, offHost, serviceAndBrowser, watchPage, type Watched } from '../harness/browser'
+import { sleep, stopService } from '../harness/service'
 import { APPLICATION_REQUIRED, RECRUITING_CYCLES, SIZES } from '../src/model/club'
 
 // End-to-end checks of the browsable view (`?format=api`) and the Swagger UI (`/swagger`) in a real
@@ -116,23 +116,11 @@ suite('in a real browser', () => {
   }
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium is not installed at ${CHROMIUM}, so the browser tests cannot run. ` +
-          'Install it (Debian: apt-get install chromium) or set SKIP_BROWSER_TESTS=1 to skip them.',
-      )
-    }
     mkdirSync(SHOTS, { recursive: true })
     dir = mkdtempSync(join(tmpdir(), 'clubs-browser-'))
-    port = freePort()
-    base = origin = `http://127.0.0.1:${port}`
-    proc = spawnService(
-      port,
-      { CLUBS_DATA_FILE: join(dir, 'db.json'), CLUBS_ADMIN_TOKEN: TOKEN, CLUBS_LOG_LEVEL: 'warn' },
-      { stdout: 'ignore', stderr: 'pipe' },
-    )
-    const [launched] = await Promise.all([launchChromium(), waitForHealth(base, proc)])
-    browser = launched
+    const started = await serviceAndBrowser(dir, TOKEN)
+    ;({ port, proc, browser } = started)
+    base = origin = started.origin
   }, TIMEOUT)
 
   afterAll(async () => {

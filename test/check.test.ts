@@ -9,6 +9,7 @@ import { MEMBER_BODY } from '../src/domain/members'
 import { SAVED_CLUB_BODY } from '../src/domain/saved-clubs'
 import { USER_BODY } from '../src/domain/users'
 import { WRITABLE_FIELDS } from '../harness/contract'
+import { CLUB_DEFAULTS } from '../src/model/club'
 
 const TODAY = '2026-11-23'
 const SMALL = { member: MEMBER_BODY, saved: SAVED_CLUB_BODY, user: USER_BODY }
@@ -31,35 +32,7 @@ const UNREAL_DATE = 'Date is not a real calendar date.'
 const NOT_NULL = 'This field may not be null.'
 const REQUIRED = 'This field is required.'
 /** Every writable field but code, each with a good value: a PUT body. */
-const FULL = {
-  name: 'Go Club',
-  subtitle: '',
-  description: '',
-  email: '',
-  email_public: true,
-  address: '',
-  accepting_members: false,
-  application_required: 4,
-  appointment_needed: false,
-  available_virtually: false,
-  enables_subscription: true,
-  founded: null,
-  image_url: null,
-  recruiting_cycle: 1,
-  size: 1,
-  is_school_unit: false,
-  website: null,
-  facebook: null,
-  twitter: null,
-  instagram: null,
-  linkedin: null,
-  github: null,
-  youtube: null,
-  how_to_get_involved: '',
-  listserv: '',
-  tags: [],
-  active: true,
-}
+const FULL = { name: 'Go Club', ...CLUB_DEFAULTS }
 const A = { name: 'Go Club' }
 
 const rows: Row[] = [

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto'
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE, tempDir } from '../harness/app'
-import { ENTRY, freePort, ROOT, sleep } from '../harness/service'
+import { ENTRY, freePort, ROOT, runToEnd, sleep } from '../harness/service'
 
 // Users and their relations to clubs over real data files (CONTRACT §5, §9): they survive a
 // restart, tokens are stored only as hashes, and the operator's users:add command.
@@ -46,18 +46,10 @@ const childEnv = (dataFile: string, extra: Record<string, string> = {}) => ({
 
 /** Runs `bun scripts/users-add.ts ...args` to completion. */
 async function usersAdd(dataFile: string, ...args: string[]) {
-  const proc = Bun.spawn([process.execPath, USERS_ADD, ...args], {
+  const { code, stdout, stderr } = await runToEnd([process.execPath, USERS_ADD, ...args], {
     cwd: ROOT,
     env: childEnv(dataFile),
-    stdout: 'pipe',
-    stderr: 'pipe',
   })
-  processes.push(proc)
-  const [code, stdout, stderr] = await Promise.all([
-    proc.exited,
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-  ])
   const lines = stdout.trim().split('\n')
   return { code, stdout, stderr, token: lines[lines.length - 1]!.trim() }
 }

@@ -3,7 +3,7 @@ import type { Subprocess } from 'bun'
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE, tempDir } from '../harness/app'
-import { freePort, ROOT, spawnService, waitForHealth } from '../harness/service'
+import { freePort, ROOT, runToEnd, spawnService, waitForHealth } from '../harness/service'
 
 // The operator's user commands (issue 13): users:add and users:token write straight into the data
 // file while the server is stopped, and say plainly which file they wrote — the absolute path,
@@ -30,18 +30,10 @@ function freshDir(): string {
 /** Runs `bun scripts/<script> ...args` in `cwd` with `env` (nothing of this process's CLUBS_* leaks in). */
 async function run(script: string, args: string[], options: { cwd: string; env?: Record<string, string> }) {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CLUBS_')))
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'scripts', script), ...args], {
+  const { code, stdout, stderr } = await runToEnd([process.execPath, join(ROOT, 'scripts', script), ...args], {
     cwd: options.cwd,
     env: { ...inherited, CLUBS_SEED_FILE: SEED_FILE, ...options.env },
-    stdout: 'pipe',
-    stderr: 'pipe',
   })
-  processes.push(proc)
-  const [code, stdout, stderr] = await Promise.all([
-    proc.exited,
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-  ])
   return { code, stdout, stderr, token: stdout.trim().split('\n').at(-1)!.trim() }
 }
 

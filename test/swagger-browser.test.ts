@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
-import { existsSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { tempDir } from '../harness/app'
-import { axeViolations, CHROMIUM, launchChromium, offHost, watchPage } from '../harness/browser'
-import { freePort, spawnService, waitForHealth, stopService } from '../harness/service'
+import { axeViolations, offHost, serviceAndBrowser, watchPage } from '../harness/browser'
+import { stopService } from '../harness/service'
 
 // Swagger UI (/swagger) in a real Chromium against the real service: what a newcomer reads there
 // (padlocks only where a token is needed, true/false filters as choices, examples that read well)
@@ -31,21 +30,8 @@ suite('Swagger UI in a real browser', () => {
   let doc: Json
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `Chromium is not installed at ${CHROMIUM}, so the browser tests cannot run. ` +
-          'Install it (Debian: apt-get install chromium) or set SKIP_BROWSER_TESTS=1 to skip them.',
-      )
     dir = tempDir('clubs-swagger-')
-    const port = freePort()
-    origin = `http://127.0.0.1:${port}`
-    proc = spawnService(
-      port,
-      { CLUBS_DATA_FILE: join(dir, 'db.json'), CLUBS_ADMIN_TOKEN: TOKEN, CLUBS_LOG_LEVEL: 'warn' },
-      { stdout: 'ignore', stderr: 'pipe' },
-    )
-    const [launched] = await Promise.all([launchChromium(), waitForHealth(origin, proc)])
-    browser = launched
+    ;({ origin, proc, browser } = await serviceAndBrowser(dir, TOKEN))
     doc = await (await fetch(`${origin}/swagger/json`)).json()
   }, TIMEOUT)
 
