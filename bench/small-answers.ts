@@ -1,9 +1,15 @@
 // Issue 18's rows: the small answers browsers and clients ask for most, from OURS with the access
 // log on as deployed (CLUBS_LOG_LEVEL=info, to a file), each beside a bare Bun.serve returning the
 // very same status, headers and bytes (gzip, 304, 404).
+//
+// These answers take microseconds, so a shared machine's noise moves their figures by a fifth from
+// one run to the next. Every server stays up and the runs alternate, OURS then its ceiling, for
+// ROUNDS rounds; each keeps its best run (noise only ever takes throughput away).
 import { join } from 'node:path'
-import { measure, settler, type Recorder } from './measure'
-import { startAnswerCeiling, startOurs } from './servers'
+import { measure, settler, type Measured, type Recorder } from './measure'
+import { startAnswerCeiling, startOurs, type Server } from './servers'
+
+const ROUNDS = 3
 
 interface Answer {
   readonly key: string
@@ -45,32 +51,39 @@ export async function benchSmallAnswers(size: number, dataSet: string, tmp: stri
     },
     { key: 'small-404', label: 'an unknown club, 404', path: '/api/clubs/no-such-club/', headers: {} },
   ]
-  const recorded = []
-  for (const answer of answers) recorded.push(await record(server.base, answer))
-  const settle = settler(`${server.base}/health`)
-  for (const answer of answers)
-    rec.record(
-      'ours',
-      answer.key,
-      `${answer.label} (access log on)`,
-      await measure(server.child.pid, () => ({ url: server.base + answer.path, headers: answer.headers }), settle),
-    )
-  await server.stop()
-
-  for (const [i, answer] of answers.entries()) {
-    const file = join(tmp, `small-${size}-${answer.key}.json`)
-    await Bun.write(file, JSON.stringify(recorded[i]))
-    const ceiling = await startAnswerCeiling(file)
-    rec.record(
-      'ceiling',
-      answer.key,
-      `${answer.label} (same status, headers and bytes)`,
-      await measure(
-        ceiling.child.pid,
-        () => ({ url: `${ceiling.base}/`, headers: answer.headers }),
-        settler(`${ceiling.base}/ready`),
-      ),
-    )
-    await ceiling.stop()
+  const ceilings: Server[] = []
+  try {
+    for (const answer of answers) {
+      const file = join(tmp, `small-${size}-${answer.key}.json`)
+      await Bun.write(file, JSON.stringify(await record(server.base, answer)))
+      ceilings.push(await startAnswerCeiling(file))
+    }
+    const best = (runs: Measured[]) => runs.reduce((a, b) => (b.rps > a.rps ? b : a))
+    const ours: Measured[][] = answers.map(() => [])
+    const ceiling: Measured[][] = answers.map(() => [])
+    for (let round = 0; round < ROUNDS; round++)
+      for (const [i, answer] of answers.entries()) {
+        const bare = ceilings[i]!
+        ours[i]!.push(
+          await measure(
+            server.child.pid,
+            () => ({ url: server.base + answer.path, headers: answer.headers }),
+            settler(`${server.base}/health`),
+          ),
+        )
+        ceiling[i]!.push(
+          await measure(
+            bare.child.pid,
+            () => ({ url: `${bare.base}/`, headers: answer.headers }),
+            settler(`${bare.base}/ready`),
+          ),
+        )
+      }
+    for (const [i, answer] of answers.entries()) {
+      rec.record('ours', answer.key, `${answer.label} (access log on)`, best(ours[i]!))
+      rec.record('ceiling', answer.key, `${answer.label} (same status, headers and bytes)`, best(ceiling[i]!))
+    }
+  } finally {
+    await Promise.all([server, ...ceilings].map((started) => started.stop()))
   }
 }

@@ -3,7 +3,7 @@ import type { Server } from 'bun'
 import type { createApp } from './app'
 import { forwardedOf, trusts, type TrustProxy } from './edge/forwarded'
 import type { Metrics } from './edge/metrics'
-import { noteAddress, noteOriginalUrl, routeOf, usernameOf } from './edge/request-facts'
+import { factsOf } from './edge/request-facts'
 import type { Logger } from './log'
 
 /** Seconds a connection may stay silent (a stalled upload, an idle keep-alive) before it is closed. */
@@ -31,33 +31,38 @@ export function serve(app: ReturnType<typeof createApp>, options: ServeOptions):
     port: options.port,
     hostname: options.host,
     idleTimeout: IDLE_TIMEOUT_S,
-    async fetch(request, server) {
+    fetch(request, server) {
       const started = performance.now()
+      // Read once: each read of request.url makes a new string.
+      const url = request.url
       const peer = server.requestIP(request)?.address ?? null
       const forwarded = trusts(trustProxy, peer) ? forwardedOf(request, trustProxy) : null
-      const handled = routable(request, forwarded?.url ?? null)
-      const address = forwarded?.address ?? peer
-      if (address) noteAddress(handled, address)
+      const handled = routable(request, url, forwarded?.url ?? null)
+      const facts = factsOf(handled)
+      facts.address = forwarded?.address ?? peer
       const given = request.headers.get('x-request-id')
       const requestId = given !== null && REQUEST_ID.test(given) ? given : randomUUID()
-      const response = await app.handle(handled)
-      response.headers.set('X-Request-Id', requestId)
-      if (logRequests || metrics) {
+      const finish = (response: Response) => {
+        response.headers.set('X-Request-Id', requestId)
+        if (!logRequests && !metrics) return response
         const seconds = (performance.now() - started) / 1000
-        const path = pathOf(request.url)
-        metrics?.observeRequest(request.method, routeOf(handled) ?? routeLabel(path), response.status, seconds)
+        const path = pathOf(url)
+        metrics?.observeRequest(request.method, facts.route ?? routeLabel(path), response.status, seconds)
         if (logRequests)
           log.request({
             method: request.method,
             path,
             status: response.status,
             duration_ms: Math.round(seconds * 100_000) / 100,
-            user: usernameOf(handled),
-            address,
+            user: facts.username,
+            address: facts.address,
             request_id: requestId,
           })
+        return response
       }
-      return response
+      // The app's own handler, not app.handle: that adds an async step to every answer.
+      const answer = app.fetch(handled)
+      return answer instanceof Promise ? answer.then(finish) : finish(answer)
     },
   })
 }
@@ -85,17 +90,17 @@ function routeLabel(path: string): string {
  * path would be a 404: such a request is routed under a longer host. Behind a trusted proxy the
  * client's URL is the proxy's scheme and host. Either way the answer's links use the client's URL.
  */
-function routable(request: Request, publicUrl: string | null): Request {
+function routable(request: Request, url: string, publicUrl: string | null): Request {
   // A string scan, not a URL parse: this runs for every request.
-  const start = request.url.indexOf('//') + 2
-  const end = request.url.indexOf('/', start)
-  const short = (end < 0 ? request.url.length : end) - start < 4
+  const start = url.indexOf('//') + 2
+  const end = url.indexOf('/', start)
+  const short = (end < 0 ? url.length : end) - start < 4
   if (!short && publicUrl === null) return request
   let handled = request
   if (short) {
-    const url = new URL(request.url)
-    handled = new Request(`${url.protocol}//localhost${url.pathname}${url.search}`, request)
+    const parsed = new URL(url)
+    handled = new Request(`${parsed.protocol}//localhost${parsed.pathname}${parsed.search}`, request)
   }
-  noteOriginalUrl(handled, publicUrl ?? request.url)
+  factsOf(handled).url = publicUrl ?? url
   return handled
 }

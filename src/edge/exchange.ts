@@ -21,34 +21,56 @@ export interface BrowsableNotes {
   readonly directory?: readonly { readonly name: string; readonly title: string; readonly description: string }[]
 }
 
-/** What the edge knows about one request once it has been negotiated. */
-export interface Exchange {
-  readonly request: Request
-  readonly url: URL
-  readonly format: Format
-  /** The endpoint the request reached; null off the API (an unknown path). */
-  readonly page: PageInfo | null
-}
+const NO_QUERY: URLSearchParams = new URLSearchParams()
+
+type Negotiation = (query: URLSearchParams, accept: string | null) => Format
 
 /**
- * Negotiates a request once: its URL, and JSON, the browsable view or one of the `spreadsheets`
- * the action offers (404 for any other ?format=).
+ * What the edge knows about one request once it has been negotiated. The URL is parsed on first
+ * use: most answers (one club, a cached list, a 304, a 404) need none of it.
  */
-export function exchange(
-  request: Request,
-  page: PageInfo | null,
-  spreadsheets: readonly SpreadsheetFormat[] = [],
-): Exchange {
-  const url = new URL(urlOf(request))
-  return { request, url, format: negotiate(url, request.headers.get('accept'), spreadsheets), page }
+export class Exchange {
+  readonly format: Format
+  #url: URL | null
+
+  constructor(
+    readonly request: Request,
+    /** The endpoint the request reached; null off the API (an unknown path). */
+    readonly page: PageInfo | null,
+    /** The URL the client asked for (behind a trusted proxy, with the proxy's scheme and host). */
+    readonly href: string,
+    format: Format | Negotiation,
+    url: URL | null = null,
+  ) {
+    this.#url = url
+    this.format = typeof format === 'function' ? format(this.query, request.headers.get('accept')) : format
+  }
+
+  /** The same exchange at another URL of its endpoint (the browsable list's page 1). */
+  at(url: URL): Exchange {
+    return new Exchange(this.request, this.page, url.href, this.format, url)
+  }
+
+  get url(): URL {
+    return (this.#url ??= new URL(this.href))
+  }
+
+  /** The query parameters, read without parsing a URL that has none. */
+  get query(): URLSearchParams {
+    return this.href.includes('?') ? this.url.searchParams : NO_QUERY
+  }
 }
 
+/** JSON, the browsable view or one of the `spreadsheets` the action offers (404 for any other ?format=). */
+export const exchange = (request: Request, page: PageInfo | null, spreadsheets?: readonly SpreadsheetFormat[]) =>
+  new Exchange(request, page, urlOf(request), (query, accept) => negotiate(query, accept, spreadsheets))
+
 /** The same for answering an error, where an unknown ?format= falls back to JSON. */
-export function exchangeForError(request: Request, page: PageInfo | null = null): Exchange {
-  const url = new URL(urlOf(request))
-  let format: Format = 'json'
-  try {
-    format = negotiate(url, request.headers.get('accept'))
-  } catch {}
-  return { request, url, format, page }
-}
+export const exchangeForError = (request: Request, page: PageInfo | null = null) =>
+  new Exchange(request, page, urlOf(request), (query, accept) => {
+    try {
+      return negotiate(query, accept)
+    } catch {
+      return 'json'
+    }
+  })

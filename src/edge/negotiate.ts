@@ -1,4 +1,5 @@
 import { NotFound } from '../domain/errors'
+import { memoByValue } from './header-memo'
 
 /** Spreadsheets an action may render besides JSON and the browsable view, asked for by `?format=` only. */
 export type SpreadsheetFormat = 'csv' | 'xlsx'
@@ -8,8 +9,12 @@ export type Format = 'json' | 'api' | SpreadsheetFormat
  * `?format=` wins (json, api, or a spreadsheet the action offers); otherwise an Accept header that
  * prefers HTML to JSON picks the browsable view.
  */
-export function negotiate(url: URL, accept: string | null, spreadsheets: readonly SpreadsheetFormat[] = []): Format {
-  const format = url.searchParams.get('format')
+export function negotiate(
+  query: URLSearchParams,
+  accept: string | null,
+  spreadsheets: readonly SpreadsheetFormat[] = [],
+): Format {
+  const format = query.get('format')
   if (format !== null) {
     if (format === 'json' || format === 'api') return format
     if ((spreadsheets as readonly string[]).includes(format)) return format as SpreadsheetFormat
@@ -18,7 +23,7 @@ export function negotiate(url: URL, accept: string | null, spreadsheets: readonl
   return accept && prefersHtml(accept) ? 'api' : 'json'
 }
 
-function prefersHtml(accept: string): boolean {
+const prefersHtml = memoByValue((accept) => {
   if (!accept.includes('html')) return false
   let html = 0
   let json = 0
@@ -32,4 +37,4 @@ function prefersHtml(accept: string): boolean {
     else if (type === '*/*' || type === 'application/*') any = Math.max(any, q)
   }
   return html > Math.max(json, any) || (html > 0 && html === any && json === 0)
-}
+})

@@ -1,5 +1,9 @@
 const GZIP_THRESHOLD = 1024
 const JSON_TYPE = 'application/json'
+/** How many distinct small bodies `Prepared.repeated` keeps, and how long a body it keeps. */
+const REPEATED_BODIES = 256
+const REPEATED_LENGTH = 4096
+const repeated = new Map<string, Prepared>()
 
 /**
  * A serialised body with its media type, ETag and (made on first demand) its gzip form, so an
@@ -12,6 +16,7 @@ export class Prepared {
   readonly body: Blob
   readonly #compress: boolean
   #gzip: Promise<Blob> | null = null
+  #gzipped: Blob | null = null
 
   private constructor(
     content: string | Uint8Array,
@@ -26,6 +31,20 @@ export class Prepared {
 
   static of(value: unknown): Prepared {
     return new Prepared(JSON.stringify(value), JSON_TYPE, true)
+  }
+
+  /**
+   * The same as `of`, for bodies that come again and again (an error, an endpoint's metadata):
+   * each distinct one is hashed and stored once, and its answer headers are built once.
+   */
+  static repeated(value: unknown): Prepared {
+    const json = JSON.stringify(value)
+    if (json.length > REPEATED_LENGTH) return Prepared.fromJson(json)
+    let prepared = repeated.get(json)
+    if (prepared) return prepared
+    if (repeated.size >= REPEATED_BODIES) repeated.clear()
+    repeated.set(json, (prepared = Prepared.fromJson(json)))
+    return prepared
   }
 
   static fromJson(json: string): Prepared {
@@ -45,8 +64,12 @@ export class Prepared {
     return this.body.text()
   }
 
-  gzip(): Promise<Blob> {
-    this.#gzip ??= this.body.bytes().then((bytes) => new Blob([Bun.gzipSync(bytes)], { type: this.type }))
+  /** The gzip form: made once, then at hand without waiting. */
+  gzip(): Blob | Promise<Blob> {
+    if (this.#gzipped) return this.#gzipped
+    this.#gzip ??= this.body
+      .bytes()
+      .then((bytes) => (this.#gzipped = new Blob([Bun.gzipSync(bytes)], { type: this.type })))
     return this.#gzip
   }
 }

@@ -1,22 +1,29 @@
-// What the edge learns about a request on its way through, for the access log and the rate
-// limit: kept beside the Request object rather than on it, and gone with it.
-const usernames = new WeakMap<Request, string>()
-const addresses = new WeakMap<Request, string>()
+// What the edge learns about a request on its way through, for the access log, metrics and the
+// rate limit: one record a request, kept beside the Request object rather than on it, and gone with it.
 
-export const noteUsername = (request: Request, username: string) => usernames.set(request, username)
-export const usernameOf = (request: Request): string | null => usernames.get(request) ?? null
+class Facts {
+  /** The client's address (behind a trusted proxy, the one it names). */
+  address: string | null = null
+  /** The URL the client asked for, when the request was re-addressed to be routed (see serve.ts). */
+  url: string | null = null
+  /** The template of the endpoint the request reached ('/api/clubs/:code/'): never the raw path. */
+  route: string | null = null
+  username: string | null = null
+}
 
-export const noteAddress = (request: Request, address: string) => addresses.set(request, address)
-export const addressOf = (request: Request): string | null => addresses.get(request) ?? null
+const known = new WeakMap<Request, Facts>()
 
-const originalUrls = new WeakMap<Request, string>()
+/** The facts of `request`, made on first use. */
+export function factsOf(request: Request): Facts {
+  let facts = known.get(request)
+  if (!facts) known.set(request, (facts = new Facts()))
+  return facts
+}
 
-/** The URL the client asked for, when the request was re-addressed to be routed (see serve.ts). */
-export const noteOriginalUrl = (request: Request, url: string) => originalUrls.set(request, url)
-export const urlOf = (request: Request): string => originalUrls.get(request) ?? request.url
+export const addressOf = (request: Request): string | null => known.get(request)?.address ?? null
 
-const routes = new WeakMap<Request, string>()
+export const urlOf = (request: Request): string => known.get(request)?.url ?? request.url
 
-/** The template of the endpoint a request reached ('/api/clubs/:code/'), for metrics: never the raw path. */
-export const noteRoute = (request: Request, route: string) => routes.set(request, route)
-export const routeOf = (request: Request): string | null => routes.get(request) ?? null
+export const noteRoute = (request: Request, route: string) => void (factsOf(request).route = route)
+
+export const noteUsername = (request: Request, username: string) => void (factsOf(request).username = username)

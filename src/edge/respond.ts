@@ -16,6 +16,8 @@ const BASE_HEADERS = {
     'Allow, Content-Disposition, ETag, Link, Location, Retry-After, WWW-Authenticate, X-Total-Count',
 } as const
 
+const NO_HEADERS: Readonly<Record<string, string>> = {}
+
 /**
  * The one place that turns a status and a prepared body into a response: the body (JSON, or a
  * spreadsheet the endpoint made) or the browsable view, ETag and 304 on reads, gzip when the
@@ -25,26 +27,89 @@ export function reply(
   ex: Exchange,
   status: number,
   body: Prepared | null,
-  extra: Record<string, string> = {},
+  extra: Readonly<Record<string, string>> = NO_HEADERS,
   notes: BrowsableNotes = {},
 ): Response | Promise<Response> {
+  const method = ex.request.method
+  const shape = {
+    status,
+    allow: ex.page?.allow,
+    extra,
+    read: status === 200 && (method === 'GET' || method === 'HEAD'),
+  }
+  if (ex.format === 'api') return browsable(ex, status, body, headersOf(shape, null, 'plain'), notes)
+  if (!body) return new Response(null, { status, headers: headersOf(shape, null, 'plain') })
+  const headers = answerHeaders(body, shape)
+  if (shape.read && matchesEtag(ex.request.headers.get('if-none-match'), body.etag))
+    return new Response(null, { status: 304, headers: headers.of('not modified') })
+  if (body.compressible && acceptsGzip(ex.request.headers.get('accept-encoding'))) {
+    const gzip = body.gzip()
+    return gzip instanceof Blob
+      ? new Response(gzip, { status, headers: headers.of('gzip') })
+      : gzip.then((made) => new Response(made, { status, headers: headers.of('gzip') }))
+  }
+  return new Response(body.body, { status, headers: headers.of('plain') })
+}
+
+/** What an answer's headers depend on besides its body. */
+interface Shape {
+  readonly status: number
+  readonly allow: string | undefined
+  readonly extra: Readonly<Record<string, string>>
+  /** A successful GET or HEAD: it carries an ETag, and may be a 304. */
+  readonly read: boolean
+}
+
+type Form = 'plain' | 'gzip' | 'not modified'
+
+function headersOf({ allow, extra, read }: Shape, body: Prepared | null, form: Form): Record<string, string> {
   const headers: Record<string, string> = { ...BASE_HEADERS, Vary: 'Accept', ...extra }
-  if (ex.page) headers.Allow ??= ex.page.allow
-  if (ex.format === 'api') return browsable(ex, status, body, headers, notes)
-  if (!body) return new Response(null, { status, headers })
+  if (allow) headers.Allow ??= allow
+  if (!body) return headers
   headers['Content-Type'] = body.type
   if (body.compressible) headers.Vary = 'Accept, Accept-Encoding'
-  const method = ex.request.method
-  if (status === 200 && (method === 'GET' || method === 'HEAD')) {
-    headers.ETag = body.etag
-    if (matchesEtag(ex.request.headers.get('if-none-match'), body.etag))
-      return new Response(null, { status: 304, headers })
+  if (read) headers.ETag = body.etag
+  if (form === 'gzip') headers['Content-Encoding'] = 'gzip'
+  return headers
+}
+
+/**
+ * A cached answer's headers, built once per form and copied into each response: building them
+ * per answer cost more than the rest of a small answer's own work. Kept while the body is
+ * answered in the same shape.
+ */
+class AnswerHeaders {
+  readonly #forms = new Map<Form, Headers>()
+
+  constructor(
+    readonly body: Prepared,
+    readonly shape: Shape,
+  ) {}
+
+  fits({ status, allow, extra, read }: Shape): boolean {
+    const kept = this.shape
+    return kept.status === status && kept.allow === allow && kept.read === read && sameHeaders(kept.extra, extra)
   }
-  if (body.compressible && acceptsGzip(ex.request.headers.get('accept-encoding'))) {
-    headers['Content-Encoding'] = 'gzip'
-    return body.gzip().then((gzip) => new Response(gzip, { status, headers }))
+
+  of(form: Form): Headers {
+    let headers = this.#forms.get(form)
+    if (!headers) this.#forms.set(form, (headers = new Headers(headersOf(this.shape, this.body, form))))
+    return headers
   }
-  return new Response(body.body, { status, headers })
+}
+
+function sameHeaders(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  if (a === b) return true
+  const names = Object.keys(a)
+  return names.length === Object.keys(b).length && names.every((name) => a[name] === b[name])
+}
+
+const keptHeaders = new WeakMap<Prepared, AnswerHeaders>()
+
+function answerHeaders(body: Prepared, shape: Shape): AnswerHeaders {
+  let kept = keptHeaders.get(body)
+  if (!kept?.fits(shape)) keptHeaders.set(body, (kept = new AnswerHeaders(body, shape)))
+  return kept
 }
 
 async function browsable(
@@ -62,6 +127,7 @@ async function browsable(
   })
 }
 
+/** A JSON answer: errors and metadata, whose few distinct bodies are prepared once each. */
 export function replyJson(ex: Exchange, status: number, value: unknown, extra?: Record<string, string>) {
-  return reply(ex, status, Prepared.of(value), extra)
+  return reply(ex, status, Prepared.repeated(value), extra)
 }

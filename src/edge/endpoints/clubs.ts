@@ -132,7 +132,7 @@ function clubTemplate(shown: unknown): Record<string, unknown> {
 /** A club's detail answer; as the public sees it, made once per record. */
 function detailAnswer({ ex, caller, services }: Call<unknown>, record: ClubRecord): Prepared {
   const { clubs, answers } = services
-  const fields = parseFieldSelection(ex.url.searchParams)
+  const fields = parseFieldSelection(ex.query)
   if (fields || !clubs.seesAsPublic(caller, record)) return Prepared.of(clubs.detail(caller, record, fields))
   return answers.details.of(record)
 }
@@ -140,7 +140,7 @@ function detailAnswer({ ex, caller, services }: Call<unknown>, record: ClubRecor
 /** The list answer for a request: its body (JSON or a spreadsheet), X-Total-Count, and Link when paged. */
 function listAnswer(call: Call<unknown>): ListAnswer | Promise<ListAnswer> {
   const { ex, caller, services } = call
-  const query = services.clubs.parseQuery(ex.url.searchParams)
+  const query = services.clubs.parseQuery(ex.query)
   const page = services.clubs.list(caller, query)
   const headers = listHeaders(page, ex)
   if (ex.format === 'csv' || ex.format === 'xlsx') {
@@ -194,7 +194,7 @@ function listHeaders({ total, page }: ClubPage, ex: Exchange): Record<string, st
 function reviewNotes({ ex, caller, services }: Call<unknown>) {
   const { clubs } = services
   const review = new Map<string, 'new club' | 'change to an approved club'>()
-  for (const record of clubs.list(caller, clubs.parseQuery(ex.url.searchParams)).records) {
+  for (const record of clubs.list(caller, clubs.parseQuery(ex.query)).records) {
     const state = clubs.reviewState(record)
     if (state) review.set(record.code, state)
   }
@@ -206,10 +206,10 @@ function reviewNotes({ ex, caller, services }: Call<unknown>) {
  * answer for page 1 (the same bytes, and the same cache entry, a program gets for ?page=1).
  */
 function pagedForBrowsers<P>(call: Call<P>): Call<P> {
-  if (call.ex.format !== 'api' || call.ex.url.searchParams.has('page')) return call
+  if (call.ex.format !== 'api' || call.ex.query.has('page')) return call
   const url = new URL(call.ex.url)
   url.searchParams.set('page', '1')
-  return { ...call, ex: { ...call.ex, url } }
+  return { ...call, ex: call.ex.at(url) }
 }
 
 /** The same list URL at page `n`. */
@@ -277,9 +277,9 @@ export const clubList = endpoint({
         const call = pagedForBrowsers(asked)
         const { ex, caller, services } = call
         const { lists } = services.answers
-        // Keyed by origin too: paging links are absolute URLs built from the request's host. And by
+        // Keyed by the whole URL: paging links are absolute URLs built from the request's host. And by
         // role: a campus user is an admin only in requests whose token carries the admin group.
-        const key = `${caller.isAdmin ? 'admin:' : ''}${caller.username ?? ''} ${ex.url.origin}${ex.url.search}`
+        const key = `${caller.isAdmin ? 'admin:' : ''}${caller.username ?? ''} ${ex.href}`
         const version = services.clubs.dataVersion
         const send = ({ body, headers }: ListAnswer) => ({
           status: 200,

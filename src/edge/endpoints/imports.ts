@@ -79,7 +79,7 @@ export const importList = endpoint({
       },
       errors: [400, 401, 403, 405, 413, 415, 503],
       async handle({ ex, caller, services, body }) {
-        const dryRun = dryRunOf(ex.url.searchParams)
+        const dryRun = dryRunOf(ex.query)
         const counts = await services.imports.run(caller, body as ImportSource, dryRun)
         return { status: dryRun ? 200 : 201, body: counts }
       },
