@@ -82,7 +82,7 @@ async function main() {
     campus_sign_in: config.oidc ? config.oidc.issuer : 'off',
   })
   if (devAdmin) {
-    log.flush()
+    await log.flush()
     console.log(developmentTokenNotice(devAdmin.token, base, config.dataFile === IN_MEMORY))
   }
   // Not awaited: the service serves (reads, service tokens) whether or not the provider answers.
@@ -101,7 +101,7 @@ async function main() {
     await backups?.stop()
     await store.close()
     log.info('club directory stopped', { signal, data: where })
-    log.flush()
+    await log.flush()
     process.exit(0)
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))

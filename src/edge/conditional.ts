@@ -4,6 +4,7 @@ import { memoByValue } from './header-memo'
 /** True when one of the request's If-None-Match tags names `etag` (weak comparison). */
 export function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
   if (!ifNoneMatch) return false
+  if (ifNoneMatch === etag) return true
   const bare = etag.replace(/^W\//, '')
   return ifNoneMatch.split(',').some((tag) => {
     const t = tag.trim()

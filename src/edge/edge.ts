@@ -14,15 +14,16 @@ export interface Edge {
   explain(error: unknown): unknown
 }
 
+function noted(request: Request, caller: Caller): Caller {
+  if (caller.username !== null) noteUsername(request, caller.username)
+  return caller
+}
+
 export function makeEdge(auth: Authenticator, readOnly: boolean): Edge {
   return {
     callerOf: (request) => {
-      const note = (caller: Caller) => {
-        if (caller.username !== null) noteUsername(request, caller.username)
-        return caller
-      }
       const caller = auth.authenticate(request.headers.get('authorization'))
-      return caller instanceof Promise ? caller.then(note) : note(caller)
+      return caller instanceof Promise ? caller.then((known) => noted(request, known)) : noted(request, caller)
     },
     guardWrite: (page) => {
       // What a read-only directory allows here: the reading methods only.

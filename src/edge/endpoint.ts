@@ -20,10 +20,10 @@ import {
 } from './docs/openapi'
 import type { Edge } from './edge'
 import { MethodNotAllowed } from './errors'
-import { exchange, exchangeForError, type BrowsableNotes, type Exchange, type PageInfo } from './exchange'
+import { Exchange, exchangeForError, offering, type BrowsableNotes, type PageInfo } from './exchange'
 import type { SpreadsheetFormat } from './negotiate'
 import { Prepared } from './prepared'
-import { noteRoute } from './request-facts'
+import { noteRoute, urlOf } from './request-facts'
 import { reply, replyJson } from './respond'
 
 /** The methods an endpoint may serve, in the order `Allow` lists them (HEAD and OPTIONS come free). */
@@ -138,29 +138,44 @@ type Handler = (context: { request: Request; params: Record<string, string> }) =
 
 function handlerOf(page: Endpoint, method: Method, action: Action<{}>, services: Services, edge: Edge): Handler {
   const writes = method !== 'GET'
+  const negotiation = offering(action.spreadsheets)
+  // No closure is made per request on the way to a synchronous answer: they add up in small ones.
+  const fail = (request: Request, ex: Exchange | null, error: unknown) =>
+    answerError(ex ?? exchangeForError(request, page), edge.explain(error))
+  const serve = (ex: Exchange, caller: Caller, params: {}) => {
+    try {
+      if (action.access === 'user') requireUser(caller)
+      const answer = action.body
+        ? (action.body.read ?? readJsonBody)(ex.request).then((body) =>
+            action.handle({ ex, caller, params, body, services }),
+          )
+        : action.handle({ ex, caller, params, body: undefined, services })
+      if (answer instanceof Promise)
+        return answer.then(
+          (done) => send(ex, done),
+          (error) => fail(ex.request, ex, error),
+        )
+      return send(ex, answer)
+    } catch (error) {
+      return fail(ex.request, ex, error)
+    }
+  }
   return ({ request, params }) => {
     noteRoute(request, page.path)
     let ex: Exchange | null = null
-    const fail = (error: unknown) => answerError(ex ?? exchangeForError(request, page), edge.explain(error))
-    const serve = (caller: Caller) => {
-      try {
-        if (action.access === 'user') requireUser(caller)
-        const call = (body: unknown) => action.handle({ ex: ex!, caller, params, body, services })
-        const answer = action.body ? (action.body.read ?? readJsonBody)(request).then(call) : call(undefined)
-        if (answer instanceof Promise) return answer.then((done) => send(ex!, done), fail)
-        return send(ex!, answer)
-      } catch (error) {
-        return fail(error)
-      }
-    }
     try {
-      ex = exchange(request, page, action.spreadsheets)
+      ex = new Exchange(request, page, urlOf(request), negotiation)
       if (writes) edge.guardWrite(page)
       // Service tokens are resolved at once; only a campus JWT is checked asynchronously.
       const caller = edge.callerOf(request)
-      return caller instanceof Promise ? caller.then(serve, fail) : serve(caller)
+      if (!(caller instanceof Promise)) return serve(ex, caller, params)
+      const negotiated = ex
+      return caller.then(
+        (known) => serve(negotiated, known, params),
+        (error) => fail(request, negotiated, error),
+      )
     } catch (error) {
-      return fail(error)
+      return fail(request, ex, error)
     }
   }
 }

@@ -23,7 +23,7 @@ export interface BrowsableNotes {
 
 const NO_QUERY: URLSearchParams = new URLSearchParams()
 
-type Negotiation = (query: URLSearchParams, accept: string | null) => Format
+export type Negotiation = (query: URLSearchParams, accept: string | null) => Format
 
 /**
  * What the edge knows about one request once it has been negotiated. The URL is parsed on first
@@ -61,9 +61,11 @@ export class Exchange {
   }
 }
 
-/** JSON, the browsable view or one of the `spreadsheets` the action offers (404 for any other ?format=). */
-export const exchange = (request: Request, page: PageInfo | null, spreadsheets?: readonly SpreadsheetFormat[]) =>
-  new Exchange(request, page, urlOf(request), (query, accept) => negotiate(query, accept, spreadsheets))
+/** JSON, the browsable view or one of the `spreadsheets` an action offers (404 for any other ?format=). */
+export const offering =
+  (spreadsheets?: readonly SpreadsheetFormat[]): Negotiation =>
+  (query, accept) =>
+    negotiate(query, accept, spreadsheets)
 
 /** The same for answering an error, where an unknown ?format= falls back to JSON. */
 export const exchangeForError = (request: Request, page: PageInfo | null = null) =>

@@ -14,7 +14,8 @@ const repeated = new Map<string, Prepared>()
 export class Prepared {
   readonly etag: string
   readonly body: Blob
-  readonly #compress: boolean
+  /** Worth compressing: a text above GZIP_THRESHOLD bytes. */
+  readonly compressible: boolean
   #gzip: Promise<Blob> | null = null
   #gzipped: Blob | null = null
 
@@ -26,7 +27,7 @@ export class Prepared {
     // The Blob encodes a text to UTF-8 itself: no intermediate copy of a big answer.
     this.body = new Blob([content as BlobPart], { type })
     this.etag = `W/"${Bun.hash(content).toString(36)}"`
-    this.#compress = compress
+    this.compressible = compress && this.body.size > GZIP_THRESHOLD
   }
 
   static of(value: unknown): Prepared {
@@ -54,10 +55,6 @@ export class Prepared {
   /** Any other body: a text (compressed like JSON) or bytes already compressed (an XLSX file is a zip). */
   static file(content: string | Uint8Array, type: string): Prepared {
     return new Prepared(content, type, typeof content === 'string')
-  }
-
-  get compressible(): boolean {
-    return this.#compress && this.body.size > GZIP_THRESHOLD
   }
 
   text(): Promise<string> {

@@ -2,6 +2,7 @@ import { t } from 'elysia'
 // Elysia's t.Integer documents "an integer or a numeric string"; answers hold integers only.
 import { Type } from '@sinclair/typebox'
 import type { ClubPage } from '../../domain/clubs'
+import { NotFound } from '../../domain/errors'
 import {
   BOOLEAN_FILTERS,
   CODED_FILTERS,
@@ -128,6 +129,8 @@ function clubTemplate(shown: unknown): Record<string, unknown> {
   }
   return out
 }
+
+const UNKNOWN_CLUB = Prepared.repeated(new NotFound().body)
 
 /** A club's detail answer; as the public sees it, made once per record. */
 function detailAnswer({ ex, caller, services }: Call<unknown>, record: ClubRecord): Prepared {
@@ -335,7 +338,10 @@ export const clubDetail = endpoint({
       responses: { 200: json(DETAIL_OR_FIELDS, 'The club.') },
       errors: [400, 401, 404],
       handle(call) {
-        return { status: 200, body: detailAnswer(call, call.services.clubs.retrieve(call.caller, call.params.code)) }
+        const record = call.services.clubs.shownTo(call.caller, call.params.code)
+        // An unknown code (a typo, a stale link) is answered without a throw: an error's stack trace
+        // cost more than the rest of the 404.
+        return record ? { status: 200, body: detailAnswer(call, record) } : { status: 404, body: UNKNOWN_CLUB }
       },
     },
     PUT: {
