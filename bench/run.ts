@@ -1,7 +1,8 @@
 // npm run bench: generates the data sets, measures OURS, CEILING and json-server at each size,
 // writes docs/performance.md and docs/perf-chart.svg, and prints a summary.
 // BENCH_SIZES=100,1000 and BENCH_SECONDS=2 shorten a run while working on the harness;
-// BENCH_KEEP=1 keeps the temp folder (data sets, server logs).
+// BENCH_KEEP=1 keeps the temp folder (data sets, server logs). BENCH_SCALE sets the size of the
+// scale profile (100000 unless told; 0 skips it).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
@@ -10,6 +11,7 @@ import { stopAll } from './procs'
 import { summary, writeReport, type Results } from './report'
 import { DURATION_S, WARMUP_S } from './measure'
 import { benchSize, type SizeResult } from './scenarios'
+import { benchScale, SCALE } from './scale'
 import { ROOT } from './servers'
 
 const SIZES = (process.env.BENCH_SIZES ?? '100,1000,10000').split(',').map(Number)
@@ -73,6 +75,8 @@ async function main() {
     say(`${size} clubs (data file ${(bytes / 1e6).toFixed(1)} MB)`)
     sizes.push(await benchSize(size, dataSet, tmp, say))
   }
+  if (SCALE) say(`Scale profile: one node at ${SCALE} clubs`)
+  const scale = SCALE ? await benchScale(tmp, say) : null
   const results: Results = {
     date: new Date().toISOString(),
     machine: await machine(loadBefore),
@@ -80,6 +84,7 @@ async function main() {
     durationS: DURATION_S,
     totalS: (performance.now() - started) / 1000,
     sizes,
+    scale,
   }
   const files = await writeReport(results)
   say('')

@@ -36,15 +36,20 @@ async function launch(cmd: string[], ready: string, options: Parameters<typeof s
 /** OURS: `bun src/index.ts` over a fresh copy of `dataSet` (the service writes to its file); `logLevel` info writes the access log (to `<copy>.out`). */
 export function startOurs(dataSet: string, copy: string, logLevel: 'warn' | 'info' = 'warn'): Promise<Server> {
   copyFileSync(dataSet, copy)
+  return startOursOn(copy, logLevel)
+}
+
+/** OURS over `dataFile` as it is: a restart over the file an earlier run wrote. */
+export function startOursOn(dataFile: string, logLevel: 'warn' | 'info' = 'warn'): Promise<Server> {
   const port = freePort()
   return launch([process.execPath, 'src/index.ts'], '/api/clubs/', {
     port,
     cwd: ROOT,
-    log: copy,
+    log: dataFile,
     env: {
       PORT: String(port),
       HOST,
-      CLUBS_DATA_FILE: copy,
+      CLUBS_DATA_FILE: dataFile,
       CLUBS_ADMIN_TOKEN: ADMIN_TOKEN,
       CLUBS_LOG_LEVEL: logLevel,
       // Whatever the caller's environment says: no limit, writable, new clubs pending.

@@ -1,6 +1,9 @@
 /** What the store writes: a format version and lists of records. */
 export type SnapshotShape = { readonly version: number }
 
+/** About how much text is handed to the file at a time. */
+const CHUNK_CHARS = 1 << 20
+
 // Records never change in place (a change stores a new object), so each one's JSON can be
 // kept and reused: writing a snapshot of 10,000 clubs after one create serialises one club.
 const serialised = new WeakMap<object, string>()
@@ -14,15 +17,37 @@ function recordText(record: object): string {
   return text
 }
 
-/** The data file's text: valid JSON, one record a line, so it diffs and greps well. */
-export function snapshotText(snapshot: SnapshotShape): string {
-  const parts = [`{\n"version": ${snapshot.version}`]
+/** The pieces of the data file's text, in order: valid JSON, one record a line, so it diffs and greps well. */
+function pieces(snapshot: SnapshotShape): string[] {
+  const out = [`{\n"version": ${snapshot.version}`]
   for (const [key, value] of Object.entries(snapshot)) {
     if (!Array.isArray(value)) continue
-    parts.push(
-      `,\n${JSON.stringify(key)}: [${value.length ? '\n' : ''}${value.map(recordText).join(',\n')}${value.length ? '\n' : ''}]`,
-    )
+    out.push(`,\n${JSON.stringify(key)}: [`)
+    value.forEach((record, i) => out.push(`${i ? ',' : ''}\n`, recordText(record)))
+    out.push(value.length ? '\n]' : ']')
   }
-  parts.push('\n}\n')
-  return parts.join('')
+  out.push('\n}\n')
+  return out
+}
+
+/**
+ * The data file's text in chunks of about a megabyte. The snapshot is read at the call (its
+ * records' texts are kept, so this is quick, and sees one state however long the writing takes);
+ * the chunks are joined as they are asked for, so the whole text is never held as one string,
+ * nor its bytes as one buffer.
+ */
+export function snapshotChunks(snapshot: SnapshotShape): Iterable<string> {
+  return chunksOf(pieces(snapshot))
+}
+
+function* chunksOf(all: readonly string[]): Generator<string> {
+  let start = 0
+  let size = 0
+  for (let i = 0; i < all.length; i++) {
+    size += all[i]!.length
+    if (size < CHUNK_CHARS && i < all.length - 1) continue
+    yield all.slice(start, i + 1).join('')
+    start = i + 1
+    size = 0
+  }
 }

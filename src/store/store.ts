@@ -1,11 +1,11 @@
 import { link, mkdir, rename, rm } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { Low } from 'lowdb'
-import { DataFile } from 'lowdb/node'
 import { fsync } from './fsync'
 import { GroupCommit } from './group-commit'
 import { acquireLock } from './lock'
-import { snapshotText, type SnapshotShape } from './snapshot-text'
+import { SnapshotFile } from './snapshot-file'
+import type { SnapshotShape } from './snapshot-text'
 
 export const IN_MEMORY = ':memory:'
 
@@ -27,9 +27,9 @@ export interface OpenedStore<Snapshot extends SnapshotShape> {
 }
 
 /**
- * The only module that touches lowdb: loads the snapshot, and saves whole snapshots through
- * lowdb's DataFile (temp file + rename, so the file is always complete), fsynced, with
- * concurrent saves grouped into one write and unchanged records not serialised again.
+ * With its lowdb adapter (SnapshotFile), all that touches lowdb: loads the snapshot, and saves
+ * whole snapshots (temp file + rename, so the file is always complete), fsynced, with concurrent
+ * saves grouped into one write and unchanged records not serialised again.
  */
 export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
   #capture: () => Snapshot = () => {
@@ -70,10 +70,7 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
         dataFile,
         `another process (pid ${lock.heldBy}) is using it; stop it first, or use its HTTP API`,
       )
-    // lowdb's DataFile is what its JSONFile is made of (temp file + rename through steno), with
-    // our serialiser in place of JSON.stringify(data, null, 2) of the whole state on every write.
-    const adapter = new DataFile<Snapshot>(dataFile, { parse: JSON.parse, stringify: snapshotText })
-    const db = new Low<Snapshot>(adapter, null as unknown as Snapshot)
+    const db = new Low<Snapshot>(new SnapshotFile<Snapshot>(dataFile), null as unknown as Snapshot)
     const store = new Store<Snapshot>(dataFile, db, lock.release)
     try {
       const existing = await readSnapshotIfAny<Snapshot>(dataFile, check)
@@ -147,7 +144,7 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
       db.data = this.#capture()
       await this.#keepPrevious()
       await db.write()
-      await fsync(this.file)
+      // The file was synced before its rename; the folder makes the rename itself durable.
       await fsync(dirname(this.file))
       this.#lastWriteOk = true
     } catch (error) {
