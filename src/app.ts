@@ -74,7 +74,7 @@ export function createApp({
     campus,
     recordsNewUsers: !config.readOnly,
   })
-  const edge = makeEdge(auth, config.readOnly)
+  const edge = makeEdge(auth, config.readOnly, logFault)
 
   return new Elysia()
     .use(errorHandler(logFault))

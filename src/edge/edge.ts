@@ -1,10 +1,11 @@
 import type { Caller } from '../domain/caller'
 import { ReadOnlyDirectory } from './errors'
 import type { Authenticator } from './auth'
-import type { PageInfo } from './exchange'
+import { answerFault, type LogFault } from './error-handler'
+import type { Exchange, PageInfo } from './exchange'
 import { noteUsername } from './request-facts'
 
-/** What every route needs from the edge: who is calling, and whether writes are open. */
+/** What every route needs from the edge: who is calling, whether writes are open, and how errors answer. */
 export interface Edge {
   /** The caller at once for a service token; a promise for a campus JWT, whose check is asynchronous. */
   callerOf(request: Request): Caller | Promise<Caller>
@@ -12,6 +13,8 @@ export interface Edge {
   guardWrite(page: PageInfo): void
   /** The error to answer with: a 401 says so when the server has no admin token. */
   explain(error: unknown): unknown
+  /** The 500 answer to an error no rule expects, logged. */
+  fault(ex: Exchange, error: unknown): Response | Promise<Response>
 }
 
 function noted(request: Request, caller: Caller): Caller {
@@ -19,7 +22,7 @@ function noted(request: Request, caller: Caller): Caller {
   return caller
 }
 
-export function makeEdge(auth: Authenticator, readOnly: boolean): Edge {
+export function makeEdge(auth: Authenticator, readOnly: boolean, logFault: LogFault): Edge {
   return {
     callerOf: (request) => {
       const caller = auth.authenticate(request.headers.get('authorization'))
@@ -30,5 +33,6 @@ export function makeEdge(auth: Authenticator, readOnly: boolean): Edge {
       if (readOnly) throw new ReadOnlyDirectory(page.allow.includes('GET') ? 'GET' : '')
     },
     explain: (error) => auth.explain(error),
+    fault: (ex, error) => answerFault(logFault, ex, error),
   }
 }

@@ -115,8 +115,12 @@ export function mount(endpoints: readonly Endpoint[], services: Services, edge: 
     for (const method of METHODS) {
       const action = page.actions[method]
       if (!action) continue
-      app.route(method, page.path, handlerOf(page, method, action, services, edge), {
-        parse: 'none',
+      // Bound: Elysia reads a handler's source to guess whether it is async, and awaits whatever it
+      // guesses may be, delaying every answer a turn. A bound function shows no source; its answer,
+      // a Response or a promise of one that never rejects, is right either way.
+      app.route(method, page.path, handlerOf(page, method, action, services, edge).bind(null), {
+        // A GET has no body to leave unread; declaring a parser would make Elysia await it.
+        ...(method === 'GET' ? {} : { parse: 'none' as const }),
         detail: operationOf(page, method, action),
       })
     }
@@ -140,8 +144,14 @@ function handlerOf(page: Endpoint, method: Method, action: Action<{}>, services:
   const writes = method !== 'GET'
   const negotiation = offering(action.spreadsheets)
   // No closure is made per request on the way to a synchronous answer: they add up in small ones.
-  const fail = (request: Request, ex: Exchange | null, error: unknown) =>
-    answerError(ex ?? exchangeForError(request, page), edge.explain(error))
+  // Every error is answered here, so the answer is a Response or a promise that never rejects.
+  // Ours answer in the contract's shape with the endpoint's Allow; anything else is a fault.
+  const fail = (request: Request, negotiated: Exchange | null, error: unknown) => {
+    const ex = negotiated ?? exchangeForError(request, page)
+    const explained = edge.explain(error)
+    if (!(explained instanceof ApiError)) return edge.fault(ex, error)
+    return replyJson(ex, explained.status, explained.body, explained.headers)
+  }
   const serve = (ex: Exchange, caller: Caller, params: {}) => {
     try {
       if (action.access === 'user') requireUser(caller)
@@ -150,12 +160,8 @@ function handlerOf(page: Endpoint, method: Method, action: Action<{}>, services:
             action.handle({ ex, caller, params, body, services }),
           )
         : action.handle({ ex, caller, params, body: undefined, services })
-      if (answer instanceof Promise)
-        return answer.then(
-          (done) => send(ex, done),
-          (error) => fail(ex.request, ex, error),
-        )
-      return send(ex, answer)
+      const sent = answer instanceof Promise ? answer.then((done) => send(ex, done)) : send(ex, answer)
+      return sent instanceof Promise ? sent.catch((error) => fail(ex.request, ex, error)) : sent
     } catch (error) {
       return fail(ex.request, ex, error)
     }
@@ -182,12 +188,6 @@ function handlerOf(page: Endpoint, method: Method, action: Action<{}>, services:
 
 function send(ex: Exchange, { status, body = null, headers, notes }: Answer): Response | Promise<Response> {
   return reply(ex, status, body === null || body instanceof Prepared ? body : Prepared.of(body), headers, notes)
-}
-
-/** Our errors answer in the contract's shape, with the endpoint's `Allow`; anything else is the global handler's. */
-function answerError(ex: Exchange, error: unknown): Response | Promise<Response> {
-  if (error instanceof ApiError) return replyJson(ex, error.status, error.body, error.headers)
-  throw error
 }
 
 /** OPTIONS: the endpoint's metadata, with the schema of each body it takes; also a CORS preflight answer. */

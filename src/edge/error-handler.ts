@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { ApiError, NotFound } from '../domain/errors'
-import { exchangeForError } from './exchange'
+import { exchangeForError, type Exchange } from './exchange'
 import { replyJson } from './respond'
 
 export type LogFault = (error: unknown, request: Request) => void
@@ -13,7 +13,12 @@ export function errorHandler(logFault: LogFault) {
     if (code === 'NOT_FOUND') return replyJson(ex, 404, new NotFound().body)
     if (code === 'PARSE') return replyJson(ex, 400, { detail: 'JSON parse error - the body could not be parsed.' })
     if (code === 'VALIDATION') return replyJson(ex, 400, { detail: 'Invalid request.' })
-    logFault(error, request)
-    return replyJson(ex, 500, { detail: 'Internal server error.' })
+    return answerFault(logFault, ex, error)
   })
+}
+
+/** An error no rule expects (a bug): logged, and answered with the contract's 500. */
+export function answerFault(logFault: LogFault, ex: Exchange, error: unknown) {
+  logFault(error, ex.request)
+  return replyJson(ex, 500, { detail: 'Internal server error.' })
 }
