@@ -54,6 +54,9 @@ const SCENARIOS: [key: string, title: string, ceiling: boolean][] = [
   ['csv-json', 'The JSON list of the same bytes as that CSV (a `?fields=` selection), in the same run', false],
 ]
 
+/** Scenarios whose every answer is a 4xx by design, which wrk counts among its non-2xx/3xx answers. */
+const ANSWERED_4XX: ReadonlySet<string> = new Set(['small-404'])
+
 const num = (n: number, digits = 0) =>
   n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 const rate = (n: number) => (n >= 100 ? num(n) : num(n, 1))
@@ -215,8 +218,10 @@ function scenarioTable(sizes: readonly SizeResult[], key: string, withCeiling: b
   for (const r of sizes) {
     const ours = find(r, 'ours', key)
     const js = find(r, 'json-server', key)
+    // Scenarios measured at one size only have no row at the others.
+    if (!ours && !js) continue
     const ceiling = find(r, 'ceiling', key) ?? find(r, 'ceiling', 'list')
-    const errors = (s?: Scenario) => (s ? `${num(s.non2xx3xx + s.socketErrors)}` : '—')
+    const errors = (s?: Scenario) => (s ? `${num((ANSWERED_4XX.has(key) ? 0 : s.non2xx3xx) + s.socketErrors)}` : '—')
     const cells = [num(r.size), ours ? rate(ours.rps) : '—', msText(ours?.avgMs ?? NaN), msText(ours?.p99Ms ?? NaN)]
     cells.push(ours?.rssMb ? `${num(ours.rssMb)} MB` : '—')
     cells.push(js ? rate(js.rps) : '—', msText(js?.p99Ms ?? NaN))
@@ -234,6 +239,8 @@ function scenarioTable(sizes: readonly SizeResult[], key: string, withCeiling: b
             (s.attempts > 1 ? ` (the least disturbed of ${s.attempts} runs).` : '.'),
         )
   }
+  if (ANSWERED_4XX.has(key))
+    notes.push('- Every answer here is the 4xx asked for: "errors" counts socket errors and timeouts only.')
   return notes.length ? [...rows, '', ...notes] : rows
 }
 

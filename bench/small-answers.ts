@@ -16,6 +16,9 @@ interface Answer {
   readonly label: string
   readonly path: string
   readonly headers: Record<string, string>
+  /** The status (and Content-Encoding) the answer must have: what the row is about. */
+  readonly status: number
+  readonly gzip: boolean
 }
 
 /** What OURS answers `path` with `headers`: status, headers (less the per-answer ones) and bytes. */
@@ -41,21 +44,44 @@ export async function benchSmallAnswers(size: number, dataSet: string, tmp: stri
       label: 'one club, gzip',
       path: `/api/clubs/${code}/`,
       headers: { 'Accept-Encoding': 'gzip' },
+      status: 200,
+      gzip: true,
     },
-    { key: 'small-list-gzip', label: 'the list, gzip', path: '/api/clubs/', headers: { 'Accept-Encoding': 'gzip' } },
+    {
+      key: 'small-list-gzip',
+      label: 'the list, gzip',
+      path: '/api/clubs/',
+      headers: { 'Accept-Encoding': 'gzip' },
+      status: 200,
+      gzip: true,
+    },
     {
       key: 'small-list-304',
       label: 'the list, 304',
       path: '/api/clubs/',
       headers: { 'Accept-Encoding': 'gzip', 'If-None-Match': etag },
+      status: 304,
+      gzip: false,
     },
-    { key: 'small-404', label: 'an unknown club, 404', path: '/api/clubs/no-such-club/', headers: {} },
+    {
+      key: 'small-404',
+      label: 'an unknown club, 404',
+      path: '/api/clubs/no-such-club/',
+      headers: {},
+      status: 404,
+      gzip: false,
+    },
   ]
   const ceilings: Server[] = []
   try {
     for (const answer of answers) {
       const file = join(tmp, `small-${size}-${answer.key}.json`)
-      await Bun.write(file, JSON.stringify(await record(server.base, answer)))
+      const recorded = await record(server.base, answer)
+      if (recorded.status !== answer.status || (recorded.headers['content-encoding'] === 'gzip') !== answer.gzip)
+        throw new Error(
+          `${answer.label}: OURS answered ${recorded.status} ${recorded.headers['content-encoding'] ?? ''}`,
+        )
+      await Bun.write(file, JSON.stringify(recorded))
       ceilings.push(await startAnswerCeiling(file))
     }
     const best = (runs: Measured[]) => runs.reduce((a, b) => (b.rps > a.rps ? b : a))

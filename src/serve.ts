@@ -39,6 +39,8 @@ export function serve(app: ReturnType<typeof createApp>, options: ServeOptions):
       const forwarded = trusts(trustProxy, peer) ? forwardedOf(request, trustProxy) : null
       const handled = routable(request, url, forwarded?.url ?? null)
       const facts = factsOf(handled)
+      // The app reads the URL from here: one string for the request, not one per read.
+      facts.url ??= url
       facts.address = forwarded?.address ?? peer
       const given = request.headers.get('x-request-id')
       const requestId = given !== null && REQUEST_ID.test(given) ? given : randomUUID()

@@ -4,7 +4,7 @@
 class Facts {
   /** The client's address (behind a trusted proxy, the one it names). */
   address: string | null = null
-  /** The URL the client asked for, when the request was re-addressed to be routed (see serve.ts). */
+  /** The URL the client asked for: behind a trusted proxy, with its scheme and host (see serve.ts). */
   url: string | null = null
   /** The template of the endpoint the request reached ('/api/clubs/:code/'): never the raw path. */
   route: string | null = null
