@@ -37,10 +37,11 @@ export function serve(app: ReturnType<typeof createApp>, options: ServeOptions):
       const url = request.url
       const peer = server.requestIP(request)?.address ?? null
       const forwarded = trusts(trustProxy, peer) ? forwardedOf(request, trustProxy) : null
-      const handled = routable(request, url, forwarded?.url ?? null)
+      const handled = routable(request, url)
       const facts = factsOf(handled)
-      // The app reads the URL from here: one string for the request, not one per read.
-      facts.url ??= url
+      // The URL the client asked for, which answers link to; the app reads it from here, one
+      // string for the request rather than one per read of request.url.
+      facts.url = forwarded?.url ?? url
       facts.address = forwarded?.address ?? peer
       const given = request.headers.get('x-request-id')
       const requestId = given !== null && REQUEST_ID.test(given) ? given : randomUUID()
@@ -86,23 +87,16 @@ function routeLabel(path: string): string {
 }
 
 /**
- * The request Elysia routes, and the URL the client asked for when that differs. Elysia finds
- * the path at `url.indexOf('/', 11)`, so a host of 1–3 characters with no port
- * ("http://api/api/clubs/", a container named "api" behind a proxy) would hide it and every
- * path would be a 404: such a request is routed under a longer host. Behind a trusted proxy the
- * client's URL is the proxy's scheme and host. Either way the answer's links use the client's URL.
+ * The request Elysia routes. Elysia finds the path at `url.indexOf('/', 11)`, so a host of 1–3
+ * characters with no port ("http://api/api/clubs/", a container named "api" behind a proxy) would
+ * hide it and every path would be a 404: such a request is routed under a longer host. The
+ * answer's links still use the client's URL (noted by the caller).
  */
-function routable(request: Request, url: string, publicUrl: string | null): Request {
+function routable(request: Request, url: string): Request {
   // A string scan, not a URL parse: this runs for every request.
   const start = url.indexOf('//') + 2
   const end = url.indexOf('/', start)
-  const short = (end < 0 ? url.length : end) - start < 4
-  if (!short && publicUrl === null) return request
-  let handled = request
-  if (short) {
-    const parsed = new URL(url)
-    handled = new Request(`${parsed.protocol}//localhost${parsed.pathname}${parsed.search}`, request)
-  }
-  factsOf(handled).url = publicUrl ?? url
-  return handled
+  if ((end < 0 ? url.length : end) - start >= 4) return request
+  const parsed = new URL(url)
+  return new Request(`${parsed.protocol}//localhost${parsed.pathname}${parsed.search}`, request)
 }

@@ -41,7 +41,7 @@ export function reply(
   if (!body) return new Response(null, { status, headers: headersOf(shape, null, 'plain') })
   const headers = answerHeaders(body, shape)
   if (shape.read && matchesEtag(ex.request.headers.get('if-none-match'), body.etag))
-    return new Response(null, { status: 304, headers: headers.of('not modified') })
+    return new Response(null, { status: 304, headers: headers.of('plain') })
   if (body.compressible && acceptsGzip(ex.request.headers.get('accept-encoding'))) {
     const gzip = body.gzip()
     return gzip instanceof Blob
@@ -60,7 +60,8 @@ interface Shape {
   readonly read: boolean
 }
 
-type Form = 'plain' | 'gzip' | 'not modified'
+/** A 304 carries the plain form's headers: its Content-Type, Vary and ETag, and no body to encode. */
+type Form = 'plain' | 'gzip'
 
 function headersOf({ allow, extra, read }: Shape, body: Prepared | null, form: Form): Record<string, string> {
   const headers: Record<string, string> = { ...BASE_HEADERS, Vary: 'Accept', ...extra }

@@ -339,8 +339,8 @@ export const clubDetail = endpoint({
       errors: [400, 401, 404],
       handle(call) {
         const record = call.services.clubs.shownTo(call.caller, call.params.code)
-        // An unknown code (a typo, a stale link) is answered without a throw: an error's stack trace
-        // cost more than the rest of the 404.
+        // An unknown code (a typo, a stale link) is answered without a throw: throwing, catching and
+        // serialising the error again cost more than the rest of the 404.
         return record ? { status: 200, body: detailAnswer(call, record) } : { status: 404, body: UNKNOWN_CLUB }
       },
     },
