@@ -2,12 +2,12 @@
 // in CLUBS_BACKUP_DIR (or beside the data file) that no later write replaces.
 // Refuses while the server runs (the data file is locked by it).
 //   npm run reset
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { ConfigError, IN_MEMORY, loadConfig } from '../src/config'
 import { openDataFile } from '../src/data-file'
 import { copySnapshot } from '../src/store/backups'
-import { StoreError } from '../src/store/store'
+import { failureWords, StoreError } from '../src/store/store'
 import { lockFileOf } from '../src/store/store'
 import { lockHolder } from '../src/store/lock'
 import { answerHelp } from '../harness/usage'
@@ -29,12 +29,17 @@ async function main(): Promise<number> {
     console.error(`reset: the server (pid ${holder}) is using ${config.dataFile}; stop it first.`)
     return 1
   }
+  const keepIn = config.backups?.dir ?? dirname(config.dataFile)
   let kept: string | null = null
-  if (existsSync(config.dataFile)) {
-    kept = await copySnapshot(config.dataFile, config.backups?.dir ?? dirname(config.dataFile), 'reset')
-    rmSync(config.dataFile)
+  try {
+    if (existsSync(config.dataFile)) kept = await copySnapshot(config.dataFile, keepIn, 'reset')
+  } catch (error) {
+    const why = error instanceof Error ? failureWords(error) : String(error)
+    console.error(`reset: cannot keep a copy of ${config.dataFile} in ${keepIn}: ${why}; nothing was changed.`)
+    return 1
   }
-  const { store, data } = await openDataFile(config.dataFile, config.seedFile)
+  // The seed replaces the file as every snapshot does: the old one stays whole until it has.
+  const { store, data } = await openDataFile(config.dataFile, config.seedFile, { fromSeed: true })
   await store.close()
   console.log(`Reset ${resolve(config.dataFile)} to ${config.seedFile}: ${data.clubs.length} clubs.`)
   if (kept) console.log(`The previous data is kept in ${resolve(kept)}; no later write replaces it.`)

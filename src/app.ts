@@ -82,7 +82,7 @@ export function createApp({
     .use(
       operations({
         health: directory.health,
-        notReady: () => (stopping() ? 'shutting down' : store.lastWriteOk ? null : 'the last snapshot write failed'),
+        notReady: () => (stopping() ? 'shutting down' : store.writeProblem),
         metrics: metrics?.registry ?? null,
         metricsToken: metrics?.token ?? null,
       }),

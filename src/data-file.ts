@@ -7,8 +7,8 @@ import { IN_MEMORY, Store } from './store/store'
  * format. A file an older release wrote is upgraded in memory (the next write saves it whole in
  * the new format) and first kept beside it as `<file>.v<N>.bak`, the way back to that release.
  */
-export async function openDataFile(dataFile: string, seedFile: string) {
-  const opened = await Store.open<StoredSnapshot>(dataFile, seedFile, snapshotProblem)
+export async function openDataFile(dataFile: string, seedFile: string, options: { fromSeed?: boolean } = {}) {
+  const opened = await Store.open<StoredSnapshot>(dataFile, seedFile, snapshotProblem, options)
   const data = upgradeSnapshot(opened.data)
   const upgradedFrom =
     data === opened.data

@@ -11,6 +11,7 @@ import { serve } from './serve'
 import { openDataFile } from './data-file'
 import { Backups } from './store/backups'
 import { StoreError } from './store/store'
+import { backupLog, snapshotWriteWatch } from './storage-log'
 
 async function main() {
   const config = loadConfig()
@@ -26,7 +27,7 @@ async function main() {
       : null
   const data = devAdmin?.data ?? opened.data
   const metrics = config.metrics ? new Metrics() : null
-  if (metrics) store.onWrite = (seconds, ok) => metrics.observeWrite(seconds, ok)
+  store.onWrite = snapshotWriteWatch(store.file, log, metrics)
   let stopping = false
   const campus = config.oidc ? campusSignIn(config.oidc, log) : null
   const app = createApp({
@@ -89,9 +90,7 @@ async function main() {
   void campus?.keys.load()
 
   const backups =
-    config.backups && store.file !== IN_MEMORY
-      ? new Backups(store.file, config.backups, (error) => log.error('backup failed', { error: String(error) }))
-      : null
+    config.backups && store.file !== IN_MEMORY ? new Backups(store.file, config.backups, backupLog(log)) : null
   backups?.start()
 
   const stop = async (signal: string) => {

@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statfsSync, writeSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { snapshotProblem } from '../src/domain/snapshot-format'
 import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
 import { freePort, sleep, spawnService, waitForHealth } from '../harness/service'
+import { fillUp, freeBytes, mountTmpfs, SKIP_TMPFS, umount } from '../harness/tmpfs'
 
 // CONTRACT §9 when the disk fails: a write whose snapshot cannot be saved is answered 503
 // {"detail"} with Retry-After, is taken back in memory, and never shows; reads keep working; the
@@ -250,57 +251,14 @@ describe('the previous snapshot is kept as <file>.bak', () => {
   })
 })
 
-// A small tmpfs that the test fills up. Mounting needs root (CAP_SYS_ADMIN); without it this
-// fails with a clear message, unless SKIP_TMPFS_TESTS=1 says to skip it.
-const SKIP_TMPFS = process.env.SKIP_TMPFS_TESTS === '1'
 const TMPFS_KIB = 1024
-
-function mountTmpfs(dir: string, kib: number): string | null {
-  const run = Bun.spawnSync(['mount', '-t', 'tmpfs', '-o', `size=${kib}k,mode=0700`, 'tmpfs', dir], {
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  if (run.exitCode === 0) return null
-  return `${run.stderr.toString().trim() || `mount exited with ${run.exitCode}`}`
-}
-
-function umount(dir: string): void {
-  if (Bun.spawnSync(['umount', dir], { stderr: 'pipe' }).exitCode !== 0)
-    Bun.spawnSync(['umount', '-l', dir], { stderr: 'pipe' })
-}
-
-/** Writes `file` until the filesystem is full (bounded by its size); answers the bytes written. */
-function fillUp(file: string, maxBytes: number): number {
-  const fd = openSync(file, 'w')
-  let written = 0
-  try {
-    for (const size of [64 * 1024, 4096, 512, 1]) {
-      const chunk = Buffer.alloc(size, 120)
-      for (let i = 0; i < maxBytes / size + 2 && written <= maxBytes; i++) {
-        try {
-          written += writeSync(fd, chunk)
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === 'ENOSPC') break
-          throw e
-        }
-      }
-    }
-  } finally {
-    closeSync(fd)
-  }
-  return written
-}
 
 describe('a full disk', () => {
   it.skipIf(SKIP_TMPFS)(
     `writes answer 503 and are not acknowledged; reads work; freeing space lets writes succeed (${TMPFS_KIB} KiB tmpfs)`,
     async () => {
       const mountPoint = freshDir()
-      const failure = mountTmpfs(mountPoint, TMPFS_KIB)
-      if (failure !== null)
-        throw new Error(
-          `cannot mount a tmpfs for the full-disk test (${failure}); run as root, or set SKIP_TMPFS_TESTS=1 to skip it`,
-        )
+      mountTmpfs(mountPoint, TMPFS_KIB)
       mounts.push(mountPoint)
       const dataFile = join(mountPoint, 'db.json')
       const { admin, req } = await makeApp({ dataFile })
@@ -315,9 +273,8 @@ describe('a full disk', () => {
           // Each write replaces <file>.bak, freeing the snapshot it held, which a full disk would
           // let the next write reuse; without that older snapshot the disk is simply full.
           rmSync(`${dataFile}.bak`)
-          fillUp(filler, TMPFS_KIB * 1024)
-          const free = statfsSync(mountPoint)
-          expect(free.bavail * free.bsize).toBeLessThan(size)
+          fillUp(filler)
+          expect(freeBytes(mountPoint)).toBeLessThan(size)
         },
         () => rmSync(filler),
       )

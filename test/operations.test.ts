@@ -145,7 +145,7 @@ describe('probes', () => {
     const down = await req('/readyz')
     expect(down.status).toBe(503)
     expect(down.headers.get('retry-after')).toBe('5')
-    expect(await readJson(down)).toEqual({ status: 'unavailable', reason: 'the last snapshot write failed' })
+    expect(await readJson(down)).toEqual({ status: 'unavailable', reason: 'the last snapshot write failed: EISDIR' })
     expect((await req('/livez')).status).toBe(200)
     rmdirSync(blocker)
     expect((await admin.patch('/api/clubs/penn-chess-society/', { size: 2 })).status).toBe(200)
@@ -282,9 +282,17 @@ describe('backups (CLUBS_BACKUP_DIR, _INTERVAL, _KEEP)', () => {
     const dataFile = join(dir, 'db.json')
     copyFileSync(SEED_FILE, dataFile)
     const backupDir = join(dir, 'backups')
-    const backups = new Backups(dataFile, { dir: backupDir, intervalMs: 60_000, keep: 2 }, (e) => {
-      throw e
-    })
+    const written: (string | null)[] = []
+    const backups = new Backups(
+      dataFile,
+      { dir: backupDir, intervalMs: 60_000, keep: 2 },
+      {
+        written: (path) => written.push(path),
+        failed: (e) => {
+          throw e
+        },
+      },
+    )
     const taken = []
     for (const minute of [1, 2, 3]) taken.push(await backups.take(new Date(`2026-11-23T10:0${minute}:00.000Z`)))
     expect(readdirSync(backupDir).sort()).toEqual([
@@ -292,6 +300,7 @@ describe('backups (CLUBS_BACKUP_DIR, _INTERVAL, _KEEP)', () => {
       'db-backup-2026-11-23T10-03-00.000Z.json',
     ])
     expect(taken.at(-1)).toBe(join(backupDir, 'db-backup-2026-11-23T10-03-00.000Z.json'))
+    expect(written).toEqual(taken)
     for (const name of readdirSync(backupDir)) {
       expect(snapshotProblem(JSON.parse(readFileSync(join(backupDir, name), 'utf8')))).toBeNull()
       expect(readFileSync(join(backupDir, name), 'utf8')).toBe(readFileSync(dataFile, 'utf8'))
@@ -350,7 +359,11 @@ describe('backups (CLUBS_BACKUP_DIR, _INTERVAL, _KEEP)', () => {
     // Writes after the reset, and periodic backups with KEEP 1, leave the copy alone.
     const after = await makeApp({ dataFile })
     expect((await after.admin.post('/api/clubs/', { name: 'After The Reset' })).status).toBe(201)
-    const backups = new Backups(dataFile, { dir: backupDir, intervalMs: 60_000, keep: 1 }, () => {})
+    const backups = new Backups(
+      dataFile,
+      { dir: backupDir, intervalMs: 60_000, keep: 1 },
+      { written: () => {}, failed: () => {} },
+    )
     await backups.take()
     await backups.take(new Date(Date.now() + 1000))
     expect(readFileSync(join(backupDir, copy!), 'utf8')).toBe(before)

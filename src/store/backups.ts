@@ -1,6 +1,7 @@
-import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises'
+import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import { fsync } from './fsync'
+import { ShortWrite } from './write-all'
 
 export interface BackupPolicy {
   readonly dir: string
@@ -14,16 +15,25 @@ const stamp = (date: Date) => date.toISOString().replaceAll(':', '-')
 
 /**
  * Copies `file` into `dir` as `<name>-<kind>-<stamp>.json`, the way the data file itself is
- * written: a temp file, fsynced, renamed into place, the folder fsynced. The data file is
- * always a complete snapshot (it is replaced atomically), so a copy of it is one too.
+ * written: a temp file, checked whole, fsynced, renamed into place, the folder fsynced. The data
+ * file is always a complete snapshot (it is replaced atomically), so a copy of it is one too. A
+ * copy that fails (a full disk) leaves no temp file behind.
  */
 export async function copySnapshot(file: string, dir: string, kind: string, now = new Date()): Promise<string> {
   await mkdir(dir, { recursive: true })
   const target = join(dir, `${basename(file, '.json')}-${kind}-${stamp(now)}.json`)
   const temp = `${target}.tmp`
-  await copyFile(file, temp)
-  await fsync(temp)
-  await rename(temp, target)
+  try {
+    const { size } = await stat(file)
+    await copyFile(file, temp)
+    const copied = (await stat(temp)).size
+    if (copied !== size) throw new ShortWrite(temp, copied, size)
+    await fsync(temp)
+    await rename(temp, target)
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => undefined)
+    throw error
+  }
   await fsync(dir)
   return target
 }
@@ -36,7 +46,7 @@ export class Backups {
   constructor(
     private readonly file: string,
     private readonly policy: BackupPolicy,
-    private readonly onError: (error: unknown) => void,
+    private readonly told: { readonly written: (path: string) => void; readonly failed: (error: unknown) => void },
   ) {}
 
   start(): void {
@@ -48,10 +58,11 @@ export class Backups {
     const next = this.#running.then(async () => {
       try {
         const path = await copySnapshot(this.file, this.policy.dir, 'backup', now)
+        this.told.written(path)
         await this.#prune()
         return path
       } catch (error) {
-        this.onError(error)
+        this.told.failed(error)
         return null
       }
     })

@@ -1,14 +1,16 @@
-import { open, rename } from 'node:fs/promises'
+import { open, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import type { Adapter } from 'lowdb'
 import { snapshotChunks, type SnapshotShape } from './snapshot-text'
+import { writeAll } from './write-all'
 
 /**
  * lowdb's adapter for the data file, in place of its JSONFile: a snapshot is written to a temp
  * file beside it (`.<name>.tmp`, as lowdb's steno names it) a chunk at a time, synced, and
  * renamed over the file, so the file is always one whole snapshot. JSONFile wrote one string of
  * the whole state and then its bytes: at 100,000 clubs that held the data file three times over
- * in memory for each write.
+ * in memory for each write. A write that fails (a full disk) removes its temp file, so the space
+ * it took is free again, and leaves the data file as it was.
  */
 export class SnapshotFile<Snapshot extends SnapshotShape> implements Adapter<Snapshot> {
   readonly #temp: string
@@ -26,11 +28,16 @@ export class SnapshotFile<Snapshot extends SnapshotShape> implements Adapter<Sna
     const chunks = snapshotChunks(snapshot)
     const handle = await open(this.#temp, 'w')
     try {
-      for (const chunk of chunks) await handle.write(chunk)
-      await handle.sync()
-    } finally {
-      await handle.close()
+      try {
+        for (const chunk of chunks) await writeAll(handle, this.#temp, chunk)
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
+      await rename(this.#temp, this.file)
+    } catch (error) {
+      await rm(this.#temp, { force: true }).catch(() => undefined)
+      throw error
     }
-    await rename(this.#temp, this.file)
   }
 }

@@ -36,9 +36,9 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
     throw new Error('store: nothing to save; call track() first')
   }
   readonly #commits: GroupCommit
-  #lastWriteOk = true
-  /** Told of each snapshot write: how long it took (seconds) and whether it landed. */
-  onWrite: ((seconds: number, ok: boolean) => void) | null = null
+  #lastWriteFailure: Error | null = null
+  /** Told of each snapshot write: how long it took (seconds), and why it failed (null when it landed). */
+  onWrite: ((seconds: number, failure: Error | null) => void) | null = null
 
   private constructor(
     readonly file: string,
@@ -48,11 +48,15 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
     this.#commits = new GroupCommit(() => this.#write())
   }
 
-  /** Opens `dataFile` (created from `seedFile` when missing); `check` decides what a snapshot is. */
+  /**
+   * Opens `dataFile` (created from `seedFile` when missing; with `fromSeed`, replaced by it, the
+   * old file staying whole until the seed's snapshot is); `check` decides what a snapshot is.
+   */
   static async open<Snapshot extends SnapshotShape>(
     dataFile: string,
     seedFile: string,
     check: SnapshotCheck,
+    { fromSeed = false } = {},
   ): Promise<OpenedStore<Snapshot>> {
     const readSnapshot = (file: string) => readChecked<Snapshot>(file, check)
     if (dataFile === IN_MEMORY) {
@@ -73,7 +77,7 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
     const db = new Low<Snapshot>(new SnapshotFile<Snapshot>(dataFile), null as unknown as Snapshot)
     const store = new Store<Snapshot>(dataFile, db, lock.release)
     try {
-      const existing = await readSnapshotIfAny<Snapshot>(dataFile, check)
+      const existing = fromSeed ? null : await readSnapshotIfAny<Snapshot>(dataFile, check)
       if (existing) return { store, data: existing, source: 'file' }
       const seed = await readSnapshot(seedFile)
       store.track(() => seed)
@@ -132,9 +136,9 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
     await rm(staging, { force: true })
   }
 
-  /** False from a failed snapshot write until the next one lands (readiness, CONTRACT §17). */
-  get lastWriteOk(): boolean {
-    return this.#lastWriteOk
+  /** Why the last snapshot write failed, in words, until one lands again (readiness, CONTRACT §17); null when it landed. */
+  get writeProblem(): string | null {
+    return this.#lastWriteFailure && `the last snapshot write failed: ${failureWords(this.#lastWriteFailure)}`
   }
 
   async #write(): Promise<void> {
@@ -146,14 +150,29 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
       await db.write()
       // The file was synced before its rename; the folder makes the rename itself durable.
       await fsync(dirname(this.file))
-      this.#lastWriteOk = true
+      this.#lastWriteFailure = null
     } catch (error) {
-      this.#lastWriteOk = false
+      this.#lastWriteFailure = error instanceof Error ? error : new Error(String(error))
       throw error
     } finally {
-      this.onWrite?.((performance.now() - started) / 1000, this.#lastWriteOk)
+      this.onWrite?.((performance.now() - started) / 1000, this.#lastWriteFailure)
     }
   }
+}
+
+const FAILURE_WORDS: Record<string, string> = {
+  ENOSPC: 'no space left on the disk (ENOSPC)',
+  EDQUOT: 'the disk quota is used up (EDQUOT)',
+  EROFS: 'the file system is read-only (EROFS)',
+  EACCES: 'permission denied (EACCES)',
+  EPERM: 'permission denied (EPERM)',
+  EIO: 'an input/output error (EIO)',
+}
+
+/** A file system error in words that name no path (readiness answers are public). */
+export function failureWords(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code
+  return code === undefined ? 'an unexpected error' : (FAILURE_WORDS[code] ?? code)
 }
 
 /** The backup a data file's previous snapshot is kept in. */

@@ -1,0 +1,46 @@
+import type { Metrics } from './edge/metrics'
+import type { Logger } from './log'
+import { failureWords } from './store/store'
+
+/**
+ * Metrics for every snapshot write, and a log line when writes start failing (error), when the
+ * reason changes, and when they land again (warn): today's full disk shows in the log, not only
+ * as 503s in the access lines.
+ */
+export function snapshotWriteWatch(file: string, log: Logger, metrics: Metrics | null) {
+  let failing: { reason: string; since: string; writes: number } | null = null
+  return (seconds: number, failure: Error | null) => {
+    metrics?.observeWrite(seconds, failure === null)
+    if (failure === null) {
+      if (failing)
+        log.warn('snapshot writes land again; writes are accepted', {
+          file,
+          failed_since: failing.since,
+          failed_writes: failing.writes,
+        })
+      failing = null
+      return
+    }
+    const reason = failureWords(failure)
+    if (failing?.reason === reason) {
+      failing.writes++
+      return
+    }
+    log.error('snapshot write failed; writes answer 503 until one lands (the data file keeps the last good snapshot)', {
+      file,
+      reason,
+      error: failure.message,
+    })
+    failing = { reason, since: new Date().toISOString(), writes: 1 }
+  }
+}
+
+/** A line for each periodic backup: where it went, or why it could not be taken. */
+export const backupLog = (log: Logger) => ({
+  written: (path: string) => log.info('backup written', { path }),
+  failed: (error: unknown) =>
+    log.error('backup failed; the data file is unchanged, and the next backup tries again', {
+      reason: error instanceof Error ? failureWords(error) : String(error),
+      error: String(error),
+    }),
+})

@@ -1,0 +1,25 @@
+import type { FileHandle } from 'node:fs/promises'
+
+/** A write that the disk took only part of, and refused the rest of without saying why. */
+export class ShortWrite extends Error {
+  readonly code = 'ENOSPC'
+
+  constructor(path: string, written: number, wanted: number) {
+    super(`ENOSPC: only ${written} of ${wanted} bytes could be written to ${path}`)
+  }
+}
+
+/**
+ * Writes all of `text` at the handle's position, or throws. On a full disk Bun's write returns
+ * fewer bytes than asked instead of throwing ENOSPC (Node throws), so a caller that trusts one
+ * write would keep a truncated file: the rest is written again until it lands or fails loudly.
+ */
+export async function writeAll(handle: FileHandle, path: string, text: string | Uint8Array): Promise<void> {
+  const bytes = typeof text === 'string' ? Buffer.from(text) : text
+  let offset = 0
+  while (offset < bytes.byteLength) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.byteLength - offset)
+    if (bytesWritten <= 0) throw new ShortWrite(path, offset, bytes.byteLength)
+    offset += bytesWritten
+  }
+}
