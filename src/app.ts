@@ -17,11 +17,15 @@ import { rootRedirect } from './edge/endpoints/root'
 import type { Metrics } from './edge/metrics'
 import { errorHandler, type LogFault } from './edge/error-handler'
 import { rateLimit } from './edge/rate-limit'
+import { siteRoutes } from './site/site'
+
+/** The site as it is when the config does not say (tests that build the app without one). */
+const DEFAULT_SITE = { title: 'Club Directory' }
 
 export interface AppDeps {
   readonly store: DataFile
   readonly data: Snapshot
-  readonly config: Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly'> & Partial<Pick<Config, 'rateLimit'>>
+  readonly config: Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly'> & Partial<Pick<Config, 'rateLimit' | 'site'>>
   readonly now?: () => Date
   readonly logFault?: LogFault
   /** The release, as the API docs name it. */
@@ -87,7 +91,11 @@ export function createApp({
         metricsToken: metrics?.token ?? null,
       }),
     )
-    .use(rootRedirect)
+    .use(
+      config.site === null
+        ? rootRedirect
+        : siteRoutes({ clubs, tags: directory.tags, title: (config.site ?? DEFAULT_SITE).title, viewerOf: () => null }),
+    )
     .use(mount(ENDPOINTS, { ...directory, answers }, edge))
     .use(docsRoutes(version))
     .use(browsableAssets())

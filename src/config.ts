@@ -28,6 +28,8 @@ export interface Config {
   readonly oidc: OidcSettings | null
   /** NODE_ENV=production (as the Docker image sets): no development admin token is made or taken. */
   readonly production: boolean
+  /** The campus site (CONTRACT §20), with the campus's name; null when CLUBS_SITE=false. */
+  readonly site: { readonly title: string } | null
 }
 
 /** A setting that stops the start; the message says which variable and why. */
@@ -98,6 +100,8 @@ export const VARIABLES = [
   'CLUBS_OIDC_USERNAME_CLAIM',
   'CLUBS_OIDC_GROUPS_CLAIM',
   'CLUBS_OIDC_ADMIN_GROUP',
+  'CLUBS_SITE',
+  'CLUBS_SITE_TITLE',
 ] as const
 
 /** `env` with each NAME_FILE read into NAME (its content less one trailing newline); both set is an error. */
@@ -191,7 +195,17 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     backups: backups(env),
     oidc: oidc(env),
     production: env.NODE_ENV === 'production',
+    site: site(env),
   }
+}
+
+function site(env: Env): Config['site'] {
+  const on = env.CLUBS_SITE === undefined || env.CLUBS_SITE === '' || flag(env, 'CLUBS_SITE')
+  if (!on) return null
+  const title = text(env, 'CLUBS_SITE_TITLE', 'Club Directory')
+  if (title.length > 100 || /[\u0000-\u001f]/.test(title))
+    throw new ConfigError('CLUBS_SITE_TITLE', title, "the campus's name, at most 100 characters on one line")
+  return { title }
 }
 
 export { IN_MEMORY }

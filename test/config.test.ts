@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       backups: null,
       oidc: null,
       production: false,
+      site: { title: 'Club Directory' },
     })
   })
 
@@ -84,6 +85,7 @@ describe('loadConfig', () => {
       backups: null,
       oidc: null,
       production: false,
+      site: { title: 'Club Directory' },
     })
   })
 

@@ -23,7 +23,8 @@ export function negotiate(
   return accept && prefersHtml(accept) ? 'api' : 'json'
 }
 
-const prefersHtml = memoByValue((accept) => {
+/** Whether an Accept header prefers HTML to JSON (a browser navigating, not a program). */
+export const prefersHtml = memoByValue((accept) => {
   if (!accept.includes('html')) return false
   let html = 0
   let json = 0

@@ -1,0 +1,44 @@
+import type { ClubView } from './club-view'
+
+/** Up to two letters standing for a club without a logo: "Penn Chess Society" → "PC". */
+export function initialsOf(name: string): string {
+  const words = name.split(/[\s\-–—_/&.,:;()]+/u).filter((word) => /\p{L}|\p{N}/u.test(word))
+  return words
+    .slice(0, 2)
+    .map((word) => [...word].find((ch) => /\p{L}|\p{N}/u.test(ch))!.toLocaleUpperCase())
+    .join('')
+}
+
+/** The club's logo when this service holds it, else its initials; decorative either way (the name follows). */
+export function Logo({ club, origin, size }: { club: ClubView; origin: string; size: number }) {
+  const own = club.image_url !== null && club.image_url.startsWith(`${origin}/`)
+  if (own) return <img class="logo" src={club.image_url!} alt="" width={size} height={size} />
+  return (
+    <span class="logo initials" aria-hidden="true">
+      {initialsOf(club.name)}
+    </span>
+  )
+}
+
+/** One club in the directory: logo, name as the link to its page, subtitle, tags, whether it takes members. */
+export function ClubCard({ club, origin }: { club: ClubView; origin: string }) {
+  return (
+    <li class="card">
+      <Logo club={club} origin={origin} size={64} />
+      <div class="card-body">
+        <h3>
+          <a href={`/clubs/${club.code}`}>{club.name}</a>
+        </h3>
+        {club.subtitle && <p class="subtitle">{club.subtitle}</p>}
+        {club.tags.length > 0 && (
+          <ul class="tags" aria-label="Tags">
+            {club.tags.map((tag) => (
+              <li>{tag.name}</li>
+            ))}
+          </ul>
+        )}
+        {club.accepting_members && <p class="badge">Accepting members</p>}
+      </div>
+    </li>
+  )
+}

@@ -1,0 +1,97 @@
+import type { ComponentChildren } from 'preact'
+import { HIDDEN_EMAIL } from '../domain/represent'
+import { Logo } from './club-card'
+import type { ClubDetailView } from './club-view'
+
+const LINKS = [
+  ['website', 'Website'],
+  ['facebook', 'Facebook'],
+  ['instagram', 'Instagram'],
+  ['twitter', 'X (Twitter)'],
+  ['linkedin', 'LinkedIn'],
+  ['github', 'GitHub'],
+  ['youtube', 'YouTube'],
+] as const
+
+/** A long text as paragraphs, one per blank-line-separated block, its line breaks kept. */
+function Paragraphs({ text }: { text: string }) {
+  return (
+    <>
+      {text
+        .split(/\n\s*\n/)
+        .filter((block) => block.trim() !== '')
+        .map((block) => (
+          <p class="prose">{block.trim()}</p>
+        ))}
+    </>
+  )
+}
+
+const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
+
+/** A club's page (CONTRACT §20): its name, subtitle, description, how to get involved, links, email, counts; `actions` for a signed-in reader. */
+export function ClubPage({
+  club,
+  origin,
+  actions,
+}: {
+  club: ClubDetailView
+  origin: string
+  actions?: ComponentChildren
+}) {
+  const links = LINKS.filter(([field]) => club[field] !== null)
+  return (
+    <article class="club">
+      <header class="club-head">
+        <Logo club={club} origin={origin} size={96} />
+        <div>
+          <h1>{club.name}</h1>
+          {club.subtitle && <p class="subtitle">{club.subtitle}</p>}
+          {club.tags.length > 0 && (
+            <ul class="tags" aria-label="Tags">
+              {club.tags.map((tag) => (
+                <li>{tag.name}</li>
+              ))}
+            </ul>
+          )}
+        </div>
+      </header>
+      <p class="counts">
+        {count(club.membership_count, 'member', 'members')} · {count(club.favorite_count, 'favorite', 'favorites')}
+        {club.accepting_members && <span class="badge">Accepting members</span>}
+      </p>
+      {actions}
+      {club.description && (
+        <section aria-labelledby="about">
+          <h2 id="about">About</h2>
+          <Paragraphs text={club.description} />
+        </section>
+      )}
+      {club.how_to_get_involved && (
+        <section aria-labelledby="involved">
+          <h2 id="involved">How to get involved</h2>
+          <Paragraphs text={club.how_to_get_involved} />
+        </section>
+      )}
+      {(links.length > 0 || (club.email && club.email !== HIDDEN_EMAIL)) && (
+        <section aria-labelledby="contact">
+          <h2 id="contact">Contact and links</h2>
+          <ul class="links">
+            {club.email && club.email !== HIDDEN_EMAIL && (
+              <li>
+                Email: <a href={`mailto:${club.email}`}>{club.email}</a>
+              </li>
+            )}
+            {links.map(([field, label]) => (
+              <li>
+                <a href={club[field]!} rel="noopener noreferrer">
+                  {label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+    </article>
+  )
+}

@@ -1,0 +1,37 @@
+import type { Representation } from '../domain/represent'
+
+/** The fields of a club's representation (CONTRACT §1) that the site's pages show. */
+export interface ClubView {
+  readonly code: string
+  readonly name: string
+  readonly subtitle: string
+  readonly image_url: string | null
+  readonly accepting_members: boolean
+  readonly enables_subscription: boolean
+  readonly approved: boolean
+  readonly active: boolean
+  readonly email: string
+  readonly favorite_count: number
+  readonly membership_count: number
+  readonly is_favorite: boolean
+  readonly is_subscribe: boolean
+  readonly is_member: boolean
+  readonly tags: readonly { readonly id: number; readonly name: string }[]
+}
+
+/** The detail representation's further fields that a club's page shows. */
+export interface ClubDetailView extends ClubView {
+  readonly description: string
+  readonly how_to_get_involved: string
+  readonly website: string | null
+  readonly facebook: string | null
+  readonly twitter: string | null
+  readonly instagram: string | null
+  readonly linkedin: string | null
+  readonly github: string | null
+  readonly youtube: string | null
+}
+
+/** A representation read as the site's view of it: the domain builds it with these fields, always. */
+export const clubView = (representation: Representation) => representation as unknown as ClubView
+export const clubDetailView = (representation: Representation) => representation as unknown as ClubDetailView
