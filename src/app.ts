@@ -94,7 +94,13 @@ export function createApp({
     .use(
       config.site === null
         ? rootRedirect
-        : siteRoutes({ clubs, tags: directory.tags, title: (config.site ?? DEFAULT_SITE).title, viewerOf: () => null }),
+        : siteRoutes({
+            clubs,
+            tags: directory.tags,
+            sessions: directory.sessions,
+            authenticate: (token) => auth.authenticate(`Bearer ${token}`),
+            title: (config.site ?? DEFAULT_SITE).title,
+          }),
     )
     .use(mount(ENDPOINTS, { ...directory, answers }, edge))
     .use(docsRoutes(version))

@@ -29,15 +29,25 @@ const LAYERS: readonly LayerRule[] = [
   { layer: 'domain', files: ['src/domain/'], imports: ['model', 'domain'], packages: ['@sinclair/typebox*', 'node:*'] },
   { layer: 'edge', files: ['src/edge/'], imports: ['model', 'domain', 'edge'], packages: ['*'] },
   { layer: 'store', files: ['src/store/'], imports: ['store'], packages: ['*'] },
+  // The campus site: another edge beside the API, over the same domain (and the edge's answers).
+  { layer: 'site', files: ['src/site/'], imports: ['model', 'domain', 'edge', 'site'], packages: ['*'] },
   {
     layer: 'app',
     files: ['src/app.ts'],
-    imports: ['model', 'domain', 'edge', 'type:src/data-file.ts', 'type:src/config.ts'],
+    imports: ['model', 'domain', 'edge', 'site', 'type:src/data-file.ts', 'type:src/config.ts'],
     packages: ['*'],
   },
   {
     layer: 'wiring',
-    files: ['src/index.ts', 'src/serve.ts', 'src/config.ts', 'src/log.ts', 'src/healthcheck.ts', 'src/data-file.ts'],
+    files: [
+      'src/index.ts',
+      'src/serve.ts',
+      'src/config.ts',
+      'src/log.ts',
+      'src/healthcheck.ts',
+      'src/data-file.ts',
+      'src/storage-log.ts',
+    ],
     // package.json: the release the docs name.
     imports: ['src', 'package.json'],
     packages: ['*'],
@@ -366,7 +376,7 @@ function sourcesUnder(dir: string): Record<string, string> {
   for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
     const path = posix.join(dir, entry.name)
     if (entry.isDirectory()) Object.assign(out, sourcesUnder(path))
-    else if (entry.name.endsWith('.ts')) out[path] = readFileSync(join(ROOT, path), 'utf8')
+    else if (/\.tsx?$/.test(entry.name)) out[path] = readFileSync(join(ROOT, path), 'utf8')
   }
   return out
 }
@@ -578,9 +588,11 @@ describe('the layer rules on small trees', () => {
   test('a table row naming a file that is gone is stale', () => {
     const tree = buildTree(base, () => false)
     expect(staleRows(tree, LAYERS)).toEqual([
+      'site: src/site/ is not in src/',
       'wiring: src/serve.ts is not in src/',
       'wiring: src/log.ts is not in src/',
       'wiring: src/healthcheck.ts is not in src/',
+      'wiring: src/storage-log.ts is not in src/',
     ])
   })
 })

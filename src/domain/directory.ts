@@ -12,6 +12,7 @@ import { SNAPSHOT_VERSION, type Snapshot } from '../model/snapshot'
 import { History } from './history'
 import { UserDirectory } from './user-directory'
 import { UserService } from './users'
+import { SessionService } from './sessions'
 
 /** Where the directory keeps its state: told how to capture it, asked to save it. */
 export interface Persistence {
@@ -41,11 +42,13 @@ export function openDirectory(store: Persistence, data: Snapshot, { autoApprove,
     ...relations.snapshot(),
     history: history.snapshot(),
     requests: pendingRequests.snapshot(),
+    sessions: sessions.snapshot(),
   }))
 
   const { commit } = new Journal(() => store.save())
   const clubs = new ClubService(catalog, relations, history, { commit, autoApprove, now })
   const users = new UserService(directory, commit, now)
+  const sessions = new SessionService(data.sessions ?? [], users, commit, now)
   const members = new MemberService(
     clubs,
     catalog,
@@ -81,6 +84,7 @@ export function openDirectory(store: Persistence, data: Snapshot, { autoApprove,
     subscriptions,
     tags,
     imports: new ImportService(clubs, commit),
+    sessions,
     health: () => ({ clubs: catalog.countLive(), version: catalog.version }),
   }
 }

@@ -2,6 +2,7 @@ import { t } from 'elysia'
 import { ClubRecord, Tag } from './club'
 import { HistoryRecord } from './history'
 import { JoinRequestRecord } from './join-request'
+import { SessionRecord } from './session'
 import { ClubLink, Membership, UserRecord } from './user'
 
 /** The version of the data file format this release writes. */
@@ -19,6 +20,8 @@ export const Snapshot = t.Object({
   history: t.Array(HistoryRecord),
   /** Pending join requests (CONTRACT §12), oldest first. */
   requests: t.Array(JoinRequestRecord),
+  /** The site's sessions (CONTRACT §20); a file from before the site has none. */
+  sessions: t.Optional(t.Array(SessionRecord)),
 })
 export type Snapshot = typeof Snapshot.static
 

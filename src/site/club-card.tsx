@@ -1,3 +1,4 @@
+/** @jsxImportSource preact */
 import type { ClubView } from './club-view'
 
 /** Up to two letters standing for a club without a logo: "Penn Chess Society" → "PC". */

@@ -1,3 +1,4 @@
+/** @jsxImportSource preact */
 import type { ComponentChildren } from 'preact'
 import { HIDDEN_EMAIL } from '../domain/represent'
 import { Logo } from './club-card'

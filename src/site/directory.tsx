@@ -1,3 +1,4 @@
+/** @jsxImportSource preact */
 import { ClubCard } from './club-card'
 import type { ClubView } from './club-view'
 

@@ -1,3 +1,4 @@
+/** @jsxImportSource preact */
 import { ApiError } from '../domain/errors'
 
 const TITLES: Record<number, string> = {

@@ -1,3 +1,4 @@
+/** @jsxImportSource preact */
 import type { ComponentChildren } from 'preact'
 
 /** Who is looking at a page: a signed-in person, with the token their forms carry; null when nobody is signed in. */

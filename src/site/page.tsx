@@ -1,3 +1,4 @@
+/** @jsxImportSource preact */
 import type { ComponentChildren } from 'preact'
 import { renderToString } from 'preact-render-to-string'
 import { acceptsGzip, matchesEtag } from '../edge/conditional'

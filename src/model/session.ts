@@ -1,0 +1,17 @@
+import { t } from 'elysia'
+
+/**
+ * A signed-in person's session on the site (CONTRACT §20), as the data file keeps it: never the
+ * id the cookie holds, only its SHA-256, so a copy of the file opens no session.
+ */
+export const SessionRecord = t.Object({
+  id_sha256: t.String({ pattern: '^[0-9a-f]{64}$' }),
+  username: t.String(),
+  /** How they signed in: a service token, or the campus identity provider. */
+  via: t.Union([t.Literal('token'), t.Literal('campus')]),
+  /** The identity provider's admin group named them at sign-in (CLUBS_OIDC_ADMIN_GROUP). */
+  group_admin: t.Boolean(),
+  created_at: t.String(),
+  last_seen_at: t.String(),
+})
+export type SessionRecord = typeof SessionRecord.static

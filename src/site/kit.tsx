@@ -1,0 +1,141 @@
+/** @jsxImportSource preact */
+import type { ComponentChildren } from 'preact'
+import { ANONYMOUS, type Caller } from '../domain/caller'
+import type { ClubService } from '../domain/clubs'
+import type { SessionService } from '../domain/sessions'
+import type { TagService } from '../domain/tags'
+import { urlOf } from '../edge/request-facts'
+import { NOSNIFF } from '../edge/respond'
+import { ErrorPage, errorOf, errorTitle } from './error-page'
+import { checkCsrf, checkOrigin, readForm } from './forms'
+import type { Viewer } from './layout'
+import { pageAnswer, pageHtml, preparedPage } from './page'
+import { RenderedPages } from './rendered-pages'
+import { sessionIdOf } from './session-cookie'
+
+/** What the site is built on: the domain's services, and the campus's name. */
+export interface SiteDeps {
+  readonly clubs: ClubService
+  readonly tags: TagService
+  readonly sessions: SessionService
+  /** Resolves a service token (as `Authorization: Bearer` would) to its holder; throws a 401 for a wrong one. */
+  readonly authenticate: (token: string) => Caller | Promise<Caller>
+  readonly title: string
+}
+
+/** A page's title and content, before the layout frames it; `status` when it is not 200. */
+export interface Shown {
+  readonly title: string
+  readonly content: ComponentChildren
+  readonly status?: number
+}
+
+/** One request to a page: its URL as the client sent it, who is signed in, the route's parameters. */
+export interface Visit {
+  readonly request: Request
+  readonly url: URL
+  readonly viewer: Viewer | null
+  readonly params: Record<string, string>
+}
+
+/** One POST of a form: a visit with its checked fields (Origin and CSRF token already checked). */
+export interface FormPost extends Visit {
+  readonly form: URLSearchParams
+}
+
+type Handled = Response | Promise<Response>
+type Context = { request: Request; params: Record<string, string> }
+
+export const callerOf = (viewer: Viewer | null): Caller =>
+  viewer ? { username: viewer.username, isAdmin: viewer.isAdmin } : ANONYMOUS
+
+/** A "see other" redirect, after a form has done its work (so reloading does not send it again). */
+export const seeOther = (location: string, headers: Record<string, string> = {}) =>
+  new Response(null, {
+    status: 303,
+    headers: { Location: location, 'Cache-Control': 'no-store', ...NOSNIFF, ...headers },
+  })
+
+/** The sign-in page, coming back to `url` afterwards. */
+export const signInFirst = (url: URL) => seeOther(`/sign-in?next=${encodeURIComponent(url.pathname + url.search)}`)
+
+/**
+ * The plumbing every page and form of the site shares: who is signed in, rendering in the
+ * layout, the cache of anonymous pages, error pages for domain errors, and the checks every POST
+ * passes (Origin, then the session's CSRF token).
+ */
+export function siteKit(deps: SiteDeps) {
+  const anonymousPages = new RenderedPages(() => deps.clubs.dataVersion)
+
+  const viewerOf = (request: Request): Viewer | null => {
+    const id = sessionIdOf(request)
+    return id === null ? null : deps.sessions.holder(id)
+  }
+
+  const render = (url: URL, viewer: Viewer | null, shown: Shown) =>
+    preparedPage(pageHtml({ title: shown.title, site: deps.title, viewer, path: url.pathname }, shown.content))
+
+  const answer = (visit: Omit<Visit, 'params'>, shown: Shown) =>
+    pageAnswer(visit.request, render(visit.url, visit.viewer, shown), shown.status ?? 200, visit.viewer !== null)
+
+  function failed(visit: Omit<Visit, 'params'>, error: unknown): Handled {
+    const known = errorOf(error)
+    if (!known) throw error
+    return answer(visit, { title: errorTitle(known.status), content: <ErrorPage {...known} />, status: known.status })
+  }
+
+  /** A GET page. A page for nobody in particular is rendered once per data version and URL. */
+  const page =
+    (show: (visit: Visit) => Shown | Response) =>
+    ({ request, params }: Context): Handled => {
+      const url = new URL(urlOf(request))
+      let viewer: Viewer | null = null
+      try {
+        viewer = viewerOf(request)
+        const visit = { request, url, viewer, params }
+        if (viewer) {
+          const shown = show(visit)
+          return shown instanceof Response ? shown : answer(visit, shown)
+        }
+        const prepared = anonymousPages.get(`${url.pathname}${url.search}`, () => {
+          const shown = show(visit)
+          if (shown instanceof Response) throw new Redirected(shown)
+          return render(url, null, shown)
+        })
+        return pageAnswer(request, prepared, 200, false)
+      } catch (error) {
+        if (error instanceof Redirected) return error.response
+        return failed({ request, url, viewer }, error)
+      }
+    }
+
+  /** A POST from a form of the site: refused from another origin, or without the session's CSRF token. */
+  const action =
+    (handle: (post: FormPost) => Promise<Response | Shown>) =>
+    async ({ request, params }: Context): Promise<Response> => {
+      const url = new URL(urlOf(request))
+      let viewer: Viewer | null = null
+      try {
+        viewer = viewerOf(request)
+        checkOrigin(request, url.origin)
+        const form = await readForm(request)
+        if (viewer) checkCsrf(form, viewer.csrf)
+        const post = { request, url, viewer, params, form }
+        const done = await handle(post)
+        return done instanceof Response ? done : await answer(post, done)
+      } catch (error) {
+        return failed({ request, url, viewer }, error)
+      }
+    }
+
+  return { deps, viewerOf, page, action, answer }
+}
+
+export type SiteKit = ReturnType<typeof siteKit>
+
+/** A page that answered with a redirect instead of content: never cached. */
+class Redirected extends Error {
+  constructor(readonly response: Response) {
+    super('redirected')
+  }
+}

@@ -1,0 +1,68 @@
+/** @jsxImportSource preact */
+import { Elysia } from 'elysia'
+import { urlOf } from '../edge/request-facts'
+import { prefersHtml } from '../edge/negotiate'
+import { NOSNIFF } from '../edge/respond'
+import { ClubPage } from './club-page'
+import { clubDetailView, clubView } from './club-view'
+import { DirectoryPage, type DirectoryState } from './directory'
+import { ANONYMOUS } from '../domain/caller'
+import { callerOf, type Shown, type SiteKit, type Visit } from './kit'
+
+/** Clubs on one page of the directory. */
+export const DIRECTORY_PAGE_SIZE = 24
+
+/** The directory at `/` for browsers (programs keep the redirect to the API) and each club's page. */
+export function publicPages(kit: SiteKit) {
+  const { clubs, tags } = kit.deps
+
+  /** The public directory, the same for everyone: a person's own pending clubs are under My clubs. */
+  function directory({ url }: Visit): Shown {
+    const caller = ANONYMOUS
+    const search = (url.searchParams.get('search') ?? '').trim()
+    const chosenTags = url.searchParams.getAll('tags').filter((name) => name !== '')
+    const query = new URLSearchParams({
+      page: url.searchParams.get('page') ?? '1',
+      page_size: String(DIRECTORY_PAGE_SIZE),
+    })
+    if (search) query.set('search', search)
+    if (chosenTags.length) query.set('tags', chosenTags.join(','))
+    const found = clubs.list(caller, clubs.parseQuery(query))
+    const state: DirectoryState = {
+      clubs: found.records.map((record) => clubView(clubs.listItem(caller, record))),
+      total: found.total,
+      page: found.page?.number ?? 1,
+      lastPage: found.page?.last ?? 1,
+      search,
+      chosenTags,
+      tags: tags.list(caller).filter((tag) => tag.clubs > 0 || chosenTags.includes(tag.name)),
+      origin: url.origin,
+    }
+    return {
+      title: search ? `Clubs matching “${search}”` : 'Student clubs',
+      content: <DirectoryPage state={state} />,
+    }
+  }
+
+  function club({ url, viewer, params }: Visit): Shown {
+    const caller = callerOf(viewer)
+    const view = clubDetailView(clubs.detail(caller, clubs.retrieve(caller, params.code!)))
+    return { title: view.name, content: <ClubPage club={view} origin={url.origin} /> }
+  }
+
+  const showDirectory = kit.page(directory)
+  return new Elysia({ name: 'site-public-pages' })
+    .get(
+      '/',
+      (context) => {
+        const { request } = context
+        if (prefersHtml(request.headers.get('accept') ?? '')) return showDirectory(context)
+        return new Response(null, {
+          status: 302,
+          headers: { Location: `${new URL(urlOf(request)).origin}/api/`, Vary: 'Accept', ...NOSNIFF },
+        })
+      },
+      { detail: { hide: true } },
+    )
+    .get('/clubs/:code', kit.page(club), { detail: { hide: true } })
+}

@@ -1,0 +1,14 @@
+import { Elysia } from 'elysia'
+import { siteAssets } from './assets'
+import { siteKit, type SiteDeps } from './kit'
+import { publicPages } from './public-pages'
+import { signInRoutes } from './sign-in'
+
+/**
+ * The campus site (CONTRACT §20): pages for people, rendered on the server from the same domain
+ * services the API endpoints call. Another edge beside the API, not a second app.
+ */
+export function siteRoutes(deps: SiteDeps) {
+  const kit = siteKit(deps)
+  return new Elysia({ name: 'site' }).use(siteAssets()).use(publicPages(kit)).use(signInRoutes(kit))
+}
