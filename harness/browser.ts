@@ -31,13 +31,19 @@ export function launchChromium(): Promise<Browser> {
   })
 }
 
-/** The service on a free port over a data file in `dir` with the admin `token`, and a Chromium to drive it. */
-export async function serviceAndBrowser(dir: string, token: string) {
-  const port = freePort()
+/**
+ * The service on a free port (or `port`) over a data file in `dir` with the admin `token` and
+ * `env`, and a Chromium to drive it.
+ */
+export async function serviceAndBrowser(
+  dir: string,
+  token: string,
+  { port = freePort(), env = {} }: { port?: number; env?: Record<string, string> } = {},
+) {
   const origin = `http://127.0.0.1:${port}`
   const proc = spawnService(
     port,
-    { CLUBS_DATA_FILE: join(dir, 'db.json'), CLUBS_ADMIN_TOKEN: token, CLUBS_LOG_LEVEL: 'warn' },
+    { CLUBS_DATA_FILE: join(dir, 'db.json'), CLUBS_ADMIN_TOKEN: token, CLUBS_LOG_LEVEL: 'warn', ...env },
     { stdout: 'ignore', stderr: 'pipe' },
   )
   const [browser] = await Promise.all([launchChromium(), waitForHealth(origin, proc)])

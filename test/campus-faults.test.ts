@@ -3,7 +3,7 @@ import type { Subprocess } from 'bun'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE, tempDir } from '../harness/app'
-import { ADMIN_GROUP, AUDIENCE, startProvider, type TestProvider } from '../harness/oidc-provider'
+import { AUDIENCE, campusSettings, startProvider, type TestProvider } from '../harness/oidc-provider'
 import { freePort, spawnService, waitForHealth } from '../harness/service'
 import { CampusSignIn } from '../src/edge/oidc'
 
@@ -37,20 +37,11 @@ async function provider(port?: number) {
 async function campusApp(port: number) {
   let now = Date.now()
   const problems: string[] = []
-  const campus = new CampusSignIn(
-    {
-      issuer: `http://127.0.0.1:${port}`,
-      audience: AUDIENCE,
-      usernameClaim: 'preferred_username',
-      groupsClaim: 'groups',
-      adminGroup: ADMIN_GROUP,
-    },
-    {
-      now: () => now,
-      refetchIntervalMs: REFETCH_MS,
-      onLoad: (outcome) => void ('problem' in outcome && problems.push(outcome.problem)),
-    },
-  )
+  const campus = new CampusSignIn(campusSettings(`http://127.0.0.1:${port}`), {
+    now: () => now,
+    refetchIntervalMs: REFETCH_MS,
+    onLoad: (outcome) => void ('problem' in outcome && problems.push(outcome.problem)),
+  })
   await campus.keys.load()
   const app = await makeApp({ campus })
   return { ...app, problems, advance: (ms: number) => void (now += ms) }

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { exportSPKI, generateKeyPair, importJWK, SignJWT } from 'jose'
-import { ADMIN_GROUP, AUDIENCE, startProvider, type TestProvider } from '../harness/oidc-provider'
+import { ADMIN_GROUP, AUDIENCE, campusSettings, startProvider, type TestProvider } from '../harness/oidc-provider'
 import { makeApp, readJson, tempDir } from '../harness/app'
 import { fitUsername } from '../src/domain/users'
-import { CampusSignIn, type OidcSettings } from '../src/edge/oidc'
+import { CampusSignIn } from '../src/edge/oidc'
 
 // Campus sign-in (CONTRACT §13) against a real OpenID provider on loopback: its tokens come from
 // its token endpoint (client credentials with a resource indicator, so the access token is a JWT
@@ -30,14 +30,6 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-const settings = (issuer: string): OidcSettings => ({
-  issuer,
-  audience: AUDIENCE,
-  usernameClaim: 'preferred_username',
-  groupsClaim: 'groups',
-  adminGroup: ADMIN_GROUP,
-})
-
 /** A clock the key cache reads, moved by hand: the refetch interval without waiting for it. */
 function manualClock() {
   let now = Date.now()
@@ -49,7 +41,7 @@ const REFETCH_MS = 10_000
 /** The app with campus sign-in against `provider`, its keys loaded as at start-up. */
 async function campusApp(options: { dataFile?: string; readOnly?: boolean } = {}) {
   const clock = manualClock()
-  const campus = new CampusSignIn(settings(provider.issuer), { now: clock.now, refetchIntervalMs: REFETCH_MS })
+  const campus = new CampusSignIn(campusSettings(provider.issuer), { now: clock.now, refetchIntervalMs: REFETCH_MS })
   await campus.keys.load()
   const app = await makeApp({ dataFile: options.dataFile, campus, config: { readOnly: options.readOnly ?? false } })
   return { ...app, clock, campus }
