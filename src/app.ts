@@ -17,6 +17,7 @@ import { rootRedirect } from './edge/endpoints/root'
 import type { Metrics } from './edge/metrics'
 import { errorHandler, type LogFault } from './edge/error-handler'
 import { rateLimit } from './edge/rate-limit'
+import { CampusFlow } from './site/campus-flow'
 import { siteRoutes } from './site/site'
 
 /** The site as it is when the config does not say (tests that build the app without one). */
@@ -100,6 +101,12 @@ export function createApp({
             sessions: directory.sessions,
             authenticate: (token) => auth.authenticate(`Bearer ${token}`),
             title: (config.site ?? DEFAULT_SITE).title,
+            campus:
+              campus &&
+              new CampusFlow(campus, {
+                record: (identity) => auth.campusCaller(identity),
+                now: () => now().getTime(),
+              }),
           }),
     )
     .use(mount(ENDPOINTS, { ...directory, answers }, edge))

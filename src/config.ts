@@ -100,6 +100,8 @@ export const VARIABLES = [
   'CLUBS_OIDC_USERNAME_CLAIM',
   'CLUBS_OIDC_GROUPS_CLAIM',
   'CLUBS_OIDC_ADMIN_GROUP',
+  'CLUBS_OIDC_CLIENT_ID',
+  'CLUBS_OIDC_CLIENT_SECRET',
   'CLUBS_SITE',
   'CLUBS_SITE_TITLE',
 ] as const
@@ -167,7 +169,17 @@ function oidc(env: Env): Config['oidc'] {
     usernameClaim: text(env, 'CLUBS_OIDC_USERNAME_CLAIM', 'preferred_username'),
     groupsClaim: text(env, 'CLUBS_OIDC_GROUPS_CLAIM', 'groups'),
     adminGroup: env.CLUBS_OIDC_ADMIN_GROUP ? text(env, 'CLUBS_OIDC_ADMIN_GROUP', '') : null,
+    clientId: env.CLUBS_OIDC_CLIENT_ID ? text(env, 'CLUBS_OIDC_CLIENT_ID', '') : undefined,
+    clientSecret: clientSecret(env),
   }
+}
+
+/** The site's client secret at the provider, never repeated in a message. */
+function clientSecret(env: Env): string | null {
+  const raw = env.CLUBS_OIDC_CLIENT_SECRET || null
+  if (raw !== null && raw.trim() !== raw)
+    throw new ConfigError('CLUBS_OIDC_CLIENT_SECRET', '<hidden>', 'no leading or trailing spaces')
+  return raw
 }
 
 /** Reads the variables of CONTRACT §10 and §17 (each also as NAME_FILE); throws ConfigError on the first invalid one. */

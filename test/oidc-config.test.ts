@@ -18,7 +18,25 @@ describe('CLUBS_OIDC_* configuration', () => {
       usernameClaim: 'preferred_username',
       groupsClaim: 'groups',
       adminGroup: null,
+      clientId: undefined,
+      clientSecret: null,
     })
+  })
+
+  it('reads the site’s client id and secret (CONTRACT §20); without an id, the site signs in as the audience', () => {
+    const oidc = loadConfig({
+      CLUBS_OIDC_ISSUER: ISSUER,
+      CLUBS_OIDC_AUDIENCE: 'clubs-api',
+      CLUBS_OIDC_CLIENT_ID: 'clubs-site',
+      CLUBS_OIDC_CLIENT_SECRET: 's3cret value',
+    }).oidc
+    expect(oidc).toMatchObject({ clientId: 'clubs-site', clientSecret: 's3cret value' })
+  })
+
+  it('stops the start on a client secret with spaces around it, without repeating the secret', () => {
+    const load = () =>
+      loadConfig({ CLUBS_OIDC_ISSUER: ISSUER, CLUBS_OIDC_AUDIENCE: 'a', CLUBS_OIDC_CLIENT_SECRET: ' a-secret ' })
+    expect(load).toThrow('CLUBS_OIDC_CLIENT_SECRET="<hidden>"')
   })
 
   it('reads the claims and the admin group', () => {

@@ -3,7 +3,7 @@ import { ANONYMOUS, type Caller } from '../domain/caller'
 import { NotAuthenticated } from '../domain/errors'
 import { sha256 } from '../domain/user-directory'
 import { ADMIN_USERNAME, type UserService } from '../domain/users'
-import { looksLikeJwt, type CampusSignIn } from './oidc'
+import { looksLikeJwt, type CampusIdentity, type CampusSignIn } from './oidc'
 
 const NO_ADMIN_TOKEN =
   'This server has no admin token (CLUBS_ADMIN_TOKEN is not set): only tokens issued to its users work.'
@@ -45,7 +45,8 @@ export class Authenticator {
     const user = this.options.users.directory.byToken(token)
     if (user && (user.username !== ADMIN_USERNAME || this.options.developmentAdmin))
       return { username: user.username, isAdmin: user.is_admin }
-    if (this.options.campus && looksLikeJwt(token)) return this.#campusCaller(this.options.campus, token)
+    if (this.options.campus && looksLikeJwt(token))
+      return this.options.campus.verify(token).then((identity) => this.campusCaller(identity))
     throw new NotAuthenticated('Invalid token.')
   }
 
@@ -61,8 +62,11 @@ export class Authenticator {
     return new NotAuthenticated(`${error.body.detail} ${NO_ADMIN_TOKEN}`)
   }
 
-  async #campusCaller(campus: CampusSignIn, token: string): Promise<Caller> {
-    const { username, isAdmin } = await campus.verify(token)
+  /**
+   * Whom a verified campus identity names (a bearer JWT's, or a site sign-in's ID token): recorded
+   * as a user the first time (not in a read-only directory), an admin by group or by this service.
+   */
+  async campusCaller({ username, isAdmin }: CampusIdentity): Promise<Caller> {
     const { users, recordsNewUsers } = this.options
     const record = recordsNewUsers ? await users.signedIn(username) : users.directory.get(username)
     // An admin by the group claim for this request, or one this service made an admin.

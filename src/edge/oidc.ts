@@ -11,6 +11,10 @@ export interface OidcSettings {
   readonly groupsClaim: string
   /** Members of this group are admins; null: no group makes one. */
   readonly adminGroup: string | null
+  /** The site's client at the provider (CLUBS_OIDC_CLIENT_ID, CONTRACT §20); the audience when absent. */
+  readonly clientId?: string
+  /** CLUBS_OIDC_CLIENT_SECRET: the site is a confidential client; absent or null, a public one (PKCE alone). */
+  readonly clientSecret?: string | null
 }
 
 /** Who a verified token says its bearer is. */
@@ -41,15 +45,18 @@ export class CampusSignIn {
     this.keys = new ProviderKeys(settings.issuer, options)
   }
 
-  /** The token's user; a 401 for any token that is not a valid one, a 503 when the keys cannot be had. */
-  async verify(token: string): Promise<CampusIdentity> {
+  /**
+   * The token's user; a 401 for any token that is not a valid one, a 503 when the keys cannot be
+   * had. `audience`: the site's client id, for the ID tokens of its sign-in (CONTRACT §20).
+   */
+  async verify(token: string, audience = this.settings.audience): Promise<CampusIdentity> {
     if (token.length > MAX_TOKEN || token.indexOf('.') > MAX_HEADER)
       throw new NotAuthenticated('The token is too large.')
     let payload: JWTPayload
     try {
       ;({ payload } = await jwtVerify(token, this.keys.getKey, {
         issuer: this.settings.issuer,
-        audience: this.settings.audience,
+        audience,
         algorithms: ALGORITHMS,
         requiredClaims: ['exp'],
       }))

@@ -10,6 +10,7 @@ import { ErrorPage, errorOf, errorTitle } from './error-page'
 import { checkCsrf, checkOrigin, readForm } from './forms'
 import type { Viewer } from './layout'
 import { pageAnswer, pageHtml, preparedPage } from './page'
+import type { CampusFlow } from './campus-flow'
 import { RenderedPages } from './rendered-pages'
 import { sessionIdOf } from './session-cookie'
 
@@ -21,6 +22,8 @@ export interface SiteDeps {
   /** Resolves a service token (as `Authorization: Bearer` would) to its holder; throws a 401 for a wrong one. */
   readonly authenticate: (token: string) => Caller | Promise<Caller>
   readonly title: string
+  /** Campus sign-in with OpenID Connect (CLUBS_OIDC_*); absent or null, the token form alone. */
+  readonly campus?: CampusFlow | null
 }
 
 /** A page's title and content, before the layout frames it; `status` when it is not 200. */
@@ -109,26 +112,32 @@ export function siteKit(deps: SiteDeps) {
       }
     }
 
-  /** A POST from a form of the site: refused from another origin, or without the session's CSRF token. */
-  const action =
-    (handle: (post: FormPost) => Promise<Response | Shown>) =>
+  /** A request that does its work before it answers (a POST, a step of signing in): never cached. */
+  const step =
+    (handle: (visit: Visit) => Promise<Response | Shown>) =>
     async ({ request, params }: Context): Promise<Response> => {
       const url = new URL(urlOf(request))
       let viewer: Viewer | null = null
       try {
         viewer = viewerOf(request)
-        checkOrigin(request, url.origin)
-        const form = await readForm(request)
-        if (viewer) checkCsrf(form, viewer.csrf)
-        const post = { request, url, viewer, params, form }
-        const done = await handle(post)
-        return done instanceof Response ? done : await answer(post, done)
+        const visit = { request, url, viewer, params }
+        const done = await handle(visit)
+        return done instanceof Response ? done : await answer(visit, done)
       } catch (error) {
         return failed({ request, url, viewer }, error)
       }
     }
 
-  return { deps, viewerOf, page, action, answer }
+  /** A POST from a form of the site: refused from another origin, or without the session's CSRF token. */
+  const action = (handle: (post: FormPost) => Promise<Response | Shown>) =>
+    step(async (visit) => {
+      checkOrigin(visit.request, visit.url.origin)
+      const form = await readForm(visit.request)
+      if (visit.viewer) checkCsrf(form, visit.viewer.csrf)
+      return handle({ ...visit, form })
+    })
+
+  return { deps, viewerOf, page, step, action, answer }
 }
 
 export type SiteKit = ReturnType<typeof siteKit>

@@ -2,12 +2,15 @@
 export const SESSION_COOKIE = 'clubs_session'
 
 /** The session id a request's Cookie header carries, or null. */
-export function sessionIdOf(request: Request): string | null {
+export const sessionIdOf = (request: Request): string | null => randomCookie(request, SESSION_COOKIE)
+
+/** The value of the cookie `name`, when it is shaped like the random values the site puts in cookies; else null. */
+export function randomCookie(request: Request, name: string): string | null {
   const header = request.headers.get('cookie')
   if (header === null) return null
   for (const part of header.split(';')) {
     const eq = part.indexOf('=')
-    if (eq < 0 || part.slice(0, eq).trim() !== SESSION_COOKIE) continue
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue
     const value = part.slice(eq + 1).trim()
     return /^[A-Za-z0-9_-]{1,100}$/.test(value) ? value : null
   }

@@ -5,11 +5,24 @@ import { safeNext } from './forms'
 import { seeOther, type SiteKit } from './kit'
 import { clearedSessionCookie, sessionCookie, sessionIdOf } from './session-cookie'
 
-/** The sign-in form: a service token (CONTRACT §20, without campus sign-in), coming back to `next`. */
-function SignInPage({ next, error }: { next: string; error: string | null }) {
+/**
+ * The sign-in page, coming back to `next`: with campus sign-in, its button first (CONTRACT §20);
+ * the service token form always (development and small deployments, and programs' people).
+ */
+function SignInPage({ next, error, campus }: { next: string; error: string | null; campus: string | null }) {
   return (
     <>
       <h1>Sign in</h1>
+      {campus && (
+        <>
+          <p>
+            <a class="button" href={`/auth/sign-in?next=${encodeURIComponent(next)}`}>
+              Sign in with {campus}
+            </a>
+          </p>
+          <h2>With a service token</h2>
+        </>
+      )}
       <form method="post" action="/sign-in" class="narrow">
         <input type="hidden" name="next" value={next} />
         <p class="field">
@@ -40,10 +53,10 @@ function SignInPage({ next, error }: { next: string; error: string | null }) {
 
 /** Signing in with a service token, and signing out (a POST, which ends the session on the server). */
 export function signInRoutes(kit: SiteKit) {
-  const { sessions, authenticate } = kit.deps
+  const { sessions, authenticate, campus, title } = kit.deps
   const form = (next: string, error: string | null, status = 200) => ({
     title: 'Sign in',
-    content: <SignInPage next={next} error={error} />,
+    content: <SignInPage next={next} error={error} campus={campus ? title : null} />,
     status,
   })
   return new Elysia({ name: 'site-sign-in' })

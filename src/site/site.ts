@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { siteAssets } from './assets'
+import { campusSignInRoutes } from './campus-sign-in'
 import { siteKit, type SiteDeps } from './kit'
 import { publicPages } from './public-pages'
 import { signInRoutes } from './sign-in'
@@ -10,5 +11,9 @@ import { signInRoutes } from './sign-in'
  */
 export function siteRoutes(deps: SiteDeps) {
   const kit = siteKit(deps)
-  return new Elysia({ name: 'site' }).use(siteAssets()).use(publicPages(kit)).use(signInRoutes(kit))
+  return new Elysia({ name: 'site' })
+    .use(siteAssets())
+    .use(publicPages(kit))
+    .use(signInRoutes(kit))
+    .use(deps.campus ? campusSignInRoutes(kit, deps.campus) : new Elysia())
 }
