@@ -1,0 +1,159 @@
+import { afterAll, describe, expect, it } from 'bun:test'
+import type { Subprocess } from 'bun'
+import { createHash } from 'node:crypto'
+import { readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { ADMIN_TOKEN, makeApp, NOW, readJson, tempDir } from '../harness/app'
+import { freePort, spawnService, stopService, waitForHealth } from '../harness/service'
+
+// The site's sessions (CONTRACT §20): a random id in an HttpOnly cookie, refused once signed out
+// or after 8 h without use; every POST refused without the session's CSRF token or from another
+// Origin; kept across a restart, with only the id's SHA-256 in the data file. Signed in here with
+// a service token: a campus sign-in starts the same session (test/site-campus-sign-in.test.ts).
+
+const HOUR = 60 * 60 * 1000
+const HTML = { accept: 'text/html' }
+const FORM = 'application/x-www-form-urlencoded'
+const PAGE = '/clubs/penn-chess-society'
+
+const dirs: string[] = []
+const processes: Subprocess[] = []
+afterAll(async () => {
+  for (const proc of processes) await stopService(proc)
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+const sessionOf = (res: Response) =>
+  /^clubs_session=([^;]*)/.exec(res.headers.getSetCookie().find((c) => c.startsWith('clubs_session=')) ?? '')?.[1]
+
+/** Who the page says is signed in for the cookie `session`, and the CSRF token its forms carry. */
+function viewerIn(html: string) {
+  return {
+    username: /Sign out <span class="who">\(([^)]*)\)/.exec(html)?.[1] ?? null,
+    csrf: /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? null,
+  }
+}
+
+/** The app at a clock the test moves, and a user "bob" signed in on the site with his service token. */
+async function signedIn() {
+  let now = NOW.getTime()
+  const app = await makeApp({ now: () => new Date(now) })
+  const { token } = await readJson(await app.admin.post('/api/users/', { username: 'bob' }))
+  const res = await app.req('/sign-in', {
+    method: 'POST',
+    headers: { 'content-type': FORM, origin: 'http://localhost' },
+    body: new URLSearchParams({ token, next: PAGE }),
+  })
+  expect([res.status, res.headers.get('location')]).toEqual([303, PAGE])
+  const session = sessionOf(res)!
+  const viewer = async (cookie = session) =>
+    viewerIn(await (await app.req(PAGE, { headers: { ...HTML, cookie: `clubs_session=${cookie}` } })).text())
+  const signOut = (body: Record<string, string>, headers: Record<string, string> = {}) =>
+    app.req('/sign-out', {
+      method: 'POST',
+      headers: { cookie: `clubs_session=${session}`, 'content-type': FORM, origin: 'http://localhost', ...headers },
+      body: new URLSearchParams(body),
+    })
+  return { ...app, session, viewer, signOut, advance: (ms: number) => void (now += ms) }
+}
+
+describe('site sessions', () => {
+  it('signs in with a token: the cookie names the person on every page', async () => {
+    const { viewer } = await signedIn()
+    expect((await viewer()).username).toBe('bob')
+  })
+
+  it('refuses the session cookie once signed out, and clears it in the browser', async () => {
+    const { viewer, signOut, session } = await signedIn()
+    const { csrf } = await viewer()
+    const res = await signOut({ csrf: csrf! })
+    expect([res.status, res.headers.get('location')]).toEqual([303, '/'])
+    expect(res.headers.getSetCookie()).toContainEqual(expect.stringMatching(/^clubs_session=; .*Max-Age=0/))
+    expect(await viewer(session)).toEqual({ username: null, csrf: null })
+  })
+
+  it('refuses a forged POST without the CSRF token, or with a wrong one, or another session’s: 403, still signed in', async () => {
+    const { viewer, signOut, req, admin } = await signedIn()
+    const { token } = await readJson(await admin.post('/api/users/', { username: 'carol' }))
+    const carols = await req('/sign-in', {
+      method: 'POST',
+      headers: { 'content-type': FORM },
+      body: new URLSearchParams({ token }),
+    })
+    const carolsCsrf = (await viewer(sessionOf(carols)!)).csrf!
+    for (const body of [{}, { csrf: 'not-the-token' }, { csrf: carolsCsrf }] as Record<string, string>[]) {
+      const res = await signOut(body)
+      expect(res.status).toBe(403)
+      expect(await res.text()).toContain('This form has expired or did not come from this site.')
+    }
+    expect((await viewer()).username).toBe('bob')
+  })
+
+  it('refuses a POST from another Origin, even with the right CSRF token: 403, still signed in', async () => {
+    const { viewer, signOut } = await signedIn()
+    const { csrf } = await viewer()
+    for (const origin of ['https://evil.example', 'null', 'http://localhost:8080']) {
+      const res = await signOut({ csrf: csrf! }, { origin })
+      expect(res.status).toBe(403)
+      expect(await res.text()).toContain('This form was sent from another site, so it was refused.')
+    }
+    expect((await viewer()).username).toBe('bob')
+  })
+
+  it('ends a session after 8 h without use, and not before; each use starts the 8 h again', async () => {
+    const { viewer, advance } = await signedIn()
+    advance(8 * HOUR - 60_000)
+    expect((await viewer()).username).toBe('bob')
+    advance(8 * HOUR - 60_000)
+    expect((await viewer()).username).toBe('bob')
+    advance(8 * HOUR)
+    expect((await viewer()).username).toBe(null)
+  })
+})
+
+describe('site sessions across a restart (a real process)', () => {
+  it('keeps the session: the same cookie opens it after a restart on the same data file, which holds only its hash', async () => {
+    const dir = tempDir('clubs-site-restart-')
+    dirs.push(dir)
+    const file = join(dir, 'db.json')
+    const port = freePort()
+    const base = `http://127.0.0.1:${port}`
+    const start = async () => {
+      const proc = spawnService(port, {
+        CLUBS_DATA_FILE: file,
+        CLUBS_ADMIN_TOKEN: ADMIN_TOKEN,
+        CLUBS_LOG_LEVEL: 'warn',
+      })
+      processes.push(proc)
+      await waitForHealth(base, proc)
+      return proc
+    }
+    const first = await start()
+    const res = await fetch(`${base}/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': FORM, origin: base },
+      body: new URLSearchParams({ token: ADMIN_TOKEN }),
+    })
+    const session = sessionOf(res)!
+    const who = async () =>
+      viewerIn(
+        await (await fetch(`${base}${PAGE}`, { headers: { ...HTML, cookie: `clubs_session=${session}` } })).text(),
+      ).username
+    expect(await who()).toBe('admin')
+
+    await stopService(first)
+    const saved = readFileSync(file, 'utf8')
+    expect(saved).not.toContain(session)
+    expect(JSON.parse(saved).sessions).toEqual([
+      expect.objectContaining({
+        id_sha256: createHash('sha256').update(session).digest('hex'),
+        username: 'admin',
+        via: 'token',
+      }),
+    ])
+
+    await start()
+    expect(await who()).toBe('admin')
+  })
+})
