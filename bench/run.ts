@@ -14,6 +14,24 @@ import { benchSize, type SizeResult } from './scenarios'
 import { benchScale, SCALE } from './scale'
 import { ROOT } from './servers'
 
+const USAGE = `usage: npm run bench [-- --help]
+
+Measures the service (OURS) against a bare Bun.serve doing the same job (CEILING) and json-server
+at each data size, the small answers, the spreadsheet and review rows and the scale profile; writes
+docs/performance.md and docs/perf-chart.svg and prints a summary. A full run takes 8 minutes or more.
+
+  BENCH_SIZES=100,1000     data sizes (default 100,1000,10000)
+  BENCH_SECONDS=2          seconds a measurement runs (shorter while working on the harness)
+  BENCH_SCALE=0            clubs in the scale profile (default 100000; 0 skips it)
+  BENCH_KEEP=1             keep the temp folder (data sets, server logs)
+
+Needs wrk (Debian: apt-get install wrk).`
+
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  console.log(USAGE)
+  process.exit(0)
+}
+
 const SIZES = (process.env.BENCH_SIZES ?? '100,1000,10000').split(',').map(Number)
 const tmp = mkdtempSync(join(tmpdir(), 'club-bench-'))
 const say = (line: string) => console.log(line)

@@ -839,7 +839,8 @@ export async function problemWith(method: string, res: Response): Promise<string
   if (type.startsWith('text/html') && hasBody) {
     // Whatever the request carried, the page runs no script but its own files, and no handler attribute.
     for (const tag of text.match(/<script\b[^>]*>/gi) ?? [])
-      if (!/^<script src="\/[^"<>]+">$/.test(tag)) return `answered ${res.status} with HTML holding ${shorten(tag)}`
+      if (!/^<script src="\/[^"<>]+"( defer)?>$/.test(tag))
+        return `answered ${res.status} with HTML holding ${shorten(tag)}`
     if (hasEventHandler(text)) return `answered ${res.status} with HTML holding an event-handler attribute`
   }
   if (res.status >= 400 && hasBody && !type.startsWith('application/json') && !type.startsWith('text/html'))

@@ -83,7 +83,9 @@ export function createApp({
 
   return new Elysia()
     .use(errorHandler(logFault))
-    .use(config.rateLimit ? rateLimit(config.rateLimit) : new Elysia())
+    .use(
+      config.rateLimit ? rateLimit(config.rateLimit, (authorization) => auth.tokenHolder(authorization)) : new Elysia(),
+    )
     .use(
       operations({
         health: directory.health,

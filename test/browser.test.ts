@@ -201,10 +201,10 @@ suite('in a real browser', () => {
 
   describe('the browsable view', () => {
     it(
-      'redirects / to the API root, whose page says where each link leads',
+      'shows the API root, whose page says where each link leads (/ is the campus site for browsers)',
       async () => {
         await withPage(async (page) => {
-          const res = await page.goto(`${origin}/`)
+          const res = await page.goto(`${origin}/api/`)
           expect(res?.status()).toBe(200)
           expect(new URL(page.url()).pathname).toBe('/api/')
           await heading(page, 'Club Directory API')

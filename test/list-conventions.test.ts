@@ -126,7 +126,7 @@ describe('Link', () => {
   it('and X-Total-Count are exposed to browsers through CORS', async () => {
     const { res } = await list('?page=1')
     const exposed = res.headers.get('access-control-expose-headers')!.split(', ')
-    expect(exposed).toEqual(expect.arrayContaining(['X-Total-Count', 'Link']))
+    expect(exposed).toEqual(expect.arrayContaining(['X-Total-Count', 'Link', 'X-Request-Id']))
     expect(res.headers.get('access-control-allow-origin')).toBe('*')
   })
 })

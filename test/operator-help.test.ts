@@ -45,6 +45,14 @@ describe('--help', () => {
       expect(readFileSync(dataFile, 'utf8')).toBe(before)
     })
 
+  it('npm run bench -- --help prints its usage and exits at once, starting no run', () => {
+    const result = Bun.spawnSync([process.execPath, join(ROOT, 'bench', 'run.ts'), '--help'], { cwd: dir })
+    expect(result.exitCode).toBe(0)
+    expect(result.stdout.toString()).toStartWith('usage: npm run bench')
+    expect(result.stdout.toString()).toContain('BENCH_SIZES')
+    expect(readdirSync(dir)).toEqual(['db.json'])
+  })
+
   it('users:add: an unknown option is a usage error (exit 2, one message), not a stack trace', () => {
     const { code, stdout, stderr } = run('users-add.ts', ['--adm', 'alice'])
     expect(code).toBe(2)

@@ -24,8 +24,36 @@ describe('rate limit (CLUBS_RATE_LIMIT)', () => {
     expect((await req('/api/tags/', { token: ADMIN_TOKEN })).status).toBe(200)
   })
 
-  it('never limits /health', async () => {
+  it.each(['/health', '/livez', '/readyz'])('never limits the probe %s', async (path) => {
     const { req } = await makeApp({ config: { rateLimit: 1 } })
-    for (let i = 0; i < 10; i++) expect((await req('/health')).status).toBe(200)
+    for (let i = 0; i < 10; i++) expect((await req(path)).status).toBe(200)
+  })
+
+  it('keys on the user a token names, however the scheme is spelled', async () => {
+    const { app } = await makeApp({ config: { rateLimit: 3 } })
+    const statuses = []
+    for (const scheme of ['Bearer', 'bearer', 'BEARER', 'Bearer ', 'bEaReR'])
+      statuses.push(
+        (
+          await app.handle(
+            new Request('http://localhost/api/tags/', { headers: { authorization: `${scheme} ${ADMIN_TOKEN}` } }),
+          )
+        ).status,
+      )
+    expect(statuses).toEqual([200, 200, 200, 429, 429])
+  })
+
+  it('counts every wrong token against the address it comes from, so guessing is limited', async () => {
+    const { app } = await makeApp({ config: { rateLimit: 3 } })
+    const statuses = []
+    for (let i = 0; i < 6; i++)
+      statuses.push(
+        (
+          await app.handle(
+            new Request('http://localhost/api/tags/', { headers: { authorization: `Bearer guess-${i}` } }),
+          )
+        ).status,
+      )
+    expect(statuses).toEqual([401, 401, 401, 429, 429, 429])
   })
 })

@@ -1,5 +1,4 @@
 import { Elysia } from 'elysia'
-import { sha256 } from '../domain/user-directory'
 import { exchangeForError } from './exchange'
 import { addressOf } from './request-facts'
 import { replyJson } from './respond'
@@ -11,12 +10,19 @@ interface Bucket {
   refilled: number
 }
 
+/** The probes: never limited, so a container's health checks cannot be throttled. */
+const UNLIMITED = new Set(['/health', '/livez', '/readyz'])
+
 /**
- * A token bucket per caller (their token, else their address): `perMinute` requests a
- * minute, refilled continuously. Past it, 429 with Retry-After. /health is never limited,
- * so a container's health check cannot be throttled.
+ * A token bucket per caller: the user their service token names, else their address (no token,
+ * a wrong one, a campus JWT), so guessing tokens spends the guesser's own bucket. `perMinute`
+ * requests a minute, refilled continuously; past it, 429 with Retry-After.
  */
-export function rateLimit(perMinute: number, now: () => number = Date.now) {
+export function rateLimit(
+  perMinute: number,
+  holderOf: (authorization: string | null) => string | null,
+  now: () => number = Date.now,
+) {
   const buckets = new Map<string, Bucket>()
   const perMs = perMinute / WINDOW_MS
 
@@ -44,9 +50,9 @@ export function rateLimit(perMinute: number, now: () => number = Date.now) {
   }
 
   return new Elysia({ name: 'rate-limit' }).onRequest(({ request }) => {
-    if (new URL(request.url).pathname === '/health') return
-    const authorization = request.headers.get('authorization')
-    const key = authorization ? `token ${sha256(authorization)}` : `address ${addressOf(request) ?? 'unknown'}`
+    if (UNLIMITED.has(new URL(request.url).pathname)) return
+    const holder = holderOf(request.headers.get('authorization'))
+    const key = holder !== null ? `user ${holder}` : `address ${addressOf(request) ?? 'unknown'}`
     const wait = take(key)
     if (wait === 0) return
     return replyJson(

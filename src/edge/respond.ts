@@ -13,7 +13,7 @@ const BASE_HEADERS = {
   ...NOSNIFF,
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Expose-Headers':
-    'Allow, Content-Disposition, ETag, Link, Location, Retry-After, WWW-Authenticate, X-Total-Count',
+    'Allow, Content-Disposition, ETag, Link, Location, Retry-After, WWW-Authenticate, X-Request-Id, X-Total-Count',
 } as const
 
 const NO_HEADERS: Readonly<Record<string, string>> = {}
