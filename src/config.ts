@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import type { OidcSettings } from './edge/oidc'
 import { IN_MEMORY } from './store/store'
 
@@ -57,6 +58,16 @@ function port(env: Env): number {
   if (!/^\d+$/.test(raw.trim()) || n < 0 || n > 65535)
     throw new ConfigError('PORT', raw, 'a whole number from 0 to 65535')
   return n
+}
+
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i
+
+/** An IP address or a host name to listen on; dotted digits must be a real IPv4 address (999.1.1.1 is not). */
+function host(env: Env): string {
+  const raw = text(env, 'HOST', '0.0.0.0')
+  const dotted = /^[\d.]+$/.test(raw)
+  if (isIP(raw) !== 0 || (!dotted && HOST_NAME.test(raw))) return raw
+  throw new ConfigError('HOST', raw, 'an IP address (0.0.0.0, 127.0.0.1, ::) or a host name to listen on')
 }
 
 function rateLimit(env: Env): number | null {
@@ -193,7 +204,7 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     throw new ConfigError('CLUBS_LOG_LEVEL', env.CLUBS_LOG_LEVEL ?? '', `one of ${LOG_LEVELS.join(', ')}`)
   return {
     port: port(env),
-    host: text(env, 'HOST', '0.0.0.0'),
+    host: host(env),
     dataFile: text(env, 'CLUBS_DATA_FILE', 'data/db.json'),
     seedFile: text(env, 'CLUBS_SEED_FILE', 'data/seed.json'),
     adminToken,
@@ -218,6 +229,17 @@ function site(env: Env): Config['site'] {
   if (title.length > 100 || /[\u0000-\u001f]/.test(title))
     throw new ConfigError('CLUBS_SITE_TITLE', title, "the campus's name, at most 100 characters on one line")
   return { title }
+}
+
+const NODE_ENVS = ['production', 'development', 'test']
+
+/** Settings that start the service but probably not as meant: each a line for the start-up log. */
+export function configWarnings(env: Env = process.env): string[] {
+  const nodeEnv = env.NODE_ENV
+  if (nodeEnv === undefined || nodeEnv === '' || NODE_ENVS.includes(nodeEnv)) return []
+  return [
+    `NODE_ENV=${nodeEnv} is not one of ${NODE_ENVS.join(', ')}: the service runs as in development (a development admin token, readable logs); set NODE_ENV=production for a deployment`,
+  ]
 }
 
 export { IN_MEMORY }

@@ -1,6 +1,6 @@
 import pkg from '../package.json'
 import { createApp } from './app'
-import { ConfigError, IN_MEMORY, loadConfig, type Config } from './config'
+import { ConfigError, configWarnings, IN_MEMORY, loadConfig, type Config } from './config'
 import { needsDevelopmentAdmin, withDevelopmentAdmin } from './domain/development-admin'
 import { ADMIN_USERNAME } from './domain/users'
 import type { Snapshot } from './model/snapshot'
@@ -16,6 +16,7 @@ import { backupLog, snapshotWriteWatch } from './storage-log'
 async function main() {
   const config = loadConfig()
   const log = createLogger(config.logLevel)
+  for (const warning of configWarnings()) log.warn(warning)
   const opened = await openDataFile(config.dataFile, config.seedFile)
   const { store, source } = opened
   // Outside production and without CLUBS_ADMIN_TOKEN, a directory with no user yet gets a
@@ -81,6 +82,9 @@ async function main() {
     clubs: data.clubs.filter((c) => c.archived_at === null).length,
     writes: writesNote(config, devAdmin !== null, data),
     campus_sign_in: config.oidc ? config.oidc.issuer : 'off',
+    ...(opened.upgradedFrom && {
+      upgraded: `from data format version ${opened.upgradedFrom.version}${opened.upgradedFrom.copy ? `; the file as it was is kept as ${opened.upgradedFrom.copy}` : ''}`,
+    }),
   })
   if (devAdmin) {
     await log.flush()

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
 import { join } from 'node:path'
-import { ConfigError, loadConfig } from '../src/config'
+import { ConfigError, configWarnings, loadConfig } from '../src/config'
 
 // CONTRACT §10: the environment, validated; an invalid value stops the start with a clear message.
 
@@ -95,6 +95,32 @@ describe('loadConfig', () => {
     ['65535', 65535],
   ])('accepts PORT=%p', (raw, port) => {
     expect(loadConfig({ PORT: raw }).port).toBe(port)
+  })
+
+  it.each(['0.0.0.0', '127.0.0.1', '::', '::1', 'localhost', 'clubs.internal', 'api'])('accepts HOST=%p', (raw) => {
+    expect(loadConfig({ HOST: raw }).host).toBe(raw)
+  })
+
+  it.each(['999.1.1.1', '1.2.3', '256.0.0.1', 'not a host', 'a_b', '-x', 'x..y', ':::1::'])(
+    'refuses HOST=%p with a message naming HOST (not a stack trace at listen)',
+    (raw) => {
+      expect(configError({ HOST: raw }).message).toStartWith(`config: HOST=${JSON.stringify(raw)} is not valid`)
+    },
+  )
+
+  it.each([
+    [
+      'prod',
+      [
+        'NODE_ENV=prod is not one of production, development, test: the service runs as in development (a development admin token, readable logs); set NODE_ENV=production for a deployment',
+      ],
+    ],
+    ['production', []],
+    ['development', []],
+    ['test', []],
+    [undefined, []],
+  ])('warns of NODE_ENV=%p only when it is no value Node tools know', (value, warnings) => {
+    expect(configWarnings({ NODE_ENV: value })).toEqual(warnings)
   })
 
   it.each(['abc', '70000', '65536', '-1', '3000.5', '1e3', '0x50', '80abc'])('refuses PORT=%p, naming PORT', (raw) => {
