@@ -499,6 +499,15 @@ describe('fields', () => {
     expect(body.map((item) => [item.code, item.name])).toEqual(all.map((item) => [item.code, item.name]))
   })
 
+  it('takes detail fields on the list too, with their values as the detail has them', async () => {
+    const body: Item[] = await list('?fields=code,description,website')
+    for (const item of body) expect(Object.keys(item).sort()).toEqual(['code', 'description', 'website'])
+    const chess = body.find((item) => item.code === 'penn-chess-society')!
+    const detail = await readJson(await shared.req('/api/clubs/penn-chess-society/'))
+    expect(chess).toEqual({ code: detail.code, description: detail.description, website: detail.website })
+    expect(chess.description).not.toBe('')
+  })
+
   it('keeps only the selected fields of the detail', async () => {
     const res = await shared.req('/api/clubs/penn-chess-society/?fields=code,name,description')
     expect(res.status).toBe(200)

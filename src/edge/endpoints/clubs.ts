@@ -159,7 +159,9 @@ function listAnswer(call: Call<unknown>): ListAnswer | Promise<ListAnswer> {
 function listBody({ ex, caller, services }: Call<unknown>, page: ClubPage, fields: readonly string[] | null) {
   const { clubs, answers } = services
   if (fields) {
-    const items = page.records.map((record) => clubs.listItem(caller, record, fields))
+    // A detail field named (CONTRACT §6: list and detail fields) takes the detail representation.
+    const represent = fields.some((field) => DETAIL_ONLY.has(field)) ? clubs.detail : clubs.listItem
+    const items = page.records.map((record) => represent.call(clubs, caller, record, fields))
     return Prepared.of(page.page ? { ...pageLinks(page, ex), results: items } : items)
   }
   const items = page.records.map((record) =>
