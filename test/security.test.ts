@@ -646,3 +646,25 @@ describe('tokens never logged', () => {
     }
   }, 30_000)
 })
+
+describe('answers to credentials are kept by no shared cache (Cache-Control)', () => {
+  it.each([
+    ['/api/clubs/', 'private'],
+    ['/api/clubs/penn-chess-society/', 'private'],
+    ['/api/users/me/', 'private'],
+    ['/api/favorites/', 'private'],
+    ['/api/clubs/?format=api', 'no-store'],
+    ['/api/nothing-here/', 'private'],
+  ])('GET %s with a token: %s', async (path, expected) => {
+    const { req } = await makeApp()
+    const res = await req(path, { token: ADMIN_TOKEN })
+    expect(res.headers.get('cache-control')).toBe(expected)
+  })
+
+  it('keeps no-store where an answer shows a token, and says nothing for anonymous reads', async () => {
+    const { req } = await makeApp()
+    const issued = await req('/api/users/', { method: 'POST', token: ADMIN_TOKEN, json: { username: 'cachey' } })
+    expect(issued.headers.get('cache-control')).toBe('no-store')
+    expect((await req('/api/clubs/')).headers.get('cache-control')).toBeNull()
+  })
+})

@@ -30,6 +30,25 @@ export function reply(
   extra: Readonly<Record<string, string>> = NO_HEADERS,
   notes: BrowsableNotes = {},
 ): Response | Promise<Response> {
+  const answer = replyToAnyone(ex, status, body, extra, notes)
+  if (!ex.request.headers.has('authorization')) return answer
+  // An answer to credentials may be that caller's alone: no shared cache keeps it for another
+  // (and a browsable page, which shows who is signed in, is kept nowhere).
+  const mark = (response: Response) => {
+    if (response.headers.get('cache-control') !== 'no-store')
+      response.headers.set('Cache-Control', ex.format === 'api' ? 'no-store' : 'private')
+    return response
+  }
+  return answer instanceof Promise ? answer.then(mark) : mark(answer)
+}
+
+function replyToAnyone(
+  ex: Exchange,
+  status: number,
+  body: Prepared | null,
+  extra: Readonly<Record<string, string>>,
+  notes: BrowsableNotes,
+): Response | Promise<Response> {
   const method = ex.request.method
   const shape = {
     status,
