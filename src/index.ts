@@ -115,7 +115,8 @@ async function main() {
 function writesNote(config: Config, madeDevelopmentToken: boolean, data: Snapshot): string {
   if (config.readOnly) return 'off: read-only'
   if (config.adminToken) return 'on'
-  if (config.production) return 'need a token: set CLUBS_ADMIN_TOKEN, or issue users with npm run users:add'
+  if (config.production)
+    return 'need a token: set CLUBS_ADMIN_TOKEN (or CLUBS_ADMIN_TOKEN_FILE, a secret file) and restart, then issue users with POST /api/users/'
   if (madeDevelopmentToken) return 'on: with the development admin token printed below'
   if (data.users.some((user) => user.username === ADMIN_USERNAME && user.token_sha256 !== null))
     return `on: with the development admin token printed at this data file's first start (a new one: stop the server, npm run users:token -- ${ADMIN_USERNAME})`

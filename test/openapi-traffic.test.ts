@@ -244,7 +244,7 @@ describe('the OpenAPI document describes the traffic', () => {
     const limited = await serveApp({ rateLimit: 1 })
     await expectStatus(send('GET', '/api/tags/', {}, limited), 200)
     await expectStatus(send('GET', '/api/clubs/', {}, limited), 429)
-    await expectStatus(send('GET', '/livez', { headers: html }, limited), 429)
+    await expectStatus(send('GET', '/api/tags/', { headers: html }, limited), 429)
 
     expect(problems).toEqual([])
     // Every documented operation took part.

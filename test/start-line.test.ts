@@ -41,4 +41,10 @@ describe('the start-up line', () => {
     expect(out).toContain('NODE_ENV=prod is not one of production, development, test')
     expect(out).not.toContain('upgraded')
   })
+
+  it('in production without a token, names a way to writes that the image has (no npm scripts there)', async () => {
+    const line = await startLineOf({ CLUBS_DATA_FILE: ':memory:', NODE_ENV: 'production', CLUBS_ADMIN_TOKEN: '' })
+    expect(line.writes).toContain('CLUBS_ADMIN_TOKEN_FILE')
+    expect(line.writes).not.toContain('npm run')
+  })
 })

@@ -21,7 +21,7 @@ const Status = t.Object({ status: t.Literal('ok') })
 const Unavailable = t.Object({ status: t.Literal('unavailable'), reason: t.String() })
 const mapValues = <V, W>(record: Record<number, V>, f: (value: V) => W) =>
   Object.fromEntries(Object.entries(record).map(([key, value]) => [key, f(value)]))
-/** The rate limit's 429, which every route but /health may answer (as JSON or the browsable view). */
+/** The rate limit's 429, which every route but the probes (/health, /livez, /readyz) may answer (as JSON or the browsable view). */
 const LIMITED = { 429: negotiatedResponse(ERRORS[429]) }
 const probe = (summary: string, description: string, responses: Record<number, ResponseDoc>) => ({
   detail: {
@@ -29,7 +29,7 @@ const probe = (summary: string, description: string, responses: Record<number, R
     summary,
     description,
     security: [] as Record<string, string[]>[],
-    responses: { ...mapValues(responses, plainResponse), ...LIMITED },
+    responses: mapValues(responses, plainResponse),
   },
 })
 
