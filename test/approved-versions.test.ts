@@ -205,6 +205,79 @@ describe('a change awaiting review never takes the club off the directory', () =
   })
 })
 
+describe('an admin’s revocation sticks (approved: false with nothing awaiting review)', () => {
+  it('takes the club off everything the public sees, records revoked, and keeps it visible to its officers', async () => {
+    const w = await world()
+    const fan = await issue(w.app, 'fan')
+    const artsCount = async () =>
+      ((await w.json('anonymous', '/api/tags/')) as Json[]).find((tag) => tag.name === 'Arts')!.clubs as number
+    const artsBefore = await artsCount()
+    expect((await w.app.req('/api/favorites/', { method: 'POST', token: fan, json: { club: w.code } })).status).toBe(
+      201,
+    )
+    const revoked = await w.patch('admin', { approved: false, approved_comment: 'Not a registered club.' })
+    expect([revoked.approved, revoked.approved_version, revoked.approved_by]).toEqual([false, null, 'admin'])
+
+    expect((await w.as('anonymous')(w.url)).status).toBe(404)
+    expect((await w.as('user')(w.url)).status).toBe(404)
+    expect(await w.publicItem()).toBeUndefined()
+    expect(await w.publicItem('?search=lantern')).toBeUndefined()
+    expect(await artsCount()).toBe(artsBefore - 1)
+    const favorites = await readJson(await w.app.req('/api/favorites/', { token: fan }))
+    expect(favorites.map((f: Json) => f.club.code)).not.toContain(w.code)
+    expect((await w.json('officer', w.url)).approved).toBe(false)
+
+    const [latest] = (await w.json('owner', `${w.url}history/`)) as Json[]
+    expect([latest!.event, latest!.by, latest!.comment]).toEqual(['revoked', 'admin', 'Not a registered club.'])
+  })
+
+  it('is not undone by any edit of an owner or officer, active toggled included', async () => {
+    const w = await world()
+    await w.patch('admin', { approved: false })
+    await w.patch('owner', { active: false })
+    await w.patch('owner', { active: true })
+    await w.patch('officer', { subtitle: 'Please bring us back' })
+    await w.patch('owner', { description: 'A new description', accepting_members: true })
+    for (const body of [{ approved: true }, { approved_comment: 'I approve myself' }])
+      expect((await w.as('owner')(w.url, { method: 'PATCH', json: body })).status).toBe(403)
+    expect((await w.as('anonymous')(w.url)).status).toBe(404)
+    expect(await w.publicItem()).toBeUndefined()
+    expect((await w.json('owner', w.url)).approved).toBe(false)
+    // Nothing awaits review: the office's queue does not list it as a new club either.
+    const queue = (await w.json('admin', '/api/clubs/?approved=false')) as Json[]
+    expect(queue.find((club) => club.code === w.code)?.approved).toBe(false)
+  })
+
+  it('keeps the club’s name reserved to it', async () => {
+    const w = await world()
+    await w.patch('admin', { approved: false })
+    const res = await w.as('user')('/api/clubs/', { method: 'POST', json: { name: 'Lantern Society' } })
+    expect([res.status, await readJson(res)]).toEqual([400, { name: ['A club with this name already exists.'] }])
+  })
+
+  it('revokes a club whose pending change was rejected: the approved version leaves the public too', async () => {
+    const w = await world()
+    await w.patch('owner', { subtitle: 'Not this' })
+    await w.patch('admin', { approved: false, approved_comment: 'Keep the old one.' })
+    expect((await w.as('anonymous')(w.url)).status).toBe(200)
+    await w.patch('admin', { approved: false, approved_comment: 'Taken down.' })
+    expect((await w.as('anonymous')(w.url)).status).toBe(404)
+    const events = ((await w.json('admin', `${w.url}history/`)) as Json[]).map((e) => e.event)
+    expect(events.slice(0, 2)).toEqual(['revoked', 'rejected'])
+  })
+
+  it('is undone by an admin’s approval alone, which makes the current values public', async () => {
+    const w = await world()
+    await w.patch('admin', { approved: false })
+    await w.patch('owner', { subtitle: 'Changed while down' })
+    const approved = await w.patch('admin', { approved: true, approved_comment: 'Back.' })
+    expect(approved.approved).toBe(true)
+    const shown = await w.json('anonymous', w.url)
+    expect([shown.approved, shown.subtitle]).toEqual([true, 'Changed while down'])
+    expect(((await w.json('admin', `${w.url}history/`)) as Json[])[0]!.event).toBe('approved')
+  })
+})
+
 describe('GET /api/clubs/{code}/history/', () => {
   it('lists creation, approval, submission and rejection, newest first, and keeps archiving in the data file', async () => {
     const dataFile = join(tempDir(), 'db.json')
@@ -326,19 +399,20 @@ describe('a data file written by the previous release (format version 1)', () =>
     expect((await as(tokens.bob)('/api/clubs/pending-puzzlers/')).status).toBe(200)
   })
 
-  it('keeps its approved clubs public through a review, with a history that starts at the upgrade', async () => {
+  it('keeps its approved clubs public until an admin decides, with a history that starts at the upgrade', async () => {
     const { as } = await upgraded()
     const url = '/api/clubs/penn-chess-society/'
     expect(await readJson(await as(tokens.admin)(`${url}history/`))).toEqual([])
-    const rejected = await as(tokens.admin)(url, {
+    const shown = await readJson(await as(tokens.bob)(url))
+    expect([shown.approved, shown.name]).toEqual([true, 'Penn Chess Society'])
+    const revoked = await as(tokens.admin)(url, {
       method: 'PATCH',
       json: { approved: false, approved_comment: 'Hmm.' },
     })
-    expect((await readJson(rejected)).approved_version.name).toBe('Penn Chess Society')
-    const shown = await readJson(await as(tokens.bob)(url))
-    expect([shown.approved, shown.name]).toEqual([true, 'Penn Chess Society'])
+    expect((await readJson(revoked)).approved_version).toBeNull()
+    expect((await as(tokens.bob)(url)).status).toBe(404)
     const history = (await readJson(await as(tokens.admin)(`${url}history/`))) as Json[]
-    expect(history.map((e) => [e.event, e.by, e.comment])).toEqual([['rejected', 'admin', 'Hmm.']])
+    expect(history.map((e) => [e.event, e.by, e.comment])).toEqual([['revoked', 'admin', 'Hmm.']])
   })
 
   it('keeps the file as it was (.v1.bak) and writes the next snapshot whole in format version 2', async () => {

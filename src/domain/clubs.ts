@@ -358,7 +358,9 @@ function mergeSorted(a: readonly Entry[], b: readonly Entry[], order: Order): En
  * Applies an admin's approval decision. A decision is recorded when `approved` or the comment
  * changes, or when a pending club is explicitly refused (`approved: false` with a comment or
  * as the only field); the server sets who decided and when. Approving makes the current values
- * the approved version; rejecting leaves the approved version (if any) public.
+ * the approved version; rejecting a pending change leaves the approved version public;
+ * `approved: false` on a public club with nothing awaiting review revokes it: no version stays
+ * public, and only an approval brings one back.
  */
 function decide(
   record: ClubRecord,
@@ -373,12 +375,11 @@ function decide(
   const pending = !record.approved && record.approved_on === null
   const changed = approved !== record.approved || comment !== record.approved_comment
   const refusesPending = pending && fields.approved === false && Object.keys(fields).length <= 2
-  if (!changed && !refusesPending) return undecided
+  const revokes = fields.approved === false && !pending && (record.approved || record.approved_version !== null)
+  if (!changed && !refusesPending && !revokes) return undecided
   const decided = { ...record, approved, approved_comment: comment, approved_by: user.username, approved_on: now }
   // Approved: the record is the approved version. Rejected: the public keeps what was approved last.
-  decided.approved_version = approved ? null : record.approved ? versionOf(record) : record.approved_version
-  return {
-    club: decided,
-    events: [event(record.code, approved ? 'approved' : 'rejected', now, user.username, comment)],
-  }
+  decided.approved_version = approved || revokes ? null : record.approved_version
+  const kind = approved ? 'approved' : revokes ? 'revoked' : 'rejected'
+  return { club: decided, events: [event(record.code, kind, now, user.username, comment)] }
 }

@@ -1,7 +1,7 @@
 import { t } from 'elysia'
 import { REVIEWED_FIELDS } from './club'
 
-export const HISTORY_EVENTS = ['created', 'submitted', 'approved', 'rejected', 'archived'] as const
+export const HISTORY_EVENTS = ['created', 'submitted', 'approved', 'rejected', 'revoked', 'archived'] as const
 export type HistoryEventKind = (typeof HISTORY_EVENTS)[number]
 
 /** One entry of a club's approval history (CONTRACT §11), as answered. */
