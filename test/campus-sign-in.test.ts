@@ -96,7 +96,11 @@ describe('campus sign-in with the provider’s tokens', () => {
     for (let i = 0; i < 20; i++) expect((await req('/api/favorites/', { token })).status).toBe(200)
     expect(statSync(file).mtimeMs).toBe(written)
 
-    expect(await readJson(await admin.get('/api/users/'))).toContainEqual({ username: 'alice.smith', is_admin: false })
+    expect(await readJson(await admin.get('/api/users/'))).toContainEqual({
+      username: 'alice.smith',
+      is_admin: false,
+      is_active: true,
+    })
     expect((await admin.post('/api/clubs/chess-circle/members/', { username: 'alice.smith' })).status).toBe(201)
     const favorite = await req('/api/favorites/', { method: 'POST', token, json: { club: 'penn-chess-society' } })
     expect(favorite.status).toBe(201)

@@ -78,6 +78,7 @@ describe('the OpenAPI document', () => {
     ['/api/users/me/requests/', 'get'],
     ['/api/users/{username}/token/', 'post'],
     ['/api/users/{username}/token/', 'delete'],
+    ['/api/users/{username}/', 'patch'],
     ['/health', 'get'],
     ['/livez', 'get'],
     ['/readyz', 'get'],
@@ -151,7 +152,7 @@ describe('the OpenAPI document', () => {
     const bodies = ENDPOINTS.flatMap((endpoint) =>
       Object.values(endpoint.actions).flatMap((action) => action.body ?? []),
     )
-    expect(bodies.length).toBe(11)
+    expect(bodies.length).toBe(12)
     for (const { schema, example } of bodies) expect(Value.Check(schema, example)).toBe(true)
   })
 })

@@ -219,6 +219,12 @@ describe('the OpenAPI document describes the traffic', () => {
     ).token as string
     const reissued = await (await send('POST', '/api/users/carol/token/', { token: carol })).json()
     await expectStatus(send('DELETE', '/api/users/carol/token/', { token: reissued.token }), 204)
+    await expectStatus(send('PATCH', '/api/users/bob/', { token: ADMIN_TOKEN, json: { is_active: false } }), 200)
+    await expectStatus(get('/api/users/me/', { token: bob }), 403)
+    await expectStatus(send('PATCH', '/api/users/bob/', { token: ADMIN_TOKEN, json: { is_active: true } }), 200)
+    await expectStatus(send('PATCH', '/api/users/admin/', { token: ADMIN_TOKEN, json: { is_admin: false } }), 400)
+    await expectStatus(send('PATCH', '/api/users/nobody/', { token: ADMIN_TOKEN, json: { is_admin: true } }), 404)
+    await expectStatus(send('PATCH', '/api/users/bob/', { token: bob, json: { is_admin: true } }), 403)
 
     // Imports: a dry run, CSV, a bad row, a file that is neither.
     const rows = [{ code: 'go-club', accepting_members: false, favorite_count: 3 }]

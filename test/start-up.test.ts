@@ -63,7 +63,9 @@ describe('the development admin token', () => {
     expect(service.stdout().split(token).length - 1).toBe(1)
     expect(await readJson(await send(service, '/api/users/me/', token))).toEqual({ username: 'admin', is_admin: true })
     expect((await createClub(service, token, 'Go Club')).status).toBe(201)
-    expect(await readJson(await send(service, '/api/users/', token))).toEqual([{ username: 'admin', is_admin: true }])
+    expect(await readJson(await send(service, '/api/users/', token))).toEqual([
+      { username: 'admin', is_admin: true, is_active: true },
+    ])
   })
 
   it('is kept only as the admin user’s SHA-256, and outlives a restart without being printed again', async () => {

@@ -56,10 +56,10 @@ describe('GET /api/users/', () => {
   it('lists every user to admins, the bootstrap admin included, ordered by username', async () => {
     const { admin, req, tokens } = await withUsers()
     const expected = [
-      { username: 'admin', is_admin: true },
-      { username: 'alice', is_admin: false },
-      { username: 'bob', is_admin: false },
-      { username: 'dean', is_admin: true },
+      { username: 'admin', is_admin: true, is_active: true },
+      { username: 'alice', is_admin: false, is_active: true },
+      { username: 'bob', is_admin: false, is_active: true },
+      { username: 'dean', is_admin: true, is_active: true },
     ]
     expect(await readJson(await admin.get('/api/users/'))).toEqual(expected)
     expect(await readJson(await req('/api/users/', { token: tokens.dean }))).toEqual(expected)

@@ -512,6 +512,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/{username}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Disable, enable, promote or demote a user (admins)
+         * @description is_active false refuses the user on every request, whatever the credential (service token, campus sign-in, site session): 403 "This account is disabled."; their clubs, memberships and favorites stay, and is_active true lets them back. is_admin makes or unmakes an admin at once. The bootstrap admin cannot be disabled or demoted (400).
+         */
+        patch: operations["patchApiUsersByUsername"];
+        trace?: never;
+    };
     "/api/users/{username}/token/": {
         parameters: {
             query?: never;
@@ -811,23 +831,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Request was throttled. Expected available in 3 seconds."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
-                };
-            };
         };
     };
     getReadyz: {
@@ -850,23 +853,6 @@ export interface operations {
                         /** @constant */
                         status: "ok";
                     };
-                };
-            };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Request was throttled. Expected available in 3 seconds."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not ready: send traffic elsewhere for now. */
@@ -1007,6 +993,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1176,6 +1179,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1398,7 +1418,7 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1594,6 +1614,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1844,7 +1881,7 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2022,7 +2059,7 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2270,7 +2307,7 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2420,7 +2457,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        event: "created" | "submitted" | "approved" | "rejected" | "archived";
+                        event: "created" | "submitted" | "approved" | "rejected" | "revoked" | "archived";
                         /** Format: date-time */
                         at: string;
                         /** @description The username who did it, or null. */
@@ -2461,7 +2498,7 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2729,7 +2766,7 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2915,7 +2952,7 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3093,7 +3130,7 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3295,7 +3332,7 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3449,7 +3486,7 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3606,7 +3643,7 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3789,7 +3826,7 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3935,7 +3972,7 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4078,6 +4115,23 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
@@ -4204,6 +4258,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4371,6 +4442,23 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
@@ -4491,6 +4579,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4623,6 +4728,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4790,6 +4912,23 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
@@ -4908,6 +5047,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5042,7 +5198,7 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5223,6 +5379,23 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
@@ -5333,7 +5506,7 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5500,7 +5673,7 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5646,6 +5819,7 @@ export interface operations {
                     "application/json": {
                         username: string;
                         is_admin: boolean;
+                        is_active: boolean;
                     }[];
                     "text/html": components["schemas"]["BrowsableView"];
                 };
@@ -5678,7 +5852,7 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5832,7 +6006,7 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6010,6 +6184,23 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
@@ -6127,6 +6318,23 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
             404: {
                 headers: {
@@ -6138,6 +6346,213 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    patchApiUsersByUsername: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description A username.
+                 * @example alice
+                 */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "is_active": false
+                 *     }
+                 */
+                "application/json": {
+                    /** @description false disables the user: every request of theirs is a 403. */
+                    is_active?: boolean;
+                    /** @description true makes the user an admin, false takes it back. */
+                    is_admin?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The user as changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        username: string;
+                        is_admin: boolean;
+                        is_active: boolean;
+                    };
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "size": [
+                     *         "\"9\" is not a valid choice."
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Body over 1 MiB (over 10 MiB for an import). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body is larger than 1048576 bytes."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported media type \"text/plain\" in request."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6251,7 +6666,7 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6414,7 +6829,7 @@ export interface operations {
                     "text/html": components["schemas"]["BrowsableView"];
                 };
             };
-            /** @description Known caller, not allowed. */
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

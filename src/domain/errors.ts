@@ -33,6 +33,13 @@ export class PermissionDenied extends ApiError {
   }
 }
 
+/** A disabled user, whatever credential they send (CONTRACT §13). */
+export class AccountDisabled extends ApiError {
+  constructor() {
+    super(403, { detail: 'This account is disabled.' })
+  }
+}
+
 export class NotFound extends ApiError {
   constructor(detail = 'Not found.') {
     super(404, { detail })

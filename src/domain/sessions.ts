@@ -27,8 +27,8 @@ const csrfOf = (id: string) => createHash('sha256').update(`csrf:${id}`).digest(
 
 /**
  * The site's sessions: a random id in the person's cookie, its hash here. A session ends when
- * its holder signs out, after 8 hours without use, and at once (for every request) while the
- * holder's account is disabled. Sessions are saved with the directory, so they survive a restart.
+ * its holder signs out, after 8 hours without use; while the holder's account is disabled, every
+ * request with it is refused (403). Sessions are saved with the directory, so they survive a restart.
  */
 export class SessionService {
   readonly #byHash = new Map<string, SessionRecord>()
@@ -74,6 +74,7 @@ export class SessionService {
     const record = this.#find(id)
     if (!record) return null
     if (this.#expired(record)) return null
+    this.users.checkActive(record.username)
     const user = this.users.directory.get(record.username)
     const now = this.now()
     if (now.getTime() - Date.parse(record.last_seen_at) > TOUCH_EVERY_MS) this.#touch(record, now)

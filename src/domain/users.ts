@@ -2,9 +2,9 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { requireUser, type Caller } from './caller'
 import { BodyCheck, fieldsOrRefuse } from './check'
 import type { Commit } from './journal'
-import { BadRequest, NotFound, PermissionDenied } from './errors'
+import { AccountDisabled, BadRequest, NotFound, PermissionDenied, ValidationFailed } from './errors'
 import { newToken, sha256, type UserDirectory } from './user-directory'
-import { UserCreate, type UserRecord } from '../model/user'
+import { UserCreate, UserPatch, type UserRecord } from '../model/user'
 
 export const ADMIN_USERNAME = 'admin'
 const USERNAME_RULE = 'Use 1 to 64 lowercase letters, digits, ".", "_" or "-", starting with a letter or digit.'
@@ -15,11 +15,23 @@ export const USER_BODY = new BodyCheck(UserCreate, {
   fields: { username: { invalid: USERNAME_RULE }, is_admin: { invalid: 'Must be a valid boolean.' } },
 })
 
+const USER_PATCH_BODY = new BodyCheck(UserPatch, {
+  notAnObject: 'Send an object: {"is_active": false} or {"is_admin": true}.',
+  fields: { is_active: { invalid: 'Must be a valid boolean.' }, is_admin: { invalid: 'Must be a valid boolean.' } },
+})
+
 /** A user as admins list them. */
 export interface UserSummary {
   readonly username: string
   readonly is_admin: boolean
+  readonly is_active: boolean
 }
+
+const summaryOf = ({ username, is_admin, is_active }: UserRecord): UserSummary => ({
+  username,
+  is_admin,
+  is_active: is_active !== false,
+})
 
 /** A token issued again (POST /api/users/{username}/token/); shown this once. */
 export interface IssuedToken {
@@ -89,10 +101,37 @@ export class UserService {
   /** Every user, the bootstrap admin included, ordered by username (admins only). */
   list(caller: Caller): UserSummary[] {
     if (!requireUser(caller).isAdmin) throw new PermissionDenied()
-    const users = this.directory.all().map(({ username, is_admin }) => ({ username, is_admin }))
+    const users = this.directory.all().map(summaryOf)
     // The data file keeps a record of the bootstrap admin only when it holds a development token.
-    if (!this.directory.get(ADMIN_USERNAME)) users.push({ username: ADMIN_USERNAME, is_admin: true })
+    if (!this.directory.get(ADMIN_USERNAME)) users.push({ username: ADMIN_USERNAME, is_admin: true, is_active: true })
     return users.sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0))
+  }
+
+  /** Refuses a disabled user, whatever credential brought them (CONTRACT §13). */
+  checkActive(username: string): void {
+    if (this.directory.get(username)?.is_active === false) throw new AccountDisabled()
+  }
+
+  /** Disables or enables a user, makes or unmakes an admin (admins only); never the bootstrap admin. */
+  async update(caller: Caller, username: string, body: unknown): Promise<UserSummary> {
+    if (!requireUser(caller).isAdmin) throw new PermissionDenied()
+    const patch = fieldsOrRefuse(USER_PATCH_BODY.check(body))
+    const user = this.directory.get(username)
+    if (username === ADMIN_USERNAME) {
+      const errors: Record<string, string[]> = {}
+      if (patch.is_active === false) errors.is_active = [`The "${ADMIN_USERNAME}" user cannot be disabled.`]
+      if (patch.is_admin === false) errors.is_admin = [`The "${ADMIN_USERNAME}" user is always an admin.`]
+      if (Object.keys(errors).length) throw new ValidationFailed(errors)
+      return user ? summaryOf(user) : { username, is_admin: true, is_active: true }
+    }
+    if (!user) throw new NotFound()
+    const next: UserRecord = {
+      ...user,
+      is_admin: patch.is_admin ?? user.is_admin,
+      is_active: patch.is_active ?? user.is_active !== false,
+    }
+    await this.#replace(user, next)
+    return summaryOf(next)
   }
 
   /** A new token for `username` (admins, or that user); the previous one answers 401 from now on. */

@@ -43,8 +43,10 @@ export class Authenticator {
     if (this.#adminHash && timingSafeEqual(Buffer.from(sha256(token), 'hex'), this.#adminHash))
       return { username: ADMIN_USERNAME, isAdmin: true }
     const user = this.options.users.directory.byToken(token)
-    if (user && (user.username !== ADMIN_USERNAME || this.options.developmentAdmin))
+    if (user && (user.username !== ADMIN_USERNAME || this.options.developmentAdmin)) {
+      this.options.users.checkActive(user.username)
       return { username: user.username, isAdmin: user.is_admin }
+    }
     if (this.options.campus && looksLikeJwt(token))
       return this.options.campus.verify(token).then((identity) => this.campusCaller(identity))
     throw new NotAuthenticated('Invalid token.')
@@ -82,6 +84,7 @@ export class Authenticator {
   async campusCaller({ username, isAdmin }: CampusIdentity): Promise<Caller> {
     const { users, recordsNewUsers } = this.options
     const record = recordsNewUsers ? await users.signedIn(username) : users.directory.get(username)
+    users.checkActive(username)
     // An admin by the group claim for this request, or one this service made an admin.
     return { username, isAdmin: isAdmin || record?.is_admin === true }
   }

@@ -13,6 +13,8 @@ export const UserRecord = t.Object({
   is_admin: t.Boolean(),
   token_sha256: t.Union([t.String({ pattern: '^[0-9a-f]{64}$' }), t.Null()]),
   created_at: t.String(),
+  /** false: disabled by an admin, refused on every request (CONTRACT §13); a file from before it has none (true). */
+  is_active: t.Optional(t.Boolean()),
 })
 export type UserRecord = typeof UserRecord.static
 
@@ -40,6 +42,16 @@ export const UserCreate = t.Object(
   { additionalProperties: false },
 )
 export type UserCreate = typeof UserCreate.static
+
+/** What an admin changes of a user (PATCH /api/users/{username}/). */
+export const UserPatch = t.Object(
+  {
+    is_active: t.Optional(t.Boolean({ description: 'false disables the user: every request of theirs is a 403.' })),
+    is_admin: t.Optional(t.Boolean({ description: 'true makes the user an admin, false takes it back.' })),
+  },
+  { additionalProperties: false },
+)
+export type UserPatch = typeof UserPatch.static
 
 /** What adds a member to a club, or changes their role (POST /api/clubs/{code}/members/). */
 export const MemberWrite = t.Object(

@@ -36,7 +36,9 @@ export const ERRORS = {
     error('No or wrong credentials: a token is needed, or the one sent is not known.', { detail: 'Invalid token.' }),
     'WWW-Authenticate',
   ),
-  403: error('Known caller, not allowed.', { detail: 'You do not have permission to perform this action.' }),
+  403: error('Known caller, not allowed; or a disabled account, whatever it sends.', {
+    detail: 'You do not have permission to perform this action.',
+  }),
   404: error('No such resource, one the caller may not see, or an unknown ?format=.', { detail: 'Not found.' }),
   405: error('Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY).', {
     detail: 'Method "PATCH" not allowed.',
@@ -66,12 +68,12 @@ export const WRITE_ERRORS: readonly ErrorStatus[] = [400, 401, 403, 404, 405, 41
 
 /**
  * What the edge itself may answer for any action, whatever the action does: a wrong token (401),
- * an unknown ?format= (404), the rate limit (429), a campus token that cannot be checked now
+ * a disabled account's (403), an unknown ?format= (404), the rate limit (429), a campus token that cannot be checked now
  * (503); for a body, one that is too large, not JSON or not parsable; for a write, a read-only
  * directory (405).
  */
 export function edgeErrors(method: string, takesBody: boolean): ErrorStatus[] {
-  const always: ErrorStatus[] = [401, 404, 429, 503]
+  const always: ErrorStatus[] = [401, 403, 404, 429, 503]
   const body: ErrorStatus[] = takesBody ? [400, 413, 415] : []
   const write: ErrorStatus[] = method === 'GET' ? [] : [405]
   return [...always, ...body, ...write]

@@ -5,7 +5,7 @@ import { memberDetail, memberList } from './members'
 import { favoriteDetail, favoriteList, subscriptionDetail, subscriptionList } from './saved-clubs'
 import { myRequests, requestAccept, requestDetail, requestList } from './join-requests'
 import { tagDetail, tagList } from './tags'
-import { userList, userMe, userToken } from './users'
+import { userDetail, userList, userMe, userToken } from './users'
 
 /** Every API endpoint, each declared once. */
 export const ENDPOINTS = [
@@ -28,5 +28,6 @@ export const ENDPOINTS = [
   userList,
   userMe,
   myRequests,
+  userDetail,
   userToken,
 ]

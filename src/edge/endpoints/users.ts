@@ -1,9 +1,10 @@
 import { t } from 'elysia'
-import { UserCreate } from '../../model/user'
+import { UserCreate, UserPatch } from '../../model/user'
 import { json } from '../docs/openapi'
 import { endpoint } from '../endpoint'
 
 const User = t.Object({ username: t.String(), is_admin: t.Boolean() })
+const ListedUser = t.Object({ ...User.properties, is_active: t.Boolean() })
 /** Answers that show a token are never kept by a cache. */
 const NO_STORE = { 'Cache-Control': 'no-store' }
 
@@ -18,7 +19,7 @@ export const userList = endpoint({
       description:
         'Every user, ordered by username: those issued here, campus users from their first request on, and the bootstrap admin.',
       access: 'user',
-      responses: { 200: json(t.Array(User), 'The users.') },
+      responses: { 200: json(t.Array(ListedUser), 'The users.') },
       errors: [401, 403],
       handle: ({ services, caller }) => ({ status: 200, body: services.users.list(caller) }),
     },
@@ -50,6 +51,27 @@ export const userMe = endpoint({
       responses: { 200: json(User, 'The caller.') },
       errors: [401],
       handle: ({ caller }) => ({ status: 200, body: { username: caller.username, is_admin: caller.isAdmin } }),
+    },
+  },
+})
+
+export const userDetail = endpoint({
+  path: '/api/users/:username/',
+  name: 'User',
+  description: 'Admins disable or enable a user, and make or unmake admins.',
+  tag: 'users',
+  actions: {
+    PATCH: {
+      summary: 'Disable, enable, promote or demote a user (admins)',
+      description:
+        'is_active false refuses the user on every request, whatever the credential (service token, campus sign-in, site session): 403 "This account is disabled."; their clubs, memberships and favorites stay, and is_active true lets them back. is_admin makes or unmakes an admin at once. The bootstrap admin cannot be disabled or demoted (400).',
+      access: 'user',
+      body: { schema: UserPatch, example: { is_active: false } },
+      responses: { 200: json(ListedUser, 'The user as changed.') },
+      errors: [400, 401, 403, 404, 405, 413, 415, 503],
+      async handle({ services, caller, params, body }) {
+        return { status: 200, body: await services.users.update(caller, params.username, body) }
+      },
     },
   },
 })
