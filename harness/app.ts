@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../src/app'
-import { openDataFile } from '../src/data-file'
+import { openDataFile, type DataFile } from '../src/data-file'
 import { IN_MEMORY } from '../src/store/store'
 import type { Config } from '../src/config'
 import type { CampusSignIn } from '../src/edge/oidc'
@@ -14,7 +14,13 @@ export const NOW = new Date('2026-11-22T12:00:00.000Z')
 
 export type TestConfig = Partial<Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly' | 'rateLimit'>>
 
-/** The real app over the sample data: in memory, or over `dataFile` (a real lowdb file). */
+/** The store each data file is open in, so that opening the file again is a restart: the old one lets go first. */
+const openStores = new Map<string, DataFile>()
+
+/**
+ * The real app over the sample data: in memory, or over `dataFile` (a real lowdb file). A second
+ * app on the same file is the process restarted: the first one's writes finish and it closes.
+ */
 export async function makeApp(
   options: {
     dataFile?: string
@@ -25,7 +31,9 @@ export async function makeApp(
     developmentAdmin?: boolean
   } = {},
 ) {
+  if (options.dataFile) await openStores.get(options.dataFile)?.close()
   const { store, data } = await openDataFile(options.dataFile ?? IN_MEMORY, SEED_FILE)
+  if (options.dataFile) openStores.set(options.dataFile, store)
   const app = createApp({
     store,
     data,

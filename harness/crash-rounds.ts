@@ -432,7 +432,7 @@ export class CrashHarness {
 /** The pid a lock file names, or null when there is none. */
 function lockPid(file: string): number | null {
   try {
-    return Number(readFileSync(file, 'utf8').trim())
+    return (JSON.parse(readFileSync(file, 'utf8')) as { pid: number }).pid
   } catch {
     return null
   }

@@ -25,8 +25,8 @@ async function main(): Promise<number> {
     return 1
   }
   const holder = lockHolder(lockFileOf(config.dataFile))
-  if (holder !== null && holder !== process.pid) {
-    console.error(`reset: the server (pid ${holder}) is using ${config.dataFile}; stop it first.`)
+  if (holder !== null) {
+    console.error(`reset: the server (${holder}) is using ${config.dataFile}; stop it first.`)
     return 1
   }
   const keepIn = config.backups?.dir ?? dirname(config.dataFile)

@@ -7,7 +7,11 @@ import { IN_MEMORY, Store } from './store/store'
  * format. A file an older release wrote is upgraded in memory (the next write saves it whole in
  * the new format) and first kept beside it as `<file>.v<N>.bak`, the way back to that release.
  */
-export async function openDataFile(dataFile: string, seedFile: string, options: { fromSeed?: boolean } = {}) {
+export async function openDataFile(
+  dataFile: string,
+  seedFile: string,
+  options: { fromSeed?: boolean; readOnly?: boolean } = {},
+) {
   const opened = await Store.open<StoredSnapshot>(dataFile, seedFile, snapshotProblem, options)
   const data = upgradeSnapshot(opened.data)
   const upgradedFrom =
@@ -16,7 +20,7 @@ export async function openDataFile(dataFile: string, seedFile: string, options: 
       : {
           version: opened.data.version,
           copy:
-            opened.source === 'file' && dataFile !== IN_MEMORY
+            opened.source === 'file' && dataFile !== IN_MEMORY && !options.readOnly
               ? await opened.store.keepCopy(`.v${opened.data.version}.bak`)
               : null,
         }

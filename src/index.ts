@@ -17,7 +17,7 @@ async function main() {
   const config = loadConfig()
   const log = createLogger(config.logLevel)
   for (const warning of configWarnings()) log.warn(warning)
-  const opened = await openDataFile(config.dataFile, config.seedFile)
+  const opened = await openDataFile(config.dataFile, config.seedFile, { readOnly: config.readOnly })
   const { store, source } = opened
   // Outside production and without CLUBS_ADMIN_TOKEN, a directory with no user yet gets a
   // development admin token, so that a newcomer can write (kept on disk once the port is ours).
@@ -94,7 +94,9 @@ async function main() {
   void campus?.keys.load()
 
   const backups =
-    config.backups && store.file !== IN_MEMORY ? new Backups(store.file, config.backups, backupLog(log)) : null
+    config.backups && store.file !== IN_MEMORY && !config.readOnly
+      ? new Backups(store.file, config.backups, backupLog(log))
+      : null
   backups?.start()
 
   const stop = async (signal: string) => {

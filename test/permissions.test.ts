@@ -152,8 +152,8 @@ const ACTIONS: Record<
         NOW_ISO,
       ])
       expect((await world.req('/api/clubs/')).status).toBe(200)
-      // CONTRACT §11: a rejection never takes an approved club off the directory; a club never approved stays hidden.
-      expect((await world.req(CLUB_URL)).status).toBe(world.pending ? 404 : 200)
+      // CONTRACT §11: approved: false revokes an approved club (nothing awaits review); a club never approved stays hidden.
+      expect((await world.req(CLUB_URL)).status).toBe(404)
     },
   },
   members: {

@@ -70,7 +70,9 @@ describe('first start', () => {
 
   it('reports where the data came from', async () => {
     const file = join(freshDir(), 'db.json')
-    expect((await openDataFile(file, SEED_FILE)).source).toBe('seed')
+    const first = await openDataFile(file, SEED_FILE)
+    expect(first.source).toBe('seed')
+    await first.store.close()
     expect((await openDataFile(file, SEED_FILE)).source).toBe('file')
   })
 
@@ -261,6 +263,7 @@ describe('concurrent writes', () => {
       for (const code of codes) expect(onDisk.has(code)).toBe(true)
     } finally {
       await app.stop()
+      await store.close()
     }
 
     const b = await makeApp({ dataFile: file })

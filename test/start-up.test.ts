@@ -117,7 +117,8 @@ describe('the development admin token', () => {
       const service = await start({ CLUBS_DATA_FILE: file, ...env })
       expect(service.developmentToken).toBeNull()
       expect(service.stdout()).not.toContain('export TOKEN=')
-      expect(usersIn(file)).toEqual([])
+      // A read-only server writes nothing at all, not even the data file from the seed.
+      expect(existsSync(file) ? usersIn(file) : 'no file').toEqual(env.CLUBS_READ_ONLY ? 'no file' : [])
     })
 
   it('stops opening the API when CLUBS_ADMIN_TOKEN is set, or in production', async () => {
@@ -174,4 +175,46 @@ describe('a busy port', () => {
       blocker.stop(true)
     }
   })
+})
+
+describe('npm start under a supervisor', () => {
+  it('stops the server when the npm process it started is sent SIGTERM: port and data file free, a clean stop logged', async () => {
+    const file = dataFile()
+    const port = freePort()
+    const npm = Bun.spawn(['npm', 'start'], {
+      cwd: ROOT,
+      env: shellEnvironment({
+        PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}`,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        CLUBS_DATA_FILE: file,
+      }),
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const output = new Response(npm.stdout).text()
+    let up = false
+    for (let i = 0; i < 200 && !up; i++) {
+      up = await fetch(`http://127.0.0.1:${port}/health`).then(
+        (res) => res.ok,
+        () => false,
+      )
+      if (!up) await Bun.sleep(50)
+    }
+    expect(up).toBe(true)
+    npm.kill('SIGTERM')
+    await npm.exited
+    let gone = false
+    for (let i = 0; i < 100 && !gone; i++) {
+      gone = await fetch(`http://127.0.0.1:${port}/health`).then(
+        () => false,
+        () => true,
+      )
+      if (!gone) await Bun.sleep(50)
+    }
+    expect(gone).toBe(true)
+    expect(existsSync(lockFileOf(file))).toBe(false)
+    expect(await output).toContain('"signal":"SIGTERM"')
+  }, 30_000)
 })

@@ -51,16 +51,25 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
   /**
    * Opens `dataFile` (created from `seedFile` when missing; with `fromSeed`, replaced by it, the
    * old file staying whole until the seed's snapshot is); `check` decides what a snapshot is.
+   * `readOnly` reads the file (or, missing, the seed) and never writes: no lock, no write access
+   * needed, and any number of read-only processes may share the file.
    */
   static async open<Snapshot extends SnapshotShape>(
     dataFile: string,
     seedFile: string,
     check: SnapshotCheck,
-    { fromSeed = false } = {},
+    { fromSeed = false, readOnly = false } = {},
   ): Promise<OpenedStore<Snapshot>> {
     const readSnapshot = (file: string) => readChecked<Snapshot>(file, check)
     if (dataFile === IN_MEMORY) {
       return { store: new Store<Snapshot>(IN_MEMORY, null), data: await readSnapshot(seedFile), source: 'seed' }
+    }
+    if (readOnly) {
+      const existing = await readSnapshotIfAny<Snapshot>(dataFile, check)
+      const store = new Store<Snapshot>(dataFile, null)
+      return existing
+        ? { store, data: existing, source: 'file' }
+        : { store, data: await readSnapshot(seedFile), source: 'seed' }
     }
     const fail = (what: string) => (e: NodeJS.ErrnoException) => {
       throw new StoreError(dataFile, `cannot ${what} (${e.code ?? e.message})`)
@@ -70,10 +79,7 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
       .then(() => acquireLock(lockFileOf(dataFile)))
       .catch(fail('write its lock file'))
     if ('heldBy' in lock)
-      throw new StoreError(
-        dataFile,
-        `another process (pid ${lock.heldBy}) is using it; stop it first, or use its HTTP API`,
-      )
+      throw new StoreError(dataFile, `another process (${lock.heldBy}) is using it; stop it first, or use its HTTP API`)
     const db = new Low<Snapshot>(new SnapshotFile<Snapshot>(dataFile), null as unknown as Snapshot)
     const store = new Store<Snapshot>(dataFile, db, lock.release)
     try {

@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
 
 /** A write that the disk took only part of, and refused the rest of without saying why. */
@@ -21,5 +22,16 @@ export async function writeAll(handle: FileHandle, path: string, text: string | 
     const { bytesWritten } = await handle.write(bytes, offset, bytes.byteLength - offset)
     if (bytesWritten <= 0) throw new ShortWrite(path, offset, bytes.byteLength)
     offset += bytesWritten
+  }
+}
+
+/** The same, for a file descriptor at `position`, synchronously. */
+export function writeAllSync(fd: number, path: string, text: string, position: number): void {
+  const bytes = Buffer.from(text)
+  let offset = 0
+  while (offset < bytes.byteLength) {
+    const written = writeSync(fd, bytes, offset, bytes.byteLength - offset, position + offset)
+    if (written <= 0) throw new ShortWrite(path, offset, bytes.byteLength)
+    offset += written
   }
 }
