@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { listChart } from './chart'
 import { NOISY, type Scenario, type ServerName } from './measure'
 import type { ScaleResult } from './scale'
+import { GOAL_P99_MS, type ExportStallResult } from './export-stall'
 import type { SizeResult } from './scenarios'
 
 export interface Results {
@@ -27,6 +28,8 @@ export interface Results {
   readonly sizes: SizeResult[]
   /** One node at a large size (BENCH_SCALE): null when skipped. */
   readonly scale: ScaleResult | null
+  /** /health under eight spreadsheet exports at once (issue 24 §5); null when skipped. */
+  readonly exportStall: ExportStallResult | null
 }
 
 const DOCS = join(import.meta.dir, '..', 'docs')
@@ -75,7 +78,11 @@ interface Target {
   readonly figure: string
 }
 
-function targets(sizes: readonly SizeResult[], scale: ScaleResult | null): Target[] {
+function targets(
+  sizes: readonly SizeResult[],
+  scale: ScaleResult | null,
+  exportStall: ExportStallResult | null,
+): Target[] {
   const at = (size: number) => sizes.find((r) => r.size === size)
   const rps = (size: number, server: ServerName, key: string) => find(at(size), server, key)?.rps
   const out: Target[] = []
@@ -204,6 +211,13 @@ function targets(sizes: readonly SizeResult[], scale: ScaleResult | null): Targe
     () =>
       `${num(scale!.rssAfterMb)} MB after, ${num(scale!.rssIdleMb)} MB idle = ${times(scale!.rssAfterMb, scale!.rssIdleMb)} (peak while writing ${num(scale!.rssPeakMb)} MB)`,
   )
+  check(
+    `/health p99 ≤ ${GOAL_P99_MS} ms at ${num(exportStall?.clubs ?? 20_000)} clubs under 8 XLSX/CSV exports at once`,
+    !!exportStall,
+    () => exportStall!.loaded.p99 <= GOAL_P99_MS,
+    () =>
+      `p99 ${exportStall!.loaded.p99.toFixed(1)} ms (p50 ${exportStall!.loaded.p50.toFixed(1)}, max ${exportStall!.loaded.max.toFixed(1)}; idle p99 ${exportStall!.idle.p99.toFixed(1)} ms), ${exportStall!.exports} exports in ${exportStall!.seconds} s`,
+  )
   return out
 }
 
@@ -293,7 +307,7 @@ export function markdown(results: Results): string {
     '',
     '## Targets',
     '',
-    ...targets(sizes, results.scale).map(
+    ...targets(sizes, results.scale, results.exportStall).map(
       (t) => `- **${t.met === null ? 'NOT MEASURED' : t.met ? 'MET' : 'NOT MET'}** — ${t.text}: ${t.figure}.`,
     ),
     '',
@@ -384,7 +398,7 @@ export function summary(results: Results): string {
     )
   }
   lines.push('')
-  for (const t of targets(results.sizes, results.scale))
+  for (const t of targets(results.sizes, results.scale, results.exportStall))
     lines.push(`${t.met === null ? 'NOT MEASURED' : t.met ? 'MET    ' : 'NOT MET'}  ${t.text}: ${t.figure}`)
   return lines.join('\n')
 }

@@ -12,6 +12,7 @@ import { summary, writeReport, type Results } from './report'
 import { DURATION_S, WARMUP_S } from './measure'
 import { benchSize, type SizeResult } from './scenarios'
 import { benchScale, SCALE } from './scale'
+import { benchExportStall, STALL_CLUBS } from './export-stall'
 import { ROOT } from './servers'
 
 const USAGE = `usage: npm run bench [-- --help]
@@ -23,6 +24,7 @@ docs/performance.md and docs/perf-chart.svg and prints a summary. A full run tak
   BENCH_SIZES=100,1000     data sizes (default 100,1000,10000)
   BENCH_SECONDS=2          seconds a measurement runs (shorter while working on the harness)
   BENCH_SCALE=0            clubs in the scale profile (default 100000; 0 skips it)
+  EXPORT_STALL_CLUBS=0     clubs in the export-stall row (default 20000; 0 skips it)
   BENCH_KEEP=1             keep the temp folder (data sets, server logs)
 
 Needs wrk (Debian: apt-get install wrk).`
@@ -95,6 +97,7 @@ async function main() {
   }
   if (SCALE) say(`Scale profile: one node at ${SCALE} clubs`)
   const scale = SCALE ? await benchScale(tmp, say) : null
+  const exportStall = STALL_CLUBS ? await benchExportStall(tmp, say) : null
   const results: Results = {
     date: new Date().toISOString(),
     machine: await machine(loadBefore),
@@ -103,6 +106,7 @@ async function main() {
     totalS: (performance.now() - started) / 1000,
     sizes,
     scale,
+    exportStall,
   }
   const files = await writeReport(results)
   say('')

@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'bun:test'
 import { parse } from 'csv-parse/sync'
 import ExcelJS from 'exceljs'
-import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
+import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE } from '../harness/app'
 import { LIST_FIELDS } from '../harness/contract'
 
 type App = Awaited<ReturnType<typeof makeApp>>
@@ -270,4 +270,51 @@ describe('where spreadsheets are offered', () => {
       'xlsx',
     ])
   })
+})
+
+describe('a big export holds no other request', () => {
+  it('answers /health while a CSV and an XLSX of 5,000 clubs are still being built', async () => {
+    const { mkdtempSync, readFileSync, rmSync, writeFileSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const { openDataFile } = await import('../src/data-file')
+    const { createApp } = await import('../src/app')
+    const dir = mkdtempSync(join(tmpdir(), 'clubs-big-export-'))
+    try {
+      const seed = join(dir, 'seed.json')
+      const sample = JSON.parse(readFileSync(SEED_FILE, 'utf8'))
+      const clubs = Array.from({ length: 5000 }, (_, i) => {
+        const club = sample.clubs[i % sample.clubs.length]
+        return { ...club, code: `${club.code}-${i}`, name: `${club.name} ${i}` }
+      })
+      writeFileSync(seed, JSON.stringify({ ...sample, clubs }))
+      const { store, data } = await openDataFile(':memory:', seed)
+      const app = createApp({
+        store,
+        data,
+        config: { adminToken: ADMIN_TOKEN, autoApprove: false, readOnly: false },
+        logFault: () => {},
+      })
+      const get = (path: string) => app.handle(new Request(`http://localhost${path}`))
+      for (const format of ['csv', 'xlsx']) {
+        // /health asked again and again, each time the last one is answered, until the export is.
+        let exporting = true
+        let answered = 0
+        const exported = get(`/api/clubs/?format=${format}`).then(async (res) => {
+          exporting = false
+          return [res.status, (await res.arrayBuffer()).byteLength > 100_000]
+        })
+        while (exporting) {
+          // As requests off the network come: each one a task of its own.
+          await new Promise((resolve) => setImmediate(resolve))
+          if ((await get('/health')).status === 200) answered++
+        }
+        expect([format, await exported]).toEqual([format, [200, true]])
+        // Built on the request thread, the file would let through only the few asked before it began.
+        expect([format, answered > 20]).toEqual([format, true])
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 30_000)
 })

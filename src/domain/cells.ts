@@ -29,8 +29,12 @@ export function toCell(value: unknown): Cell {
 
 /** The table of `items` (club representations): a header row naming `columns`, then a row per club. */
 export function tableOf(columns: readonly string[], items: readonly Record<string, unknown>[]): Cell[][] {
-  return [columns.slice(), ...items.map((item) => columns.map((column) => toCell(item[column])))]
+  return [columns.slice(), ...rowsOf(columns, items)]
 }
+
+/** A row per item (a club representation), its cells in the order of `columns`. */
+export const rowsOf = (columns: readonly string[], items: readonly Record<string, unknown>[]): Cell[][] =>
+  items.map((item) => columns.map((column) => toCell(item[column])))
 
 type Kind = 'text' | 'nullable' | 'boolean' | 'integer' | 'tags'
 

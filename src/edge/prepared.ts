@@ -23,11 +23,13 @@ export class Prepared {
     content: string | Uint8Array,
     readonly type: string,
     compress: boolean,
+    gzipped: Uint8Array | null = null,
   ) {
     // The Blob encodes a text to UTF-8 itself: no intermediate copy of a big answer.
     this.body = new Blob([content as BlobPart], { type })
     this.etag = `W/"${Bun.hash(content).toString(36)}"`
-    this.compressible = compress && this.body.size > GZIP_THRESHOLD
+    this.compressible = (compress || gzipped !== null) && this.body.size > GZIP_THRESHOLD
+    if (gzipped) this.#gzipped = new Blob([gzipped as BlobPart], { type })
   }
 
   static of(value: unknown): Prepared {
@@ -55,6 +57,11 @@ export class Prepared {
   /** Any other body: a text (compressed like JSON) or bytes already compressed (an XLSX file is a zip). */
   static file(content: string | Uint8Array, type: string): Prepared {
     return new Prepared(content, type, typeof content === 'string')
+  }
+
+  /** A file built elsewhere (a spreadsheet, on its own thread), with its gzip form when it has one. */
+  static built(bytes: Uint8Array, type: string, gzip: Uint8Array | null): Prepared {
+    return new Prepared(bytes, type, false, gzip)
   }
 
   text(): Promise<string> {

@@ -1,36 +1,77 @@
-// Tables as files (CONTRACT §15): CSV through csv-stringify (RFC 4180 quoting, CRLF line ends),
-// XLSX through exceljs. The cells come defused from the domain (src/domain/cells.ts).
-import { stringify } from 'csv-stringify/sync'
-import ExcelJS from 'exceljs'
 import type { Cell } from '../domain/cells'
 import type { SpreadsheetFormat } from './negotiate'
 import { Prepared } from './prepared'
+import type { SpreadsheetFile } from './spreadsheet-files'
 
 export const SPREADSHEET_TYPES: Readonly<Record<SpreadsheetFormat, string>> = {
   csv: 'text/csv; charset=utf-8',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 }
 
-/**
- * RFC 4180: CRLF between records, and a cell holding a quote, a comma or any line break quoted.
- * csv-stringify quotes only the record delimiter it writes, so a lone LF or CR is named here.
- */
-const CSV_OPTIONS = { record_delimiter: 'windows', quoted_match: /[\r\n]/ } as const
+/** What the request thread sends the spreadsheet thread: a file's rows a chunk at a time, then its end. */
+export type BuildRequest = { readonly id: number } & (
+  { readonly rows: Cell[][] } | { readonly format: SpreadsheetFormat; readonly name: string }
+)
+export type BuildResult = { readonly id: number } & ({ readonly file: SpreadsheetFile } | { readonly error: string })
 
-/** The table (its header row first) as a file of `format`, and the headers that offer it as `<name>.<format>`. */
-export async function spreadsheet(format: SpreadsheetFormat, table: Cell[][], name: string) {
-  const content = format === 'csv' ? stringify(table, CSV_OPTIONS) : await workbook(table, name)
-  return {
-    body: Prepared.file(content, SPREADSHEET_TYPES[format]),
-    headers: { 'Content-Disposition': `attachment; filename="${name}.${format}"` },
+/** Rows handed over at a time: each chunk costs the request thread a few milliseconds, and then it answers others. */
+export const ROWS_PER_CHUNK = 500
+
+const otherWorkFirst = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/**
+ * Builds spreadsheets on one thread of their own (src/edge/spreadsheet-worker.ts): an XLSX of
+ * 20,000 clubs takes seconds of CPU, which on the request thread would stall every other answer,
+ * /health included. The rows go over in chunks, the request thread answering others between
+ * them; one thread bounds the builds under way to one, the others wait their turn.
+ */
+class SpreadsheetBuilder {
+  #worker: Worker | null = null
+  #next = 0
+  readonly #waiting = new Map<number, { resolve: (file: SpreadsheetFile) => void; reject: (error: Error) => void }>()
+
+  async build(format: SpreadsheetFormat, chunks: Iterable<Cell[][]>, name: string): Promise<SpreadsheetFile> {
+    const id = ++this.#next
+    const built = new Promise<SpreadsheetFile>((resolve, reject) => this.#waiting.set(id, { resolve, reject }))
+    for (const rows of chunks) {
+      this.#thread().postMessage({ id, rows } satisfies BuildRequest)
+      await otherWorkFirst()
+    }
+    this.#thread().postMessage({ id, format, name } satisfies BuildRequest)
+    return built
+  }
+
+  #thread(): Worker {
+    if (this.#worker) return this.#worker
+    // Idle, it keeps no process alive (a test's, or a server that is stopping).
+    const worker = new Worker(new URL('./spreadsheet-worker.ts', import.meta.url).href, { ref: false })
+    worker.onmessage = ({ data }: MessageEvent<BuildResult>) => {
+      const waiting = this.#waiting.get(data.id)
+      this.#waiting.delete(data.id)
+      if ('file' in data) waiting?.resolve(data.file)
+      else waiting?.reject(new Error(`building a spreadsheet failed: ${data.error}`))
+    }
+    worker.onerror = (event) => {
+      // The thread is gone: fail what it held, and start a new one for the next build.
+      for (const { reject } of this.#waiting.values())
+        reject(new Error(`the spreadsheet thread failed: ${event.message}`))
+      this.#waiting.clear()
+      this.#worker = null
+    }
+    return (this.#worker = worker)
   }
 }
 
-/** One worksheet named `name`: the header row in bold and kept in view, numbers as numbers, the rest as text. */
-async function workbook(table: Cell[][], name: string): Promise<Uint8Array> {
-  const book = new ExcelJS.Workbook()
-  const sheet = book.addWorksheet(name, { views: [{ state: 'frozen', ySplit: 1 }] })
-  sheet.addRows(table)
-  sheet.getRow(1).font = { bold: true }
-  return new Uint8Array(await book.xlsx.writeBuffer())
+const builder = new SpreadsheetBuilder()
+
+/**
+ * The table as a file of `format`, and the headers that offer it as `<name>.<format>`. The table
+ * comes in chunks of rows (its header row first), each made only when the one before is handed over.
+ */
+export async function spreadsheet(format: SpreadsheetFormat, chunks: Iterable<Cell[][]>, name: string) {
+  const file = await builder.build(format, chunks, name)
+  return {
+    body: Prepared.built(file.bytes, SPREADSHEET_TYPES[format], file.gzip),
+    headers: { 'Content-Disposition': `attachment; filename="${name}.${format}"` },
+  }
 }

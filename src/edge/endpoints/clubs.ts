@@ -12,7 +12,7 @@ import {
   ORDERING_FIELDS,
   parseFieldSelection,
 } from '../../domain/list-query'
-import { tableOf } from '../../domain/cells'
+import { rowsOf } from '../../domain/cells'
 import {
   CLUB_DEFAULTS,
   DETAIL_FIELDS,
@@ -31,7 +31,7 @@ import { choice, FIELDS, json, labels, query, WRITE_ERRORS } from '../docs/opena
 import { endpoint, type Call } from '../endpoint'
 import type { Exchange } from '../exchange'
 import { Prepared } from '../prepared'
-import { SPREADSHEET_TYPES, spreadsheet } from '../spreadsheets'
+import { ROWS_PER_CHUNK, SPREADSHEET_TYPES, spreadsheet } from '../spreadsheets'
 
 const BIG_ANSWER = 1 << 20
 const clubUrl = (ex: Exchange, code: string) => `${ex.url.origin}/api/clubs/${code}/`
@@ -174,12 +174,18 @@ function listBody({ ex, caller, services }: Call<unknown>, page: ClubPage, field
 
 const DETAIL_ONLY: ReadonlySet<string> = new Set(DETAIL_FIELDS)
 
-/** The clubs of a page as a table of `columns` (CONTRACT §15); detail fields may be among them. */
-function clubTable({ caller, services }: Call<unknown>, page: ClubPage, columns: readonly string[]) {
+/** The clubs of a page as a table of `columns` (CONTRACT §15), header first, in chunks of rows; detail fields may be among them. */
+function* clubTable({ caller, services }: Call<unknown>, page: ClubPage, columns: readonly string[]) {
   const { clubs } = services
   const asDetail = columns.some((column) => DETAIL_ONLY.has(column))
-  const items = page.records.map((record) => (asDetail ? clubs.detail(caller, record) : clubs.listItem(caller, record)))
-  return tableOf(columns, items)
+  yield [columns.slice()]
+  for (let at = 0; at < page.records.length; at += ROWS_PER_CHUNK) {
+    const records = page.records.slice(at, at + ROWS_PER_CHUNK)
+    yield rowsOf(
+      columns,
+      records.map((record) => (asDetail ? clubs.detail(caller, record) : clubs.listItem(caller, record))),
+    )
+  }
 }
 
 /** X-Total-Count on every list answer; Link, with absolute URLs, on a page (CONTRACT §16). */
