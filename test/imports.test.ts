@@ -269,6 +269,20 @@ describe('all or nothing, in one snapshot write', () => {
     expect(app.saves.count).toBe(0)
   })
 
+  it('names the first 1,000 bad rows and counts the rest, however many there are', async () => {
+    const app = await counted()
+    const rows = [['code', 'name', 'size']]
+    for (let i = 1; i <= 5000; i++) rows.push([`bad-${i}`, `Bad Club ${i}`, '9'])
+    const res = await post(app, csv(rows))
+    expect(res.status).toBe(400)
+    const answer = await readJson(res)
+    expect(Object.keys(answer)).toEqual(['rows', 'rows_not_shown'])
+    expect(Object.keys(answer.rows).map(Number)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1))
+    expect(answer.rows['1000']).toEqual({ size: ['"9" is not a valid choice.'] })
+    expect(answer.rows_not_shown).toBe(4000)
+    expect(app.saves.count).toBe(0)
+  })
+
   it('takes every change back when the snapshot cannot be written (503)', async () => {
     const app = await counted()
     const before = await everything(app)
@@ -536,6 +550,9 @@ describe('the import endpoint is declared like any other', () => {
     expect(Object.keys(op.requestBody.content).sort()).toEqual(['application/json', 'text/csv'])
     expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(['dry_run', 'format'])
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '201', '400', '403', '413', '415']))
+    const refusal = op.responses['400'].content['application/json'].schema.anyOf[0]
+    expect(Object.keys(refusal.properties)).toEqual(['rows', 'rows_not_shown'])
+    expect(refusal.required).toEqual(['rows'])
   })
 
   it('in OPTIONS: it parses CSV as well as JSON', async () => {

@@ -191,7 +191,7 @@ export interface paths {
         put?: never;
         /**
          * Import clubs from CSV or JSON (admins)
-         * @description Each row changes the club with its code, as a PATCH of the columns given, or creates it (approved unless the row says approved false). Read-only columns are ignored, and the leading ' an export adds to formula-like cells is dropped, so an export imported again changes nothing. Any bad row refuses the whole import: 400 {"rows": {"<row number from 1>": {<field errors>}}}. At most 10 MiB, UTF-8.
+         * @description Each row changes the club with its code, as a PATCH of the columns given, or creates it (approved unless the row says approved false). Read-only columns are ignored, and the leading ' an export adds to formula-like cells is dropped, so an export imported again changes nothing. Any bad row refuses the whole import: 400 {"rows": {"<row number from 1>": {<field errors>}}}, the first 1,000 bad rows, with "rows_not_shown": <how many more> when there are more. At most 10 MiB, UTF-8.
          */
         post: operations["postApiImports"];
         delete?: never;
@@ -2740,10 +2740,12 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @description The field errors of each bad row, by its number (from 1; a CSV header not counted). */
+                        /** @description The field errors of each bad row, by its number (from 1; a CSV header not counted): the first 1000 bad rows. */
                         rows: {
                             [key: string]: components["schemas"]["ValidationErrors"];
                         };
+                        /** @description Present when more than 1000 rows are bad: how many bad rows follow those in rows. */
+                        rows_not_shown?: number;
                     } | components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
                     "text/html": components["schemas"]["BrowsableView"];
                 };

@@ -19,10 +19,16 @@ export interface ImportCounts {
   readonly unchanged: number
 }
 
-/** An import refused for its rows: each bad row's field errors, by row number from 1 (CONTRACT §15). */
+/** The bad rows an answer names; past them it only counts, so a file of bad rows answers in bounded size and memory. */
+export const MAX_ROWS_SHOWN = 1000
+
+/**
+ * An import refused for its rows (CONTRACT §15): the first bad rows' field errors, by row number
+ * from 1, and how many more bad rows there are when that is not all of them.
+ */
 class InvalidRows extends ApiError {
-  constructor(rows: Record<string, FieldErrors>) {
-    super(400, { rows })
+  constructor(rows: Record<string, FieldErrors>, notShown: number) {
+    super(400, notShown ? { rows, rows_not_shown: notShown } : { rows })
   }
 }
 
@@ -65,19 +71,19 @@ export class ImportService {
    * it (two rows cannot take one name); every row is checked. Any bad row takes every change back
    * and refuses the import.
    */
-  #applyAll(user: Caller & { username: string }, rows: readonly Row[]) {
+  #applyAll(user: Caller & { username: string }, rows: Iterable<Row>) {
     const undo: Undo[] = []
-    const errors: Record<string, FieldErrors> = Object.create(null)
+    const bad = new BadRows()
     const counts = { created: 0, updated: 0, unchanged: 0 }
     const rowOfCode = new Map<string, number>()
     try {
       for (const row of rows) {
         if ('errors' in row) {
-          errors[row.number] = row.errors
+          bad.add(row.number, row.errors)
           continue
         }
         const outcome = this.#changeOf(user, row.number, row.body, rowOfCode)
-        if ('errors' in outcome) errors[row.number] = outcome.errors
+        if ('errors' in outcome) bad.add(row.number, outcome.errors)
         else if (!outcome.change.changes) counts.unchanged++
         else {
           undo.push(...outcome.change.apply())
@@ -89,9 +95,9 @@ export class ImportService {
       undoAll(undo)
       throw error
     }
-    if (Object.keys(errors).length) {
+    if (bad.any) {
       undoAll(undo)
-      throw new InvalidRows(errors)
+      throw bad.refusal()
     }
     return { counts, undo }
   }
@@ -124,6 +130,24 @@ export class ImportService {
   }
 }
 
+/** The bad rows found so far: the first MAX_ROWS_SHOWN with their errors, the rest only counted. */
+class BadRows {
+  readonly #shown: Record<string, FieldErrors> = Object.create(null)
+  #count = 0
+
+  add(number: number, errors: FieldErrors): void {
+    if (this.#count++ < MAX_ROWS_SHOWN) this.#shown[number] = errors
+  }
+
+  get any(): boolean {
+    return this.#count > 0
+  }
+
+  refusal(): InvalidRows {
+    return new InvalidRows(this.#shown, Math.max(0, this.#count - MAX_ROWS_SHOWN))
+  }
+}
+
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
@@ -148,25 +172,32 @@ function keepPending(current: ClubRecord, body: unknown): unknown {
   return rest
 }
 
-/** The rows of an import's body, or the 400 that says why the file as a whole is not one. */
-function rowsOf(source: ImportSource): Row[] {
+/**
+ * The rows of an import's body, made one at a time as the import reaches them (a file of 10 MiB
+ * may hold 400,000), or the 400 that says why the file as a whole is not one.
+ */
+function rowsOf(source: ImportSource): Iterable<Row> {
   if (source.kind === 'empty') throw refuse('The file is empty.')
   if (source.kind === 'json') {
     const { value } = source
     if (!Array.isArray(value))
       throw refuse(`Expected a list of clubs, but got ${value === null ? 'null' : typeof value}.`)
     if (!value.length) throw refuse('The file holds no clubs: the list is empty.')
-    return value.map((body, i) => ({ number: i + 1, body }))
+    return (function* () {
+      for (let i = 0; i < value.length; i++) yield { number: i + 1, body: value[i] }
+    })()
   }
   checkHeader(source.columns)
-  const rows: Row[] = []
-  source.rows.forEach((cells, i) => {
-    if (cells.every((cell) => cell === '')) return // a blank line keeps its number
-    rows.push({ number: i + 1, ...rowOfCells(source.columns, cells) })
-  })
-  if (!rows.length) throw refuse('The file holds no clubs: there is no row after the header.')
-  return rows
+  const { columns, rows } = source
+  if (rows.every(isBlank)) throw refuse('The file holds no clubs: there is no row after the header.')
+  return (function* () {
+    for (let i = 0; i < rows.length; i++)
+      // A blank line keeps its number.
+      if (!isBlank(rows[i]!)) yield { number: i + 1, ...rowOfCells(columns, rows[i]!) }
+  })()
 }
+
+const isBlank = (cells: readonly string[]) => cells.every((cell) => cell === '')
 
 /** A CSV header: it names the columns, each once, each a field of a club, `code` among them. */
 function checkHeader(columns: readonly string[]): void {
