@@ -1,6 +1,18 @@
 import type { StoredSnapshot } from './model/snapshot'
+import { emptySnapshot, snapshotOfClubs } from './domain/seed'
 import { snapshotProblem, upgradeSnapshot } from './domain/snapshot-format'
-import { IN_MEMORY, Store } from './store/store'
+import { IN_MEMORY, Store, StoreError } from './store/store'
+
+/** CLUBS_SEED_FILE=none: a new data file starts empty. */
+export const NO_SEED = 'none'
+
+/** A seed the service will not start from: the message names the variable, the file, and the row and field at fault. */
+export class SeedError extends StoreError {
+  constructor(file: string, reason: string) {
+    super(file, reason)
+    this.message = `CLUBS_SEED_FILE ${file}: ${reason}`
+  }
+}
 
 /**
  * The service's data file: the store over snapshots of the club directory, in the current
@@ -12,7 +24,7 @@ export async function openDataFile(
   seedFile: string,
   options: { fromSeed?: boolean; readOnly?: boolean } = {},
 ) {
-  const opened = await Store.open<StoredSnapshot>(dataFile, seedFile, snapshotProblem, options)
+  const opened = await Store.open<StoredSnapshot>(dataFile, () => readSeed(seedFile), snapshotProblem, options)
   const data = upgradeSnapshot(opened.data)
   const upgradedFrom =
     data === opened.data
@@ -25,6 +37,32 @@ export async function openDataFile(
               : null,
         }
   return { ...opened, data, upgradedFrom }
+}
+
+/** What a new data file starts from (CONTRACT §15): nothing, a list of clubs in the write shape, or a data file. */
+async function readSeed(file: string): Promise<StoredSnapshot> {
+  if (file === NO_SEED) return emptySnapshot()
+  let text: string
+  try {
+    text = await Bun.file(file).text()
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    throw new SeedError(file, code === 'ENOENT' ? 'it does not exist' : `it cannot be read (${code ?? String(e)})`)
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (e) {
+    throw new SeedError(file, `it is not valid JSON (${(e as Error).message})`)
+  }
+  if (Array.isArray(value)) {
+    const made = await snapshotOfClubs(value, () => new Date())
+    if (typeof made === 'string') throw new SeedError(file, made)
+    return made
+  }
+  const problem = snapshotProblem(value)
+  if (problem) throw new SeedError(file, `it is neither a list of clubs nor a club directory data file (${problem})`)
+  return value as StoredSnapshot
 }
 
 export type DataFile = Awaited<ReturnType<typeof openDataFile>>['store']

@@ -49,7 +49,7 @@ describe('the round trip', () => {
       const rows = exported.trim().split('\r\n').length - 1
       const res = await post(app, exported)
       expect(res.status).toBe(201)
-      expect(await readJson(res)).toEqual({ created: 0, updated: 0, unchanged: rows })
+      expect(await readJson(res)).toEqual({ created: 0, updated: 0, unchanged: rows, tags_created: [] })
       expect(rows).toBe(Number((await app.admin.get('/api/clubs/')).headers.get('x-total-count')))
     }
     expect(await everything(app)).toBe(before)
@@ -61,14 +61,19 @@ describe('the round trip', () => {
     expect((await app.admin.post('/api/clubs/', { ...club, approved: true })).status).toBe(201)
     const exported = await (await app.req('/api/clubs/?format=csv&code=private-mail,penn-chess-society')).text()
     expect(exported).toContain(',Hidden,')
-    expect(await readJson(await post(app, exported))).toEqual({ created: 0, updated: 0, unchanged: 2 })
+    expect(await readJson(await post(app, exported))).toEqual({
+      created: 0,
+      updated: 0,
+      unchanged: 2,
+      tags_created: [],
+    })
     expect((await detail(app, 'private-mail')).email).toBe('secret@clubs.example.edu')
     const json = await post(
       app,
       JSON.stringify([{ code: 'new-hidden', name: 'New Hidden', email: 'Hidden' }]),
       'application/json',
     )
-    expect(await readJson(json)).toEqual({ created: 1, updated: 0, unchanged: 0 })
+    expect(await readJson(json)).toEqual({ created: 1, updated: 0, unchanged: 0, tags_created: [] })
     expect((await detail(app, 'new-hidden')).email).toBe('')
   })
 
@@ -77,7 +82,7 @@ describe('the round trip', () => {
     const before = await everything(app)
     const list = await readJson(await app.admin.get('/api/clubs/'))
     const res = await post(app, JSON.stringify(list), 'application/json')
-    expect(await readJson(res)).toEqual({ created: 0, updated: 0, unchanged: list.length })
+    expect(await readJson(res)).toEqual({ created: 0, updated: 0, unchanged: list.length, tags_created: [] })
     expect(await everything(app)).toBe(before)
   })
 
@@ -94,10 +99,20 @@ describe('the round trip', () => {
     expect((await app.admin.post('/api/clubs/', club)).status).toBe(201)
     const exported = await (await app.admin.get(`/api/clubs/?format=csv&fields=${EVERY_FIELD}&code=tricky`)).text()
     expect(exported).toContain("'=cmd")
-    expect(await readJson(await post(app, exported))).toEqual({ created: 0, updated: 0, unchanged: 1 })
+    expect(await readJson(await post(app, exported))).toEqual({
+      created: 0,
+      updated: 0,
+      unchanged: 1,
+      tags_created: [],
+    })
     // Into another directory: the same club is created, text for text.
     const other = await counted()
-    expect(await readJson(await post(other, exported))).toEqual({ created: 1, updated: 0, unchanged: 0 })
+    expect(await readJson(await post(other, exported))).toEqual({
+      created: 1,
+      updated: 0,
+      unchanged: 0,
+      tags_created: [],
+    })
     const copy = await detail(other, 'tricky')
     for (const field of ['name', 'subtitle', 'description', 'address'] as const) expect(copy[field]).toBe(club[field])
     expect(copy.tags.map((t: { name: string }) => t.name)).toEqual(['Games'])
@@ -117,7 +132,7 @@ describe('what a row does', () => {
       ]),
     )
     expect(res.status).toBe(201)
-    expect(await readJson(res)).toEqual({ created: 1, updated: 1, unchanged: 0 })
+    expect(await readJson(res)).toEqual({ created: 1, updated: 1, unchanged: 0, tags_created: [] })
     expect(await detail(app, 'go-club')).toMatchObject({ subtitle: 'Stones on a grid', size: 1, tags: [] })
     const after = await detail(app, 'penn-chess-society')
     expect(after).toMatchObject({ subtitle: 'Now with blitz', size: 3, name: chess.name, email: chess.email })
@@ -144,7 +159,7 @@ describe('what a row does', () => {
         ['shogi-club', 'Shogi Club', 'false'],
       ]),
     )
-    expect(await readJson(res)).toEqual({ created: 2, updated: 0, unchanged: 0 })
+    expect(await readJson(res)).toEqual({ created: 2, updated: 0, unchanged: 0, tags_created: [] })
     expect(await detail(app, 'go-club')).toMatchObject({ approved: true, approved_by: 'admin', is_member: true })
     expect(await detail(app, 'shogi-club')).toMatchObject({ approved: false, approved_on: null })
     expect((await app.req('/api/clubs/go-club/')).status).toBe(200)
@@ -163,7 +178,7 @@ describe('what a row does', () => {
         ['penn-chess-society', '99999', 'x', 'maybe', 'yesterday', 'mallory', "'=1+2"],
       ]),
     )
-    expect(await readJson(res)).toEqual({ created: 0, updated: 1, unchanged: 0 })
+    expect(await readJson(res)).toEqual({ created: 0, updated: 1, unchanged: 0, tags_created: [] })
     expect(await detail(app, 'penn-chess-society')).toMatchObject({
       favorite_count: chess.favorite_count,
       membership_count: chess.membership_count,
@@ -183,7 +198,7 @@ describe('what a row does', () => {
         ['queued', 'false'],
       ]),
     )
-    expect(await readJson(res)).toEqual({ created: 0, updated: 0, unchanged: 1 })
+    expect(await readJson(res)).toEqual({ created: 0, updated: 0, unchanged: 1, tags_created: [] })
     expect(await detail(app, 'queued')).toMatchObject({ approved: false, approved_on: null })
   })
 
@@ -208,9 +223,71 @@ describe('what a row does', () => {
       { code: 'penn-chess-society', size: 4 },
     ]
     const res = await post(app, JSON.stringify(rows), 'application/json; charset=utf-8')
-    expect(await readJson(res)).toEqual({ created: 1, updated: 1, unchanged: 0 })
+    expect(await readJson(res)).toEqual({ created: 1, updated: 1, unchanged: 0, tags_created: [] })
     expect((await detail(app, 'json-club')).tags.map((t: { id: number }) => t.id)).toEqual([7, 1])
     expect((await detail(app, 'penn-chess-society')).size).toBe(4)
+  })
+
+  it('creates a club for a row without a code, its code made from the name as on create', async () => {
+    const app = await counted()
+    const json = await post(
+      app,
+      JSON.stringify([{ name: 'Shogi Club', size: 2 }, { name: 'Penn Chess Club' }]),
+      'application/json',
+    )
+    expect(json.status).toBe(201)
+    expect(await readJson(json)).toEqual({ created: 2, updated: 0, unchanged: 0, tags_created: [] })
+    expect(await detail(app, 'shogi-club')).toMatchObject({ name: 'Shogi Club', size: 2, approved: true })
+    expect((await detail(app, 'penn-chess-club')).name).toBe('Penn Chess Club')
+    const table = await post(
+      app,
+      csv([
+        ['code', 'name'],
+        ['', 'Shogi Circle'],
+      ]),
+    )
+    expect(await readJson(table)).toEqual({ created: 1, updated: 0, unchanged: 0, tags_created: [] })
+    expect((await detail(app, 'shogi-circle')).name).toBe('Shogi Circle')
+  })
+
+  it('refuses a later row naming the code an earlier row made from its name', async () => {
+    const app = await counted()
+    const res = await post(
+      app,
+      JSON.stringify([{ name: 'Go Club' }, { code: 'go-club', subtitle: 'Stones' }]),
+      'application/json',
+    )
+    expect(res.status).toBe(400)
+    expect(await readJson(res)).toEqual({
+      rows: { '2': { code: ['Row 1 has the same code; a club may appear once.'] } },
+    })
+  })
+
+  it('makes the tags the rows name that do not exist, and lists them; a dry run only lists them', async () => {
+    const app = await counted()
+    const tagNames = async () => (await readJson(await app.req('/api/tags/'))).map((tag: { name: string }) => tag.name)
+    const before = await tagNames()
+    const rows = [
+      { code: 'taiko', name: 'Taiko Drummers', tags: ['Music', { name: 'Drums' }, 'Performing Arts'] },
+      { code: 'penn-chess-society', tags: [{ name: 'Games' }, 'drums', { name: ' Strategy ' }] },
+    ]
+    const dry = await post(app, JSON.stringify(rows), 'application/json', '?dry_run=true')
+    expect(await readJson(dry)).toEqual({ created: 1, updated: 1, unchanged: 0, tags_created: ['Drums', 'Strategy'] })
+    expect(await tagNames()).toEqual(before)
+    const res = await post(app, JSON.stringify(rows), 'application/json')
+    expect(await readJson(res)).toEqual({ created: 1, updated: 1, unchanged: 0, tags_created: ['Drums', 'Strategy'] })
+    expect(await tagNames()).toEqual([...before, 'Drums', 'Strategy'])
+    const names = async (code: string) => (await detail(app, code)).tags.map((tag: { name: string }) => tag.name)
+    expect(await names('taiko')).toEqual(['Music', 'Drums', 'Performing Arts'])
+    expect(await names('penn-chess-society')).toEqual(['Games', 'Drums', 'Strategy'])
+    const again = await post(
+      app,
+      csv([
+        ['code', 'tags'],
+        ['taiko', 'Drums; Strategy; Music'],
+      ]),
+    )
+    expect(await readJson(again)).toEqual({ created: 0, updated: 1, unchanged: 0, tags_created: [] })
   })
 
   it('accepts a file over the 1 MiB of a JSON write, up to 10 MiB', async () => {
@@ -221,7 +298,7 @@ describe('what a row does', () => {
     expect(body.length).toBeGreaterThan(2 * 1024 * 1024)
     const res = await post(app, body)
     expect(res.status).toBe(201)
-    expect(await readJson(res)).toEqual({ created: 250, updated: 0, unchanged: 0 })
+    expect(await readJson(res)).toEqual({ created: 250, updated: 0, unchanged: 0, tags_created: [] })
   })
 })
 
@@ -252,7 +329,7 @@ describe('all or nothing, in one snapshot write', () => {
         ['new-one', 'New One', '1', '', ''],
         ['penn-chess-society', 'Penn Chess Society', '9', 'javascript:alert(1)', ''],
         ['', '', '', '', ''], // a blank line keeps its number
-        ['new-two', 'New Two', '2', '', 'Games; No Such Tag'],
+        ['new-two', 'New Two', '2', 'ftp://new-two', 'Games; New Tag'],
         ['penn-chess-society', 'Again', '1', '', ''],
       ]),
     )
@@ -260,12 +337,29 @@ describe('all or nothing, in one snapshot write', () => {
     expect(await readJson(res)).toEqual({
       rows: {
         '2': { size: ['"9" is not a valid choice.'], website: ['Enter a valid URL (http or https).'] },
-        '4': { tags: ['Tag "No Such Tag" does not exist.'] },
+        '4': { website: ['Enter a valid URL (http or https).'] },
         '5': { code: ['Row 2 has the same code; a club may appear once.'] },
       },
     })
     expect(await everything(app)).toBe(before)
     expect((await app.admin.get('/api/clubs/new-one/')).status).toBe(404)
+    expect((await readJson(await app.req('/api/tags/'))).map((tag: { name: string }) => tag.name)).not.toContain(
+      'New Tag',
+    )
+    expect(app.saves.count).toBe(0)
+  })
+
+  it('names the first 1,000 bad rows and counts the rest, however many there are', async () => {
+    const app = await counted()
+    const rows = [['code', 'name', 'size']]
+    for (let i = 1; i <= 5000; i++) rows.push([`bad-${i}`, `Bad Club ${i}`, '9'])
+    const res = await post(app, csv(rows))
+    expect(res.status).toBe(400)
+    const answer = await readJson(res)
+    expect(Object.keys(answer)).toEqual(['rows', 'rows_not_shown'])
+    expect(Object.keys(answer.rows).map(Number)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1))
+    expect(answer.rows['1000']).toEqual({ size: ['"9" is not a valid choice.'] })
+    expect(answer.rows_not_shown).toBe(4000)
     expect(app.saves.count).toBe(0)
   })
 
@@ -298,12 +392,12 @@ describe('?dry_run=true', () => {
     ])
     const res = await post(app, body, 'text/csv', '?dry_run=true')
     expect(res.status).toBe(200)
-    expect(await readJson(res)).toEqual({ created: 1, updated: 1, unchanged: 1 })
+    expect(await readJson(res)).toEqual({ created: 1, updated: 1, unchanged: 1, tags_created: [] })
     expect(await everything(app)).toBe(before)
     expect(app.saves.count).toBe(0)
     const real = await post(app, body, 'text/csv', '?dry_run=false')
     expect(real.status).toBe(201)
-    expect(await readJson(real)).toEqual({ created: 1, updated: 1, unchanged: 1 })
+    expect(await readJson(real)).toEqual({ created: 1, updated: 1, unchanged: 1, tags_created: [] })
   })
 
   it('refuses bad rows as the import would', async () => {
@@ -368,10 +462,19 @@ describe('every bad input is a clear 4xx that changes nothing', () => {
       },
     },
     {
-      name: 'a column the club does not have',
-      body: () => 'code,name,colour\r\ngo-club,Go Club,red\r\n',
+      name: 'a column the club does not have: an error of each row, with its others',
+      body: () => 'code,name,colour,size\r\ngo-club,Go Club,red,1\r\npenn-chess-society,,,9\r\n',
       status: 400,
-      answer: { colour: ['Unknown field.'] },
+      answer: {
+        rows: {
+          '1': { colour: ['Unknown field.'] },
+          '2': {
+            colour: ['Unknown field.'],
+            name: ['This field may not be blank.'],
+            size: ['"9" is not a valid choice.'],
+          },
+        },
+      },
     },
     {
       name: 'a column named twice, one without a name, no code column',
@@ -423,16 +526,28 @@ describe('every bad input is a clear 4xx that changes nothing', () => {
       answer: { non_field_errors: ['The file holds no clubs: the list is empty.'] },
     },
     {
-      name: 'JSON rows that are not clubs, lack a code, or have a field the club does not have',
-      body: () => JSON.stringify([[1], { name: 'No Code' }, { code: 'go-club', name: 'Go', colour: 'red' }, 'x']),
+      name: 'JSON rows that are not clubs, or have a field the club does not have: every error of every row',
+      body: () =>
+        JSON.stringify([
+          [1],
+          { name: 'No Code', colour: 'red', size: '9' },
+          { code: 'go-club', name: 'Go', colour: 'red' },
+          'x',
+          { code: 'go-club', name: '', colour: 'blue' },
+        ]),
       type: 'application/json',
       status: 400,
       answer: {
         rows: {
           '1': { non_field_errors: ['Invalid data. Expected a dictionary, but got list.'] },
-          '2': { code: ['This field is required.'] },
+          '2': { colour: ['Unknown field.'], size: ['A valid integer is required.'] },
           '3': { colour: ['Unknown field.'] },
           '4': { non_field_errors: ['Invalid data. Expected a dictionary, but got string.'] },
+          '5': {
+            code: ['Row 3 has the same code; a club may appear once.'],
+            name: ['This field may not be blank.'],
+            colour: ['Unknown field.'],
+          },
         },
       },
     },
@@ -536,6 +651,9 @@ describe('the import endpoint is declared like any other', () => {
     expect(Object.keys(op.requestBody.content).sort()).toEqual(['application/json', 'text/csv'])
     expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(['dry_run', 'format'])
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '201', '400', '403', '413', '415']))
+    const refusal = op.responses['400'].content['application/json'].schema.anyOf[0]
+    expect(Object.keys(refusal.properties)).toEqual(['rows', 'rows_not_shown'])
+    expect(refusal.required).toEqual(['rows'])
   })
 
   it('in OPTIONS: it parses CSV as well as JSON', async () => {

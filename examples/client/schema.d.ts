@@ -191,7 +191,7 @@ export interface paths {
         put?: never;
         /**
          * Import clubs from CSV or JSON (admins)
-         * @description Each row changes the club with its code, as a PATCH of the columns given, or creates it (approved unless the row says approved false). Read-only columns are ignored, and the leading ' an export adds to formula-like cells is dropped, so an export imported again changes nothing. Any bad row refuses the whole import: 400 {"rows": {"<row number from 1>": {<field errors>}}}. At most 10 MiB, UTF-8.
+         * @description Each row changes the club with its code, as a PATCH of the columns given, or creates it (approved unless the row says approved false; a row without a code creates a club, its code made from the name). Tags the rows name that do not exist are made, and listed in tags_created. Read-only columns are ignored, and the leading ' an export adds to formula-like cells is dropped, so an export imported again changes nothing. Any bad row refuses the whole import: 400 {"rows": {"<row number from 1>": {<field errors>}}}, the first 1,000 bad rows, with "rows_not_shown": <how many more> when there are more. At most 10 MiB, UTF-8.
          */
         post: operations["postApiImports"];
         delete?: never;
@@ -2604,7 +2604,7 @@ export interface operations {
                      * @description Create only. Derived from the name when absent.
                      * @example go-club
                      */
-                    code: string;
+                    code?: string;
                     /** @description Short description. */
                     subtitle?: string;
                     description?: string;
@@ -2644,8 +2644,8 @@ export interface operations {
                     youtube?: string | null;
                     how_to_get_involved?: string;
                     listserv?: string;
-                    /** @description Tags named by id or name. */
-                    tags?: (({
+                    /** @description Tags named by id or name, or by a bare name; a name no tag has makes the tag. */
+                    tags?: ((({
                         id: number;
                     } & {
                         [key: string]: unknown;
@@ -2653,7 +2653,7 @@ export interface operations {
                         name: string;
                     } & {
                         [key: string]: unknown;
-                    }))[];
+                    })) | string)[];
                     active?: boolean;
                     /** @description Admin only: approve (true) or reject (false). */
                     approved?: boolean;
@@ -2700,6 +2700,8 @@ export interface operations {
                         created: number;
                         updated: number;
                         unchanged: number;
+                        /** @description The tags the rows named that did not exist: made by the import (a dry run only names them). */
+                        tags_created: string[];
                     };
                     "text/html": components["schemas"]["BrowsableView"];
                 };
@@ -2716,6 +2718,8 @@ export interface operations {
                         created: number;
                         updated: number;
                         unchanged: number;
+                        /** @description The tags the rows named that did not exist: made by the import (a dry run only names them). */
+                        tags_created: string[];
                     };
                     "text/html": components["schemas"]["BrowsableView"];
                 };
@@ -2740,10 +2744,12 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @description The field errors of each bad row, by its number (from 1; a CSV header not counted). */
+                        /** @description The field errors of each bad row, by its number (from 1; a CSV header not counted): the first 1000 bad rows. */
                         rows: {
                             [key: string]: components["schemas"]["ValidationErrors"];
                         };
+                        /** @description Present when more than 1000 rows are bad: how many bad rows follow those in rows. */
+                        rows_not_shown?: number;
                     } | components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
                     "text/html": components["schemas"]["BrowsableView"];
                 };

@@ -83,7 +83,7 @@ export function openDirectory(store: Persistence, data: Snapshot, { autoApprove,
     favorites,
     subscriptions,
     tags,
-    imports: new ImportService(clubs, commit),
+    imports: new ImportService(clubs, tags, commit),
     sessions,
     health: () => ({ clubs: catalog.countLive(), version: catalog.version }),
   }

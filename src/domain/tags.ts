@@ -3,7 +3,7 @@ import type { Catalog } from './catalog'
 import { BodyCheck, fieldsOrRefuse, type Checked } from './check'
 import type { ClubService } from './clubs'
 import { NotFound, PermissionDenied } from './errors'
-import type { Commit } from './journal'
+import type { Commit, Undo } from './journal'
 import type { ClubRecord, Tag } from '../model/club'
 import { TagCreate, TagPatch, type TagWithCount } from '../model/tag'
 
@@ -39,7 +39,7 @@ export class TagService {
   async create(caller: Caller, body: unknown): Promise<TagWithCount> {
     this.#admin(caller)
     const { name } = fieldsOrRefuse(this.#unique(TAG_CREATE_BODY.check(body), null))
-    const tag: Tag = { id: Math.max(0, ...this.catalog.tags().map((t) => t.id)) + 1, name }
+    const tag: Tag = { id: this.#nextId(), name }
     await this.commit(() => this.catalog.changeTag(tag.id, tag, (record) => record))
     return { ...tag, clubs: 0 }
   }
@@ -66,6 +66,31 @@ export class TagService {
       tags: record.tags.filter((other) => other !== tag.id),
     })
     await this.commit(() => this.catalog.changeTag(tag.id, null, untagged))
+  }
+
+  /**
+   * Makes the tags that `refs` (a club write's tags) name by a name no tag has, as an import
+   * does: their names, and how to take them back. A name no tag may have is left for the club's
+   * check to refuse.
+   */
+  makeMissing(refs: readonly unknown[]): { names: string[]; undo: Undo[] } {
+    const names: string[] = []
+    const undo: Undo[] = []
+    for (const ref of refs) {
+      if (typeof ref !== 'object' || ref === null) continue
+      const { id, name } = ref as { id?: unknown; name?: unknown }
+      if ((typeof id === 'number' && Number.isInteger(id)) || typeof name !== 'string') continue
+      const checked = this.#unique(TAG_CREATE_BODY.check({ name }), null)
+      if (Object.keys(checked.errors).length) continue
+      const tag: Tag = { id: this.#nextId(), name: checked.fields.name! }
+      undo.push(this.catalog.changeTag(tag.id, tag, (record) => record))
+      names.push(tag.name)
+    }
+    return { names, undo }
+  }
+
+  #nextId(): number {
+    return Math.max(0, ...this.catalog.tags().map((t) => t.id)) + 1
   }
 
   #admin(caller: Caller): void {

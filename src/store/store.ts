@@ -49,27 +49,24 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
   }
 
   /**
-   * Opens `dataFile` (created from `seedFile` when missing; with `fromSeed`, replaced by it, the
-   * old file staying whole until the seed's snapshot is); `check` decides what a snapshot is.
-   * `readOnly` reads the file (or, missing, the seed) and never writes: no lock, no write access
-   * needed, and any number of read-only processes may share the file.
+   * Opens `dataFile` (created from the snapshot `seed` makes when missing; with `fromSeed`,
+   * replaced by it, the old file staying whole until the seed's snapshot is); `check` decides
+   * what a snapshot is. `readOnly` reads the file (or, missing, the seed) and never writes: no
+   * lock, no write access needed, and any number of read-only processes may share the file.
    */
   static async open<Snapshot extends SnapshotShape>(
     dataFile: string,
-    seedFile: string,
+    seed: () => Promise<Snapshot>,
     check: SnapshotCheck,
     { fromSeed = false, readOnly = false } = {},
   ): Promise<OpenedStore<Snapshot>> {
-    const readSnapshot = (file: string) => readChecked<Snapshot>(file, check)
     if (dataFile === IN_MEMORY) {
-      return { store: new Store<Snapshot>(IN_MEMORY, null), data: await readSnapshot(seedFile), source: 'seed' }
+      return { store: new Store<Snapshot>(IN_MEMORY, null), data: await seed(), source: 'seed' }
     }
     if (readOnly) {
       const existing = await readSnapshotIfAny<Snapshot>(dataFile, check)
       const store = new Store<Snapshot>(dataFile, null)
-      return existing
-        ? { store, data: existing, source: 'file' }
-        : { store, data: await readSnapshot(seedFile), source: 'seed' }
+      return existing ? { store, data: existing, source: 'file' } : { store, data: await seed(), source: 'seed' }
     }
     const fail = (what: string) => (e: NodeJS.ErrnoException) => {
       throw new StoreError(dataFile, `cannot ${what} (${e.code ?? e.message})`)
@@ -85,10 +82,10 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
     try {
       const existing = fromSeed ? null : await readSnapshotIfAny<Snapshot>(dataFile, check)
       if (existing) return { store, data: existing, source: 'file' }
-      const seed = await readSnapshot(seedFile)
-      store.track(() => seed)
+      const seeded = await seed()
+      store.track(() => seeded)
       await store.save().catch(fail('write it'))
-      return { store, data: seed, source: 'seed' }
+      return { store, data: seeded, source: 'seed' }
     } catch (e) {
       lock.release()
       throw e
@@ -186,12 +183,6 @@ const backupFileOf = (dataFile: string) => `${dataFile}.bak`
 
 /** The file that tells other processes a data file is in use. */
 export const lockFileOf = (dataFile: string) => `${dataFile}.lock`
-
-async function readChecked<Snapshot>(file: string, check: SnapshotCheck): Promise<Snapshot> {
-  const snapshot = await readSnapshotIfAny<Snapshot>(file, check)
-  if (!snapshot) throw new StoreError(file, 'it does not exist')
-  return snapshot
-}
 
 /** The snapshot in `file`, or null when there is no such file. */
 async function readSnapshotIfAny<Snapshot>(file: string, check: SnapshotCheck): Promise<Snapshot | null> {
