@@ -100,6 +100,9 @@ export function createApp({
         : siteRoutes({
             clubs,
             tags: directory.tags,
+            favorites: directory.favorites,
+            subscriptions: directory.subscriptions,
+            requests: directory.requests,
             sessions: directory.sessions,
             authenticate: (token) => auth.authenticate(`Bearer ${token}`),
             title: (config.site ?? DEFAULT_SITE).title,

@@ -3,6 +3,7 @@ import { Elysia } from 'elysia'
 import { urlOf } from '../edge/request-facts'
 import { prefersHtml } from '../edge/negotiate'
 import { NOSNIFF } from '../edge/respond'
+import { ClubActions, SignInToJoin } from './club-actions'
 import { ClubPage } from './club-page'
 import { clubDetailView, clubView } from './club-view'
 import { DirectoryPage, type DirectoryState } from './directory'
@@ -14,7 +15,7 @@ export const DIRECTORY_PAGE_SIZE = 24
 
 /** The directory at `/` for browsers (programs keep the redirect to the API) and each club's page. */
 export function publicPages(kit: SiteKit) {
-  const { clubs, tags } = kit.deps
+  const { clubs, tags, requests } = kit.deps
 
   /** The public directory, the same for everyone: a person's own pending clubs are under My clubs. */
   function directory({ url }: Visit): Shown {
@@ -46,8 +47,26 @@ export function publicPages(kit: SiteKit) {
 
   function club({ url, viewer, params }: Visit): Shown {
     const caller = callerOf(viewer)
-    const view = clubDetailView(clubs.detail(caller, clubs.retrieve(caller, params.code!)))
-    return { title: view.name, content: <ClubPage club={view} origin={url.origin} /> }
+    const detail = clubs.detail(caller, clubs.retrieve(caller, params.code!))
+    const view = clubDetailView(detail)
+    const actions = viewer ? (
+      <ClubActions
+        viewer={viewer}
+        done={url.searchParams.get('done')}
+        standing={{
+          code: view.code,
+          favorite: detail.is_favorite === true,
+          subscribed: detail.is_subscribe === true,
+          takesSubscriptions: detail.enables_subscription === true,
+          member: detail.is_member === true,
+          requested: requests.mine(caller).some((request) => request.club === view.code),
+          acceptingMembers: view.accepting_members,
+        }}
+      />
+    ) : (
+      <SignInToJoin code={view.code} />
+    )
+    return { title: view.name, content: <ClubPage club={view} origin={url.origin} actions={actions} /> }
   }
 
   const showDirectory = kit.page(directory)

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { siteAssets } from './assets'
 import { campusSignInRoutes } from './campus-sign-in'
+import { clubActionRoutes } from './club-actions'
 import { siteKit, type SiteDeps } from './kit'
 import { publicPages } from './public-pages'
 import { signInRoutes } from './sign-in'
@@ -14,6 +15,7 @@ export function siteRoutes(deps: SiteDeps) {
   return new Elysia({ name: 'site' })
     .use(siteAssets())
     .use(publicPages(kit))
+    .use(clubActionRoutes(kit))
     .use(signInRoutes(kit))
     .use(deps.campus ? campusSignInRoutes(kit, deps.campus) : new Elysia())
 }
