@@ -100,6 +100,8 @@ export function createApp({
         : siteRoutes({
             clubs,
             tags: directory.tags,
+            members: directory.members,
+            requests: directory.requests,
             sessions: directory.sessions,
             authenticate: (token) => auth.authenticate(`Bearer ${token}`),
             title: (config.site ?? DEFAULT_SITE).title,

@@ -202,11 +202,28 @@ export class ClubService {
     return { club, changes: true, apply }
   }
 
+  /** The club as it stands, for a caller who may change it (owners, officers, admins): 404 when unseen, 403 otherwise. */
+  editable(caller: Caller, code: string): ClubRecord {
+    const user = requireUser(caller)
+    const current = this.retrieve(user, code)
+    if (!user.isAdmin && !this.runs(user, code)) throw new PermissionDenied()
+    return current
+  }
+
+  /** The live clubs `username` owns or is an officer of, whatever their state, by name. */
+  runBy(username: string): { record: ClubRecord; role: Role }[] {
+    const out: { record: ClubRecord; role: Role }[] = []
+    for (const [code, role] of this.relations.clubsOf(username)) {
+      const record = RUNS_CLUB.has(role) ? this.catalog.get(code)?.record : undefined
+      if (record) out.push({ record, role })
+    }
+    return out.sort((a, b) => a.record.name.localeCompare(b.record.name) || (a.record.code < b.record.code ? -1 : 1))
+  }
+
   /** PUT (`partial` false: every writable field required) and PATCH. */
   async update(caller: Caller, code: string, body: unknown, partial: boolean): Promise<ClubRecord> {
     const user = requireUser(caller)
-    const current = this.retrieve(caller, code)
-    if (!user.isAdmin && !this.runs(user, code)) throw new PermissionDenied()
+    const current = this.editable(user, code)
     const change = this.prepareUpdate(user, current, body, partial)
     await this.options.commit(change.apply)
     return change.club

@@ -2,6 +2,8 @@
 import type { ComponentChildren } from 'preact'
 import { ANONYMOUS, type Caller } from '../domain/caller'
 import type { ClubService } from '../domain/clubs'
+import type { JoinRequestService } from '../domain/join-requests'
+import type { MemberService } from '../domain/members'
 import type { SessionService } from '../domain/sessions'
 import type { TagService } from '../domain/tags'
 import { urlOf } from '../edge/request-facts'
@@ -18,6 +20,8 @@ import { sessionIdOf } from './session-cookie'
 export interface SiteDeps {
   readonly clubs: ClubService
   readonly tags: TagService
+  readonly members: MemberService
+  readonly requests: JoinRequestService
   readonly sessions: SessionService
   /** Resolves a service token (as `Authorization: Bearer` would) to its holder; throws a 401 for a wrong one. */
   readonly authenticate: (token: string) => Caller | Promise<Caller>

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import { siteAssets } from './assets'
 import { campusSignInRoutes } from './campus-sign-in'
 import { siteKit, type SiteDeps } from './kit'
+import { officerPages } from './officer-pages'
 import { publicPages } from './public-pages'
 import { signInRoutes } from './sign-in'
 
@@ -15,5 +16,6 @@ export function siteRoutes(deps: SiteDeps) {
     .use(siteAssets())
     .use(publicPages(kit))
     .use(signInRoutes(kit))
+    .use(officerPages(kit))
     .use(deps.campus ? campusSignInRoutes(kit, deps.campus) : new Elysia())
 }
