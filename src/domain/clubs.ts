@@ -147,6 +147,11 @@ export class ClubService {
     return record.approved_on === null ? 'new club' : null
   }
 
+  /** Whether a change by `caller` to the reviewed fields of `record` awaits review: a non-admin's, once it was approved (CONTRACT §4, §11). */
+  reviewsEdits(caller: Caller, record: ClubRecord): boolean {
+    return !caller.isAdmin && (record.approved || record.approved_version !== null)
+  }
+
   /** A club's approval history, newest first: for its owners, officers and admins (CONTRACT §11). */
   history(caller: Caller, code: string): HistoryEntry[] {
     const user = requireUser(caller)
@@ -245,7 +250,7 @@ export class ClubService {
     let record: ClubRecord = { ...current, ...changes, tags: tags ?? current.tags, updated_at: now }
     const reviewed = REVIEWED_FIELDS.filter((field) => record[field] !== current[field])
     const submitted: HistoryRecord[] = []
-    if (reviewed.length && !user.isAdmin && (current.approved || current.approved_version)) {
+    if (reviewed.length && this.reviewsEdits(user, current)) {
       // The change awaits review; meanwhile the public keeps seeing the approved version.
       const approvedVersion = current.approved_version ?? versionOf(current)
       record = { ...record, approved: false, approved_by: null, approved_on: null, approved_comment: '' }

@@ -1,5 +1,6 @@
 /** @jsxImportSource preact */
 import type { FieldErrors } from '../domain/check'
+import { REVIEWED_FIELDS } from '../model/club'
 import { CsrfField, type Viewer } from './layout'
 import { EDIT_SECTIONS, type EditField, type EditValues } from './club-form'
 
@@ -17,11 +18,11 @@ export interface EditState {
   readonly notice: EditNotice
   /** A change to its reviewed fields awaits review: the public sees the approved version. */
   readonly awaitingReview: boolean
-  /** The club is or was approved, so a change to its reviewed fields is reviewed first. */
+  /** A change this person makes to the reviewed fields is reviewed before the public sees it. */
   readonly reviewed: boolean
 }
 
-const REVIEWED = new Set(['name', 'subtitle', 'description'])
+const REVIEWED: ReadonlySet<string> = new Set(REVIEWED_FIELDS)
 const REVIEW_NOTICE =
   'Your changes are saved. The change to the name, subtitle or description awaits review by the activities office; until it is approved, the public still sees the approved version.'
 

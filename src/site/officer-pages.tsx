@@ -55,7 +55,7 @@ export function officerPages(kit: SiteKit) {
       tags: tags.list(callerOf(viewer)),
       notice,
       awaitingReview: standingOf(club) === 'change',
-      reviewed: club.approved || club.approved_version !== null,
+      reviewed: clubs.reviewsEdits(callerOf(viewer), club),
     }
     return {
       title: `Edit ${club.name}`,
