@@ -102,6 +102,7 @@ export function createApp({
             tags: directory.tags,
             favorites: directory.favorites,
             subscriptions: directory.subscriptions,
+            members: directory.members,
             requests: directory.requests,
             sessions: directory.sessions,
             authenticate: (token) => auth.authenticate(`Bearer ${token}`),

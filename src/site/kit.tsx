@@ -4,6 +4,7 @@ import { ANONYMOUS, type Caller } from '../domain/caller'
 import type { ClubService } from '../domain/clubs'
 import type { JoinRequestService } from '../domain/join-requests'
 import type { SavedClubs } from '../domain/saved-clubs'
+import type { MemberService } from '../domain/members'
 import type { SessionService } from '../domain/sessions'
 import type { TagService } from '../domain/tags'
 import { urlOf } from '../edge/request-facts'
@@ -22,6 +23,7 @@ export interface SiteDeps {
   readonly tags: TagService
   readonly favorites: SavedClubs
   readonly subscriptions: SavedClubs
+  readonly members: MemberService
   readonly requests: JoinRequestService
   readonly sessions: SessionService
   /** Resolves a service token (as `Authorization: Bearer` would) to its holder; throws a 401 for a wrong one. */

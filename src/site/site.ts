@@ -3,6 +3,7 @@ import { siteAssets } from './assets'
 import { campusSignInRoutes } from './campus-sign-in'
 import { clubActionRoutes } from './club-actions'
 import { siteKit, type SiteDeps } from './kit'
+import { officerPages } from './officer-pages'
 import { publicPages } from './public-pages'
 import { signInRoutes } from './sign-in'
 
@@ -17,5 +18,6 @@ export function siteRoutes(deps: SiteDeps) {
     .use(publicPages(kit))
     .use(clubActionRoutes(kit))
     .use(signInRoutes(kit))
+    .use(officerPages(kit))
     .use(deps.campus ? campusSignInRoutes(kit, deps.campus) : new Elysia())
 }
