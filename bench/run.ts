@@ -20,8 +20,8 @@ const USAGE = `usage: npm run bench [-- --help]
 
 Measures the service (OURS) against a bare Bun.serve doing the same job (CEILING) and json-server
 at each data size, the small answers, the spreadsheet and review rows, the scale profile and the
-campus site's directory page; writes
-docs/performance.md and docs/perf-chart.svg and prints a summary. A full run takes 8 minutes or more.
+campus site's directory page; writes docs/performance.md and docs/perf-chart.svg and prints a
+summary. A full run takes 8 minutes or more.
 
   BENCH_SIZES=100,1000     data sizes (default 100,1000,10000)
   BENCH_SECONDS=2          seconds a measurement runs (shorter while working on the harness)

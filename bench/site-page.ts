@@ -51,13 +51,17 @@ export interface SitePageResult {
   readonly offHost: string[]
 }
 
-/** What an HTML page loads: the addresses in its link, script, img and source elements. */
+/** The rels of a <link> a browser fetches; a canonical or next-page link is not loaded. */
+const LOADED_RELS = /\b(stylesheet|icon|apple-touch-icon|preload|modulepreload|prefetch|manifest)\b/i
+
+/** What an HTML page loads: the addresses in its link, script, img and source elements (data: URLs cost nothing more). */
 export async function addressesInHtml(html: string): Promise<string[]> {
   const found: string[] = []
   const take = (attribute: string) => ({
     element(element: HTMLRewriterTypes.Element) {
       const value = element.getAttribute(attribute)
       if (!value) return
+      if (element.tagName === 'link' && !LOADED_RELS.test(element.getAttribute('rel') ?? '')) return
       if (attribute === 'srcset') found.push(...value.split(',').map((part) => part.trim().split(/\s+/)[0]!))
       else found.push(value)
     },
@@ -72,7 +76,7 @@ export async function addressesInHtml(html: string): Promise<string[]> {
     .on('video[poster]', take('poster'))
     .transform(new Response(html))
     .text()
-  return found.filter((address) => address !== '')
+  return found.filter((address) => address !== '' && !address.startsWith('data:'))
 }
 
 /** What a style sheet loads: its url()s and @imports (data: URLs cost nothing more). */
