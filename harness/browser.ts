@@ -59,9 +59,9 @@ export interface Watched {
   problems: string[]
 }
 
-/** A fresh page (its own context, so no shared sessionStorage) that records what it does. */
-export async function watchPage(browser: Browser, host: string): Promise<Watched> {
-  const context = await browser.newContext({ viewport: VIEWPORT })
+/** A fresh page (its own context, so no shared sessionStorage) that records what it does; `viewport` for a narrow screen. */
+export async function watchPage(browser: Browser, host: string, viewport = VIEWPORT): Promise<Watched> {
+  const context = await browser.newContext({ viewport })
   // Reported on the console too, but this names the directive whatever Chromium's wording.
   await context.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (event) =>
