@@ -107,7 +107,8 @@ export function siteKit(deps: SiteDeps) {
           const shown = show(visit)
           return shown instanceof Response ? shown : answer(visit, shown)
         }
-        const prepared = anonymousPages.get(`${url.pathname}${url.search}`, () => {
+        // The host is part of the page (its absolute links, whether a logo is this service's own).
+        const prepared = anonymousPages.get(url.href, () => {
           const shown = show(visit)
           if (shown instanceof Response) throw new Redirected(shown)
           return render(url, null, shown)

@@ -1,6 +1,6 @@
 import type { Prepared } from '../edge/prepared'
 
-/** How many distinct anonymous pages (path and query) are kept for one data version. */
+/** How many distinct anonymous pages (URL: host, path and query) are kept for one data version. */
 const MAX_PAGES = 500
 
 /**
