@@ -383,8 +383,8 @@ describe('a data file written by the previous release (format version 1)', () =>
     expect(clubs.length).toBe(80 + 2)
     const members = await readJson(await as(tokens.alice)('/api/clubs/go-club/members/'))
     expect(members).toEqual([
-      { username: 'alice', role: 'owner' },
-      { username: 'bob', role: 'officer' },
+      { username: 'alice', role: 'owner', title: '', public: false },
+      { username: 'bob', role: 'officer', title: '', public: false },
     ])
     const favorites = (await readJson(await as(tokens.alice)('/api/favorites/'))) as Json[]
     expect(favorites.map(({ club }) => [club.code, club.is_favorite])).toEqual([['penn-chess-society', true]])

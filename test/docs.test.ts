@@ -56,7 +56,10 @@ describe('the OpenAPI document', () => {
     ['/api/imports/', 'post'],
     ['/api/clubs/{code}/members/', 'get'],
     ['/api/clubs/{code}/members/', 'post'],
+    ['/api/clubs/{code}/members/{username}/', 'patch'],
     ['/api/clubs/{code}/members/{username}/', 'delete'],
+    ['/api/clubs/{code}/officers/', 'get'],
+    ['/api/clubs/{code}/subscribers/', 'get'],
     ['/api/clubs/{code}/requests/', 'get'],
     ['/api/clubs/{code}/requests/', 'post'],
     ['/api/clubs/{code}/requests/{username}/', 'delete'],
@@ -152,7 +155,7 @@ describe('the OpenAPI document', () => {
     const bodies = ENDPOINTS.flatMap((endpoint) =>
       Object.values(endpoint.actions).flatMap((action) => action.body ?? []),
     )
-    expect(bodies.length).toBe(12)
+    expect(bodies.length).toBe(13)
     for (const { schema, example } of bodies) expect(Value.Check(schema, example)).toBe(true)
   })
 })

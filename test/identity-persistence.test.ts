@@ -148,8 +148,8 @@ describe('restart', () => {
     ])
     expect([after.anonymousItem.favorite_count, after.anonymousItem.membership_count]).toEqual([1, 2])
     expect(after.members).toEqual([
-      { username: 'owner', role: 'owner' },
-      { username: 'fan', role: 'officer' },
+      { username: 'owner', role: 'owner', title: '', public: false },
+      { username: 'fan', role: 'officer', title: '', public: false },
     ])
     expect(after.favorites).toEqual([{ club: expect.objectContaining({ code: CODE, is_favorite: true }) }])
     expect(after.subscriptions).toEqual([{ club: expect.objectContaining({ code: CODE, is_subscribe: true }) }])
@@ -183,7 +183,7 @@ describe('restart', () => {
     expect([detail.is_member, detail.is_favorite, detail.is_subscribe]).toEqual([false, false, true])
     expect([detail.membership_count, detail.favorite_count]).toEqual([1, 0])
     expect(await readJson(await second.admin.get(`${CLUB_URL}members/`))).toEqual([
-      { username: 'owner', role: 'owner' },
+      { username: 'owner', role: 'owner', title: '', public: false },
     ])
   })
 })

@@ -105,7 +105,7 @@ const ACTIONS: Record<
       expect(await readJson(res)).toEqual({ username: 'asker', role: 'member' })
       const state = await w.state()
       expect(state.requests).toEqual([])
-      expect(state.members).toContainEqual({ username: 'asker', role: 'member' })
+      expect(state.members).toContainEqual({ username: 'asker', role: 'member', title: '', public: false })
       expect(state.count).toBe(4)
     },
   },
@@ -377,7 +377,10 @@ describe('the members endpoint', () => {
     expect(added.status).toBe(201)
     const state = await w.state()
     expect(state.requests).toEqual([])
-    expect([state.count, state.members]).toEqual([4, expect.arrayContaining([{ username: 'asker', role: 'member' }])])
+    expect([state.count, state.members]).toEqual([
+      4,
+      expect.arrayContaining([{ username: 'asker', role: 'member', title: '', public: false }]),
+    ])
     expect(await readJson(await w.as('asker')(MINE_URL))).toEqual([])
   })
 })

@@ -88,6 +88,7 @@ describe('the OpenAPI document, as Swagger UI shows it', () => {
         'GET /api/',
         'GET /api/clubs/',
         'GET /api/clubs/{code}/',
+        'GET /api/clubs/{code}/officers/',
         'GET /api/tags/',
         'GET /api/tags/{id}/',
         'GET /health',

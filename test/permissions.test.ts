@@ -7,7 +7,18 @@ import { ADMIN_TOKEN, makeApp, NOW, readJson } from '../harness/app'
 
 type Json = Record<string, any>
 type Who = 'anonymous' | 'user' | 'member' | 'officer' | 'owner' | 'admin'
-type Action = 'list' | 'retrieve' | 'create' | 'put' | 'patch' | 'delete' | 'approve' | 'members'
+type Action =
+  | 'list'
+  | 'retrieve'
+  | 'create'
+  | 'put'
+  | 'patch'
+  | 'delete'
+  | 'approve'
+  | 'members'
+  | 'title'
+  | 'officers'
+  | 'subscribers'
 
 const CALLERS: readonly Who[] = ['anonymous', 'user', 'member', 'officer', 'owner', 'admin']
 const PEOPLE = ['owner', 'officer', 'member', 'user', 'other'] as const
@@ -57,7 +68,7 @@ async function clubWorld({ pending = false } = {}) {
   ]) {
     const added = await as('owner')(MEMBERS_URL, { method: 'POST', json: { username, role } })
     expect(added.status).toBe(201)
-    expect(await readJson(added)).toEqual({ username, role })
+    expect(await readJson(added)).toEqual(seat(username, role))
   }
   if (!pending) expect((await app.admin.patch(CLUB_URL, { approved: true })).status).toBe(200)
   const adminView = async (): Promise<Json | null> => {
@@ -68,11 +79,10 @@ async function clubWorld({ pending = false } = {}) {
 }
 type World = Awaited<ReturnType<typeof clubWorld>>
 
-const ROSTER = [
-  { username: 'owner', role: 'owner' },
-  { username: 'officer', role: 'officer' },
-  { username: 'member', role: 'member' },
-]
+/** A member as the members endpoints show one; title "" and public false unless set. */
+const seat = (username: string, role: string, title = '', shown = false) => ({ username, role, title, public: shown })
+
+const ROSTER = [seat('owner', 'owner'), seat('officer', 'officer'), seat('member', 'member')]
 
 /** Each action: its request, and what a success must have done. */
 const ACTIONS: Record<
@@ -162,6 +172,33 @@ const ACTIONS: Record<
     writes: false,
     succeeded: async (res) => expect(await readJson(res)).toEqual(ROSTER),
   },
+  title: {
+    method: 'PATCH',
+    url: `${MEMBERS_URL}member/`,
+    body: async () => ({ title: 'Scribe' }),
+    writes: true,
+    succeeded: async (res, world) => {
+      expect(await readJson(res)).toEqual(seat('member', 'member', 'Scribe'))
+      expect(await readJson(await world.admin.get(MEMBERS_URL))).toEqual([
+        ROSTER[0],
+        ROSTER[1],
+        seat('member', 'member', 'Scribe'),
+      ])
+    },
+  },
+  officers: {
+    method: 'GET',
+    url: `${CLUB_URL}officers/`,
+    writes: false,
+    // No one chose to be listed yet.
+    succeeded: async (res) => expect(await readJson(res)).toEqual([]),
+  },
+  subscribers: {
+    method: 'GET',
+    url: `${CLUB_URL}subscribers/`,
+    writes: false,
+    succeeded: async (res) => expect(await readJson(res)).toEqual([]),
+  },
 }
 
 // Columns: anonymous, user (unrelated), member, officer, owner, admin.
@@ -174,6 +211,10 @@ const APPROVED_MATRIX: Record<Action, number[]> = {
   delete: [401, 403, 403, 403, 204, 204],
   approve: [401, 403, 403, 403, 403, 200],
   members: [401, 403, 403, 200, 200, 200],
+  // PATCH of the member's title: owners, admins, and that member themself (CONTRACT §21).
+  title: [401, 403, 200, 403, 200, 200],
+  officers: [200, 200, 200, 200, 200, 200],
+  subscribers: [401, 403, 403, 200, 200, 200],
 }
 // A pending club is a 404 to every authenticated caller who may not see it (CONTRACT §4).
 const PENDING_MATRIX: Record<Action, number[]> = {
@@ -185,6 +226,10 @@ const PENDING_MATRIX: Record<Action, number[]> = {
   delete: [401, 404, 404, 403, 204, 204],
   approve: [401, 404, 404, 403, 403, 200],
   members: [401, 404, 404, 200, 200, 200],
+  // A member of a club under review may still edit their own title (as they may leave it).
+  title: [401, 404, 200, 403, 200, 200],
+  officers: [404, 404, 404, 200, 200, 200],
+  subscribers: [401, 404, 404, 200, 200, 200],
 }
 
 const rowsOf = (matrix: Record<Action, number[]>) =>
@@ -310,7 +355,7 @@ describe('members', () => {
       const world = await clubWorld()
       const res = await post(world, who, { username: 'user', role: 'owner' })
       expect(res.status).toBe(status)
-      if (status === 201) expect(await readJson(res)).toEqual({ username: 'user', role: 'owner' })
+      if (status === 201) expect(await readJson(res)).toEqual(seat('user', 'owner'))
       else expect(await readJson(res)).toEqual({ detail: expect.any(String) })
       expect((await roster(world)).filter((m: Json) => m.role === 'owner').map((m: Json) => m.username)).toEqual(
         status === 201 ? ['owner', 'user'] : ['owner'],
@@ -354,11 +399,7 @@ describe('members', () => {
     const world = await clubWorld()
     expect((await post(world, 'owner', { username: 'user', role: 'owner' })).status).toBe(201)
     expect((await remove(world, 'owner', 'owner')).status).toBe(204)
-    expect(await roster(world)).toEqual([
-      { username: 'user', role: 'owner' },
-      { username: 'officer', role: 'officer' },
-      { username: 'member', role: 'member' },
-    ])
+    expect(await roster(world)).toEqual([seat('user', 'owner'), seat('officer', 'officer'), seat('member', 'member')])
     // The former owner no longer runs the club.
     expect((await world.as('owner')(CLUB_URL, { method: 'PATCH', json: { size: 2 } })).status).toBe(403)
   })
@@ -421,7 +462,7 @@ describe('members', () => {
     const world = await clubWorld()
     const res = await post(world, 'officer', { username: 'user' })
     expect(res.status).toBe(201)
-    expect(await readJson(res)).toEqual({ username: 'user', role: 'member' })
+    expect(await readJson(res)).toEqual(seat('user', 'member'))
   })
 
   it('keeps membership_count following adds and removes, in the anonymous list too', async () => {
@@ -442,12 +483,8 @@ describe('members', () => {
     const world = await clubWorld()
     const res = await post(world, 'owner', { username: 'member', role: 'officer' })
     expect(res.status).toBe(200)
-    expect(await readJson(res)).toEqual({ username: 'member', role: 'officer' })
-    expect(await roster(world)).toEqual([
-      { username: 'owner', role: 'owner' },
-      { username: 'member', role: 'officer' },
-      { username: 'officer', role: 'officer' },
-    ])
+    expect(await readJson(res)).toEqual(seat('member', 'officer'))
+    expect(await roster(world)).toEqual([seat('owner', 'owner'), seat('member', 'officer'), seat('officer', 'officer')])
     expect(await count(world)).toBe(3)
     // The promotion takes effect: the new officer may edit the club now.
     expect((await world.as('member')(CLUB_URL, { method: 'PATCH', json: { size: 4 } })).status).toBe(200)

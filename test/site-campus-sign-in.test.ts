@@ -160,12 +160,13 @@ describe('signing in with the campus provider', () => {
     expect(saved.sessions).toEqual([
       expect.objectContaining({ username: 'alice.smith', via: 'campus', group_admin: false }),
     ])
-    // Recorded as on a first bearer request: no token of the service's.
+    // Recorded as on a first bearer request: no token of the service's; the ID token's email claim kept (CONTRACT §21).
     expect(saved.users).toContainEqual({
       username: 'alice.smith',
       is_admin: false,
       token_sha256: null,
       created_at: expect.any(String),
+      email: 'alice@example.edu',
     })
   })
 

@@ -103,7 +103,7 @@ describe('DELETE /api/users/{username}/token/', () => {
     expect(await revoked.text()).toBe('')
     expect((await me(app, app.tokens.alice)).status).toBe(401)
     expect(await readJson(await app.admin.get('/api/clubs/token-circle/members/'))).toEqual([
-      { username: 'alice', role: 'owner' },
+      { username: 'alice', role: 'owner', title: '', public: false },
     ])
 
     const { token } = await readJson(await app.admin.post(tokenPath('alice'), {}))

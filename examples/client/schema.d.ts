@@ -209,13 +209,13 @@ export interface paths {
         };
         /**
          * List a club's members
-         * @description Owners first, then officers, then members, each by username. Owners, officers and admins.
+         * @description Owners first, then officers, then members, each by username, with their title and whether they are listed as a contact. Owners, officers and admins.
          */
         get: operations["getApiClubsByCodeMembers"];
         put?: never;
         /**
          * Add a member, or change their role
-         * @description Only owners and admins may add or change owners.
+         * @description Only owners and admins may add or change owners. A new member's title is "" and public false unless sent; for an existing member, a title or public that would change them follows the rule of PATCH (owners, admins, or that member).
          */
         post: operations["postApiClubsByCodeMembers"];
         delete?: never;
@@ -239,6 +239,50 @@ export interface paths {
          * @description Owners and admins remove anyone; anyone may leave. A club keeps at least one owner (400).
          */
         delete: operations["deleteApiClubsByCodeMembersByUsername"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role, title or listing
+         * @description Only the fields sent change. Owners and admins for any member; a member for their own title and public only (a role they send that differs is a 403). 404 for someone who is not a member. A club keeps at least one owner (400).
+         */
+        patch: operations["patchApiClubsByCodeMembersByUsername"];
+        trace?: never;
+    };
+    "/api/clubs/{code}/officers/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a club's officers people can contact
+         * @description Anyone who may see the club, anonymous callers too (404 otherwise): the owners and officers whose membership has public true, owners first, then by username. Members are never listed.
+         */
+        get: operations["getApiClubsByCodeOfficers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clubs/{code}/subscribers/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a club's subscribers
+         * @description Owners, officers and admins. By username; ?format=csv gives the same as a CSV file (username, email, subscribed_at; text cells that a spreadsheet would take for a formula get a leading ').
+         */
+        get: operations["getApiClubsByCodeSubscribers"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2926,6 +2970,10 @@ export interface operations {
                         username: string;
                         /** @enum {string} */
                         role: "owner" | "officer" | "member";
+                        /** @example President */
+                        title: string;
+                        /** @description Listed among the officers people can contact (owners and officers only). */
+                        public: boolean;
                     }[];
                     "text/html": components["schemas"]["BrowsableView"];
                 };
@@ -3050,7 +3098,9 @@ export interface operations {
                 /**
                  * @example {
                  *       "username": "alice",
-                 *       "role": "officer"
+                 *       "role": "officer",
+                 *       "title": "Treasurer",
+                 *       "public": true
                  *     }
                  */
                 "application/json": {
@@ -3061,6 +3111,13 @@ export interface operations {
                     username: string;
                     /** @description member when absent. */
                     role?: "owner" | "officer" | "member";
+                    /**
+                     * @description What they do for the club, e.g. "President"; at most 100 characters, trimmed.
+                     * @example President
+                     */
+                    title?: string;
+                    /** @description true: an owner's or officer's name and title are listed as a contact. */
+                    public?: boolean;
                 };
             };
         };
@@ -3078,6 +3135,10 @@ export interface operations {
                         username: string;
                         /** @enum {string} */
                         role: "owner" | "officer" | "member";
+                        /** @example President */
+                        title: string;
+                        /** @description Listed among the officers people can contact (owners and officers only). */
+                        public: boolean;
                     };
                     "text/html": components["schemas"]["BrowsableView"];
                 };
@@ -3095,6 +3156,10 @@ export interface operations {
                         username: string;
                         /** @enum {string} */
                         role: "owner" | "officer" | "member";
+                        /** @example President */
+                        title: string;
+                        /** @description Listed among the officers people can contact (owners and officers only). */
+                        public: boolean;
                     };
                     "text/html": components["schemas"]["BrowsableView"];
                 };
@@ -3383,6 +3448,505 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    patchApiClubsByCodeMembersByUsername: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+                /**
+                 * @description A username.
+                 * @example alice
+                 */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "President",
+                 *       "public": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Owners and admins only. */
+                    role?: "owner" | "officer" | "member";
+                    /**
+                     * @description What they do for the club, e.g. "President"; at most 100 characters, trimmed.
+                     * @example President
+                     */
+                    title?: string;
+                    /** @description true: an owner's or officer's name and title are listed as a contact. */
+                    public?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The member as they are now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example alice */
+                        username: string;
+                        /** @enum {string} */
+                        role: "owner" | "officer" | "member";
+                        /** @example President */
+                        title: string;
+                        /** @description Listed among the officers people can contact (owners and officers only). */
+                        public: boolean;
+                    };
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "size": [
+                     *         "\"9\" is not a valid choice."
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Body over 1 MiB (over 10 MiB for an import). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body is larger than 1048576 bytes."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported media type \"text/plain\" in request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    getApiClubsByCodeOfficers: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Owners first, then officers, each by username. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example alice */
+                        username: string;
+                        /** @example President */
+                        title: string;
+                        /** @enum {string} */
+                        role: "owner" | "officer";
+                    }[];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    getApiClubsByCodeSubscribers: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), "api" for the browsable HTML view, or "csv" for a spreadsheet of the same subscribers. */
+                format?: "json" | "api" | "csv";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscribers, by username; a CSV file with ?format=csv. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example alice */
+                        username: string;
+                        /** @description The `email` claim of the user's last campus sign-in that carried one; null when none did. */
+                        email: string | null;
+                        /** @description When they subscribed; null for a subscription made before the service kept the time. */
+                        subscribed_at: string | null;
+                    }[];
+                    "text/csv": string;
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -49,20 +49,14 @@ export function openDirectory(store: Persistence, data: Snapshot, { autoApprove,
   const clubs = new ClubService(catalog, relations, history, { commit, autoApprove, now })
   const users = new UserService(directory, commit, now)
   const sessions = new SessionService(data.sessions ?? [], users, commit, now)
-  const members = new MemberService(
-    clubs,
-    catalog,
-    relations,
-    (username) => users.exists(username),
-    pendingRequests,
-    commit,
-  )
+  const members = new MemberService(clubs, catalog, relations, users, pendingRequests, commit)
   const requests = new JoinRequestService(clubs, relations, pendingRequests, members, commit, now)
   const favorites = new SavedClubs(
     clubs,
     catalog,
     { noun: 'favorite', links: relations.favorites, counter: 'favorite_count' },
     commit,
+    now,
   )
   const subscriptions = new SavedClubs(
     clubs,
@@ -73,6 +67,7 @@ export function openDirectory(store: Persistence, data: Snapshot, { autoApprove,
       refuses: (club) => (club.enables_subscription ? null : 'This club does not take subscriptions.'),
     },
     commit,
+    now,
   )
   const tags = new TagService(catalog, clubs, commit, now)
   return {

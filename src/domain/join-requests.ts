@@ -64,7 +64,7 @@ export class JoinRequestService {
   }
 
   /** An owner, officer or admin accepts: the requester becomes a member, and the request is settled. */
-  async accept(caller: Caller, code: string, username: string): Promise<Member> {
+  async accept(caller: Caller, code: string, username: string): Promise<Pick<Member, 'username' | 'role'>> {
     this.#clubRunBy(caller, code)
     if (!this.requests.get(code, username)) throw new NotFound()
     await this.commit(() => this.members.admission(code, username, 'member'))

@@ -32,6 +32,7 @@ export class SavedClubs {
     private readonly catalog: Catalog,
     private readonly kind: SavedKind,
     private readonly commit: Commit,
+    private readonly now: () => Date,
   ) {}
 
   list(caller: Caller): ClubRecord[] {
@@ -61,12 +62,16 @@ export class SavedClubs {
     await this.#change(user.username, code, false)
   }
 
-  /** Adds or removes the link, and moves the club's counter (on its current record, whatever the caller is shown). */
+  /**
+   * Adds (noting when) or removes the link, and moves the club's counter (on its current record,
+   * whatever the caller is shown).
+   */
   async #change(username: string, code: string, on: boolean): Promise<void> {
     const counter = this.kind.counter
     const club = this.catalog.get(code)!.record
+    const at = on ? this.now().toISOString() : undefined
     await this.commit(() => [
-      this.kind.links.change(username, code, on),
+      this.kind.links.change(username, code, on, at),
       ...(counter ? [this.catalog.change({ ...club, [counter]: Math.max(0, club[counter] + (on ? 1 : -1)) })] : []),
     ])
   }

@@ -165,16 +165,32 @@ export class UserService {
 
   /**
    * A user the campus identity provider vouches for, as of their first request: recorded once
-   * (with no token of this service's), then only found.
+   * (with no token of this service's), then only found — and their `email`, when the provider names
+   * one, kept, and replaced when it changes (CONTRACT §21).
    */
-  signedIn(username: string): UserRecord | Promise<UserRecord> {
+  signedIn(username: string, email: string | null = null): UserRecord | Promise<UserRecord> {
     const known = this.directory.get(username)
-    if (known) return known
-    const record: UserRecord = { username, is_admin: false, token_sha256: null, created_at: this.now().toISOString() }
+    if (known && (email === null || known.email === email)) return known
+    if (known) {
+      const next = { ...known, email: email! }
+      return this.#replace(known, next).then(() => next)
+    }
+    const record: UserRecord = {
+      username,
+      is_admin: false,
+      token_sha256: null,
+      created_at: this.now().toISOString(),
+      ...(email === null ? {} : { email }),
+    }
     return this.commit(() => {
       this.directory.put(record)
       return () => this.directory.remove(username)
     }).then(() => record)
+  }
+
+  /** The e-mail address the user's campus sign-in last named, or null. */
+  emailOf(username: string): string | null {
+    return this.directory.get(username)?.email ?? null
   }
 
   /** Whose token a caller may reissue or revoke: their own, or anyone's for an admin; never the bootstrap admin's. */

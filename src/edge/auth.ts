@@ -79,11 +79,12 @@ export class Authenticator {
 
   /**
    * Whom a verified campus identity names (a bearer JWT's, or a site sign-in's ID token): recorded
-   * as a user the first time (not in a read-only directory), an admin by group or by this service.
+   * as a user the first time (not in a read-only directory), with the e-mail address it names kept
+   * up to date, an admin by group or by this service.
    */
-  async campusCaller({ username, isAdmin }: CampusIdentity): Promise<Caller> {
+  async campusCaller({ username, isAdmin, email }: CampusIdentity): Promise<Caller> {
     const { users, recordsNewUsers } = this.options
-    const record = recordsNewUsers ? await users.signedIn(username) : users.directory.get(username)
+    const record = recordsNewUsers ? await users.signedIn(username, email) : users.directory.get(username)
     users.checkActive(username)
     // An admin by the group claim for this request, or one this service made an admin.
     return { username, isAdmin: isAdmin || record?.is_admin === true }

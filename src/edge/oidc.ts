@@ -1,6 +1,7 @@
 import { errors, jwtVerify, type JWTPayload } from 'jose'
 import { ApiError, NotAuthenticated } from '../domain/errors'
 import { ADMIN_USERNAME, fitUsername } from '../domain/users'
+import { MAX_EMAIL_LENGTH } from '../model/user'
 import { ProviderKeys, type ProviderKeysOptions } from './provider-keys'
 
 /** Campus sign-in as configured (CLUBS_OIDC_*, CONTRACT §13). */
@@ -22,6 +23,8 @@ export interface CampusIdentity {
   readonly username: string
   /** From the admin group claim, for this request. */
   readonly isAdmin: boolean
+  /** The `email` claim, when the token carries a usable one. */
+  readonly email: string | null
 }
 
 /** Asymmetric only: `none` and HMAC (which a public key could be made to sign) are never taken. */
@@ -64,7 +67,7 @@ export class CampusSignIn {
       if (error instanceof ApiError) throw error
       throw new NotAuthenticated(refusal(error))
     }
-    return { username: this.#username(payload), isAdmin: this.#isAdmin(payload) }
+    return { username: this.#username(payload), isAdmin: this.#isAdmin(payload), email: emailOf(payload) }
   }
 
   #username(payload: JWTPayload): string {
@@ -83,6 +86,17 @@ export class CampusSignIn {
     const groups = payload[groupsClaim]
     return Array.isArray(groups) ? groups.includes(adminGroup) : groups === adminGroup
   }
+}
+
+/**
+ * The token's `email` claim, when it is a string that can be an address (one "@", no control
+ * characters, at most 254 characters); anything else is no address, not a refusal.
+ */
+function emailOf(payload: JWTPayload): string | null {
+  const email = payload.email
+  if (typeof email !== 'string') return null
+  const trimmed = email.trim()
+  return trimmed.length <= MAX_EMAIL_LENGTH && /^[^@\s\p{Cc}]+@[^@\s\p{Cc}]+$/u.test(trimmed) ? trimmed : null
 }
 
 /** What a refused token is told: enough to fix a configuration, nothing about the keys. */

@@ -1,7 +1,7 @@
 import { apiRoot } from './root'
 import { clubDetail, clubHistory, clubList } from './clubs'
 import { importList } from './imports'
-import { memberDetail, memberList } from './members'
+import { memberDetail, memberList, officerList, subscriberList } from './members'
 import { favoriteDetail, favoriteList, subscriptionDetail, subscriptionList } from './saved-clubs'
 import { myRequests, requestAccept, requestDetail, requestList } from './join-requests'
 import { tagDetail, tagList } from './tags'
@@ -16,6 +16,8 @@ export const ENDPOINTS = [
   importList,
   memberList,
   memberDetail,
+  officerList,
+  subscriberList,
   requestList,
   requestDetail,
   requestAccept,
