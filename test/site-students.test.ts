@@ -38,6 +38,20 @@ async function student() {
 /** The labels of the buttons on a page. */
 const buttons = (html: string) => [...html.matchAll(/<button type="submit">([^<]+)<\/button>/g)].map((m) => m[1])
 
+describe('a club page for the people who run it', () => {
+  it('links its owners, officers and admins to the Edit and requests pages, and nobody else', async () => {
+    const { view, admin, req } = await student()
+    const links = (html: string) => [...html.matchAll(/<a class="button[^"]*" href="([^"]+)">/g)].map((m) => m[1])
+    expect(links((await view()).html)).toEqual([])
+    await admin.post(`/api/clubs/${CLUB}/members/`, { username: 'sam', role: 'officer' })
+    expect(links((await view()).html)).toEqual([`/clubs/${CLUB}/edit`, `/clubs/${CLUB}/requests`])
+    await admin.post(`/api/clubs/${CLUB}/members/`, { username: 'sam', role: 'member' })
+    expect(links((await view()).html)).toEqual([])
+    const anonymous = await (await req(`/clubs/${CLUB}`, { headers: { accept: 'text/html' } })).text()
+    expect(links(anonymous)).toEqual([])
+  })
+})
+
 describe('a club page for a signed-in student', () => {
   it('favorites and unfavorites the club, and the API agrees', async () => {
     const { view, post, api } = await student()

@@ -14,6 +14,8 @@ export interface Standing {
   readonly member: boolean
   readonly requested: boolean
   readonly acceptingMembers: boolean
+  /** The reader runs the club (an owner or officer) or is an admin: they get its Edit and requests pages. */
+  readonly runs: boolean
 }
 
 /** What the page says after a button did its work (`?done=`). */
@@ -56,6 +58,16 @@ export function ClubActions({ viewer, standing, done }: { viewer: Viewer; standi
       {done && DONE[done] && (
         <p class="notice" role="status">
           {DONE[done]}
+        </p>
+      )}
+      {standing.runs && (
+        <p class="buttons">
+          <a class="button" href={`${base}/edit`}>
+            Edit this club
+          </a>
+          <a class="button secondary" href={`${base}/requests`}>
+            Join requests and members
+          </a>
         </p>
       )}
       <div class="buttons">

@@ -61,6 +61,7 @@ export function publicPages(kit: SiteKit) {
           member: detail.is_member === true,
           requested: requests.mine(caller).some((request) => request.club === view.code),
           acceptingMembers: view.accepting_members,
+          runs: caller.isAdmin || clubs.runs(caller, view.code),
         }}
       />
     ) : (
