@@ -100,6 +100,7 @@ export function createApp({
         : siteRoutes({
             clubs,
             tags: directory.tags,
+            review: directory.review,
             sessions: directory.sessions,
             authenticate: (token) => auth.authenticate(`Bearer ${token}`),
             title: (config.site ?? DEFAULT_SITE).title,

@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact'
 import { ANONYMOUS, type Caller } from '../domain/caller'
 import type { ClubService } from '../domain/clubs'
+import type { ReviewDesk } from '../domain/review'
 import type { SessionService } from '../domain/sessions'
 import type { TagService } from '../domain/tags'
 import { urlOf } from '../edge/request-facts'
@@ -18,6 +19,7 @@ import { sessionIdOf } from './session-cookie'
 export interface SiteDeps {
   readonly clubs: ClubService
   readonly tags: TagService
+  readonly review: ReviewDesk
   readonly sessions: SessionService
   /** Resolves a service token (as `Authorization: Bearer` would) to its holder; throws a 401 for a wrong one. */
   readonly authenticate: (token: string) => Caller | Promise<Caller>
