@@ -4,6 +4,7 @@ import { urlOf } from '../edge/request-facts'
 import { prefersHtml } from '../edge/negotiate'
 import { NOSNIFF } from '../edge/respond'
 import { ClubPage } from './club-page'
+import { OfficePanel } from './office-panel'
 import { clubDetailView, clubView } from './club-view'
 import { DirectoryPage, type DirectoryState } from './directory'
 import { ANONYMOUS } from '../domain/caller'
@@ -14,7 +15,7 @@ export const DIRECTORY_PAGE_SIZE = 24
 
 /** The directory at `/` for browsers (programs keep the redirect to the API) and each club's page. */
 export function publicPages(kit: SiteKit) {
-  const { clubs, tags } = kit.deps
+  const { clubs, tags, review } = kit.deps
 
   /** The public directory, the same for everyone: a person's own pending clubs are under My clubs. */
   function directory({ url }: Visit): Shown {
@@ -47,7 +48,8 @@ export function publicPages(kit: SiteKit) {
   function club({ url, viewer, params }: Visit): Shown {
     const caller = callerOf(viewer)
     const view = clubDetailView(clubs.detail(caller, clubs.retrieve(caller, params.code!)))
-    return { title: view.name, content: <ClubPage club={view} origin={url.origin} /> }
+    const office = viewer?.isAdmin && <OfficePanel review={review.case(caller, view.code)} viewer={viewer} />
+    return { title: view.name, content: <ClubPage club={view} origin={url.origin} actions={office} /> }
   }
 
   const showDirectory = kit.page(directory)

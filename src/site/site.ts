@@ -3,6 +3,7 @@ import { siteAssets } from './assets'
 import { campusSignInRoutes } from './campus-sign-in'
 import { siteKit, type SiteDeps } from './kit'
 import { publicPages } from './public-pages'
+import { reviewRoutes } from './review'
 import { signInRoutes } from './sign-in'
 
 /**
@@ -15,5 +16,6 @@ export function siteRoutes(deps: SiteDeps) {
     .use(siteAssets())
     .use(publicPages(kit))
     .use(signInRoutes(kit))
+    .use(reviewRoutes(kit))
     .use(deps.campus ? campusSignInRoutes(kit, deps.campus) : new Elysia())
 }
