@@ -38,16 +38,17 @@ function Comparison({ review }: { review: Case }) {
         <tbody>
           {FIELDS.map(([field, label]) => {
             const isChanged = changed.includes(field)
+            const cellClass = field === 'image_url' ? 'url' : 'prose'
             return (
               <tr class={isChanged ? 'changed' : undefined}>
                 <th scope="row">
                   {label}
                   {isChanged && <span class="change-mark"> (changed)</span>}
                 </th>
-                <td class="prose">
+                <td class={cellClass}>
                   {approved ? <Value value={approved[field]} /> : <span class="no-value">(none)</span>}
                 </td>
-                <td class="prose">
+                <td class={cellClass}>
                   <Value value={club[field]} />
                 </td>
               </tr>
