@@ -6,6 +6,7 @@ import { NOISY, type Scenario, type ServerName } from './measure'
 import type { ScaleResult } from './scale'
 import { GOAL_P99_MS, type ExportStallResult } from './export-stall'
 import type { SizeResult } from './scenarios'
+import { GOAL_BYTES, GOAL_RATIO, ratioMet, sitePageSection, weightMet, type SitePageResult } from './site-page'
 
 export interface Results {
   readonly date: string
@@ -30,6 +31,8 @@ export interface Results {
   readonly scale: ScaleResult | null
   /** /health under eight spreadsheet exports at once (issue 24 §5); null when skipped. */
   readonly exportStall: ExportStallResult | null
+  /** The campus site's directory page: throughput beside the JSON page, and weight (issue 25); null when skipped. */
+  readonly sitePage: SitePageResult | null
 }
 
 const DOCS = join(import.meta.dir, '..', 'docs')
@@ -82,6 +85,7 @@ function targets(
   sizes: readonly SizeResult[],
   scale: ScaleResult | null,
   exportStall: ExportStallResult | null,
+  sitePage: SitePageResult | null,
 ): Target[] {
   const at = (size: number) => sizes.find((r) => r.size === size)
   const rps = (size: number, server: ServerName, key: string) => find(at(size), server, key)?.rps
@@ -218,6 +222,21 @@ function targets(
     () =>
       `p99 ${exportStall!.loaded.p99.toFixed(1)} ms (p50 ${exportStall!.loaded.p50.toFixed(1)}, max ${exportStall!.loaded.max.toFixed(1)}; idle p99 ${exportStall!.idle.p99.toFixed(1)} ms), ${exportStall!.exports} exports in ${exportStall!.seconds} s`,
   )
+  check(
+    `Directory page (\`GET /\`, HTML, gzip) ≥ ${GOAL_RATIO}× the JSON list page of the same clubs`,
+    !!sitePage,
+    () => ratioMet(sitePage!),
+    () =>
+      `${rate(sitePage!.page.rps)} vs ${rate(sitePage!.json.rps)} req/s = ${times(sitePage!.page.rps, sitePage!.json.rps)}`,
+  )
+  check(
+    `Directory page with all it loads ≤ ${num(GOAL_BYTES / 1000)} KB gzip, nothing from another host`,
+    !!sitePage,
+    () => weightMet(sitePage!),
+    () =>
+      `${num(sitePage!.totalBytes)} bytes in ${sitePage!.loaded.length} answers` +
+      (sitePage!.offHost.length ? `; from other hosts: ${sitePage!.offHost.join(', ')}` : '; none from another host'),
+  )
   return out
 }
 
@@ -307,7 +326,7 @@ export function markdown(results: Results): string {
     '',
     '## Targets',
     '',
-    ...targets(sizes, results.scale, results.exportStall).map(
+    ...targets(sizes, results.scale, results.exportStall, results.sitePage).map(
       (t) => `- **${t.met === null ? 'NOT MEASURED' : t.met ? 'MET' : 'NOT MET'}** — ${t.text}: ${t.figure}.`,
     ),
     '',
@@ -347,6 +366,7 @@ export function markdown(results: Results): string {
       `  (${num((100 * gzip.gzip) / gzip.plain, 1)}% of the bytes, ${num(gzip.plain / gzip.gzip, 1)}× smaller).`,
     )
   if (results.scale) lines.push('', ...scaleSection(results.scale))
+  if (results.sitePage) lines.push('', ...sitePageSection(results.sitePage))
   return lines.join('\n') + '\n'
 }
 
@@ -398,7 +418,7 @@ export function summary(results: Results): string {
     )
   }
   lines.push('')
-  for (const t of targets(results.sizes, results.scale, results.exportStall))
+  for (const t of targets(results.sizes, results.scale, results.exportStall, results.sitePage))
     lines.push(`${t.met === null ? 'NOT MEASURED' : t.met ? 'MET    ' : 'NOT MET'}  ${t.text}: ${t.figure}`)
   return lines.join('\n')
 }

@@ -13,18 +13,21 @@ import { DURATION_S, WARMUP_S } from './measure'
 import { benchSize, type SizeResult } from './scenarios'
 import { benchScale, SCALE } from './scale'
 import { benchExportStall, STALL_CLUBS } from './export-stall'
+import { benchSitePage, SITE_PAGE_CLUBS } from './site-page'
 import { ROOT } from './servers'
 
 const USAGE = `usage: npm run bench [-- --help]
 
 Measures the service (OURS) against a bare Bun.serve doing the same job (CEILING) and json-server
-at each data size, the small answers, the spreadsheet and review rows and the scale profile; writes
-docs/performance.md and docs/perf-chart.svg and prints a summary. A full run takes 8 minutes or more.
+at each data size, the small answers, the spreadsheet and review rows, the scale profile and the
+campus site's directory page; writes docs/performance.md and docs/perf-chart.svg and prints a
+summary. A full run takes 8 minutes or more.
 
   BENCH_SIZES=100,1000     data sizes (default 100,1000,10000)
   BENCH_SECONDS=2          seconds a measurement runs (shorter while working on the harness)
   BENCH_SCALE=0            clubs in the scale profile (default 100000; 0 skips it)
   EXPORT_STALL_CLUBS=0     clubs in the export-stall row (default 20000; 0 skips it)
+  SITE_PAGE_CLUBS=0        clubs in the directory page rows (default 1000; 0 skips them)
   BENCH_KEEP=1             keep the temp folder (data sets, server logs)
 
 Needs wrk (Debian: apt-get install wrk).`
@@ -98,6 +101,7 @@ async function main() {
   if (SCALE) say(`Scale profile: one node at ${SCALE} clubs`)
   const scale = SCALE ? await benchScale(tmp, say) : null
   const exportStall = STALL_CLUBS ? await benchExportStall(tmp, say) : null
+  const sitePage = SITE_PAGE_CLUBS ? await benchSitePage(tmp, say) : null
   const results: Results = {
     date: new Date().toISOString(),
     machine: await machine(loadBefore),
@@ -107,6 +111,7 @@ async function main() {
     sizes,
     scale,
     exportStall,
+    sitePage,
   }
   const files = await writeReport(results)
   say('')

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
 import { freePort, ROOT, spawnService, waitForHealth } from './service'
 
 // Driving Debian's Chromium for the browser tests: every page opened here is watched, so a test
@@ -59,9 +59,9 @@ export interface Watched {
   problems: string[]
 }
 
-/** A fresh page (its own context, so no shared sessionStorage) that records what it does. */
-export async function watchPage(browser: Browser, host: string): Promise<Watched> {
-  const context = await browser.newContext({ viewport: VIEWPORT })
+/** A fresh page (its own context, so no shared sessionStorage) that records what it does; `viewport` for a narrow screen. */
+export async function watchPage(browser: Browser, host: string, viewport = VIEWPORT): Promise<Watched> {
+  const context = await browser.newContext({ viewport })
   // Reported on the console too, but this names the directive whatever Chromium's wording.
   await context.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (event) =>
@@ -109,3 +109,27 @@ export async function axeViolations(page: Page, exclude: readonly string[] = [])
     )
   }, exclude)
 }
+
+/**
+ * Moves the focus with the Tab key, as a person on a keyboard does, until `target` has it; fails
+ * after `most` presses. Answers whether the focused element shows a visible focus ring.
+ */
+export async function tabTo(page: Page, target: Locator, most = 80): Promise<{ visibleFocus: boolean }> {
+  const handle = await target.elementHandle()
+  if (!handle) throw new Error(`tabTo: nothing matches ${target}`)
+  for (let i = 0; i < most; i++) {
+    await page.keyboard.press('Tab')
+    if (await handle.evaluate((element) => element === document.activeElement)) {
+      const visibleFocus = await handle.evaluate((element) => {
+        const style = getComputedStyle(element)
+        return (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== 'none'
+      })
+      return { visibleFocus }
+    }
+  }
+  throw new Error(`tabTo: ${most} presses of Tab never reached ${target}`)
+}
+
+/** How far the page scrolls sideways at its viewport's width, in CSS pixels (0: it does not). */
+export const sidewaysScroll = (page: Page) =>
+  page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - window.innerWidth))

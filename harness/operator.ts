@@ -36,7 +36,7 @@ export function runOperatorCommand(command: OperatorCommand, args: readonly stri
       if (!(error instanceof ConfigError || error instanceof StoreError)) throw error
       console.error(error.message)
       if (error.message.includes('another process'))
-        console.error(`The server is running: ${command.whileServing(args)} (see the README).`)
+        console.error(`The server is running: ${command.whileServing(args)} (see docs/campus.md).`)
       process.exit(1)
     },
   )

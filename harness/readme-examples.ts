@@ -1,11 +1,28 @@
-// The README's shell examples, as test/readme.test.ts runs them: every ```sh (or bash, shell)
-// block in order, but those whose info string says `no-run` (they need what a test machine lacks:
-// docker, a real identity provider, a stopped server, minutes). In a block:
+// The shell examples of the README and the guides in docs/, as test/readme.test.ts runs them: the
+// files of EXAMPLE_FILES one after the other, in each every ```sh (or bash, shell) block in order,
+// but those whose info string says `no-run` (they need what a test machine lacks: docker, a real
+// identity provider, a stopped server, minutes). In a block:
 //   - a command is a line, with the lines after it while it ends in "\";
 //   - its trailing comment, or a comment line right below it, that starts with a status
 //     (`# 201 ...`, `# 400: ...`) says the answer's status; otherwise any status below 400 will do;
 //   - `NAME=<what to paste>` (or `export NAME=<...>`) is a placeholder for a token the reader
 //     copies from an earlier answer; the test fills it in.
+
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+/**
+ * The files whose examples run, in this order, against one server: each example runs against the
+ * state the ones before it left, in its file and in the files above it here (the README's taste and
+ * the hackathon's first requests only read; docs/api.md makes the users, clubs and tags it then uses).
+ */
+export const EXAMPLE_FILES = [
+  'README.md',
+  'docs/hackathon.md',
+  'docs/api.md',
+  'docs/campus.md',
+  'docs/development.md',
+] as const
 
 export interface Command {
   /** Its text, continuation lines included. */
@@ -106,4 +123,37 @@ export function shellExamples(markdown: string): Command[] {
 export function variablesOf(commands: readonly Command[]): string[] {
   const names = commands.flatMap((c) => [...c.text.matchAll(/(?:^|[\s;&|(])(?:export\s+)?([A-Z][A-Z0-9_]*)=/g)])
   return [...new Set(names.map((match) => match[1]!))]
+}
+
+/** A command of one of EXAMPLE_FILES: which file it stands in, and where. */
+export interface Example extends Command {
+  /** Its file, relative to the repository. */
+  readonly file: string
+}
+
+/** The commands of every file, in the order of `files`, each named by its file. */
+export function examplesOf(root: string, files: readonly string[] = EXAMPLE_FILES): Example[] {
+  return files.flatMap((file) =>
+    shellExamples(readFileSync(join(root, file), 'utf8')).map((command) => ({ ...command, file })),
+  )
+}
+
+/** The anchors GitHub gives a file's headings (outside code blocks): lowercased, punctuation dropped, spaces made "-"; a repeated one gets "-1", "-2", ... */
+export function headingAnchors(markdown: string): Set<string> {
+  const anchors = new Set<string>()
+  const seen = new Map<string, number>()
+  let fence = false
+  for (const line of markdown.split('\n')) {
+    if (/^\s*```/.test(line)) fence = !fence
+    const heading = !fence && /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)
+    if (!heading) continue
+    const slug = heading[1]!
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-')
+    const count = seen.get(slug) ?? 0
+    seen.set(slug, count + 1)
+    anchors.add(count === 0 ? slug : `${slug}-${count}`)
+  }
+  return anchors
 }

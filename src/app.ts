@@ -100,6 +100,10 @@ export function createApp({
         : siteRoutes({
             clubs,
             tags: directory.tags,
+            favorites: directory.favorites,
+            subscriptions: directory.subscriptions,
+            members: directory.members,
+            requests: directory.requests,
             review: directory.review,
             sessions: directory.sessions,
             authenticate: (token) => auth.authenticate(`Bearer ${token}`),

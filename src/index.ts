@@ -133,7 +133,7 @@ function developmentTokenNotice(token: string, base: string, inMemory: boolean):
     '',
     `    export TOKEN=${token}`,
     '',
-    "  Send it as a bearer token, as the README's examples do:",
+    '  Send it as a bearer token, as the examples in the docs do:',
     `    curl -H "Authorization: Bearer $TOKEN" ${base}/api/users/me/`,
     `  It opens the API as "${ADMIN_USERNAME}" while CLUBS_ADMIN_TOKEN is unset and NODE_ENV is not production.`,
     inMemory

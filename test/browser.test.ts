@@ -18,7 +18,7 @@ import { APPLICATION_REQUIRED, RECRUITING_CYCLES, SIZES } from '../src/model/clu
 // CI installs Chromium at /usr/bin/chromium. Without it the suite fails (not skips) unless
 // SKIP_BROWSER_TESTS=1 is set.
 
-// The README's images are refreshed by `npm run screenshots`, which points this at docs/; a test
+// The API guide's images (docs/api.md) are refreshed by `npm run screenshots`, which points this at docs/; a test
 // run writes them to a folder of its own, so it never changes tracked files.
 const SHOTS = process.env.CLUBS_SCREENSHOTS_DIR ?? tempDir('clubs-screenshots-')
 const TOKEN = 'browser-admin-token'

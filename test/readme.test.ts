@@ -1,21 +1,32 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { existsSync, readFileSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { join, posix } from 'node:path'
 import { tempDir } from '../harness/app'
 import { npmStart, shellEnvironment, type StartedService } from '../harness/npm-start'
-import { shellExamples, trailingComment, variablesOf, type Command } from '../harness/readme-examples'
+import {
+  EXAMPLE_FILES,
+  examplesOf,
+  headingAnchors,
+  shellExamples,
+  trailingComment,
+  variablesOf,
+  type Command,
+  type Example,
+} from '../harness/readme-examples'
 import { freePort, ROOT } from '../harness/service'
 
-// The README runs (issue 16): its shell examples, in order, against a server started its way —
+// The README and the guides run (issues 16, 25): their shell examples, in order — the files in the
+// order of EXAMPLE_FILES, the README first — against one server started the README's way —
 // `npm start` (bun src/index.ts) with nothing set but a free port and a new data file, the
 // development admin token read from its start-up output — each command in bash with
 // `set -euo pipefail`, each answer's status checked: the one its comment states, or below 400.
 // harness/readme-examples.ts says which blocks and lines run and how placeholders are filled.
 
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8')
-const COMMANDS = shellExamples(README)
+const read = (file: string) => readFileSync(join(ROOT, file), 'utf8')
+const README = read('README.md')
+const COMMANDS = examplesOf(ROOT)
 const VARIABLES = variablesOf(COMMANDS)
-/** What the README's examples address; the test's server listens elsewhere. */
+/** What the examples address; the test's server listens elsewhere. */
 const README_BASE = 'http://localhost:3000'
 
 const dir = tempDir('clubs-readme-')
@@ -98,32 +109,71 @@ function fill(name: string) {
   variables.set(name, token)
 }
 
-const title = (command: Command) => {
+const title = (command: Example) => {
   const first = command.text.split('\n')[0]!
   const shown = (trailingComment(first) ? first.slice(0, first.length - trailingComment(first)!.length) : first).trim()
   const expects = command.placeholder ? 'filled in' : (command.status ?? '< 400')
-  return `line ${command.line} (${expects}): ${shown.length > 90 ? `${shown.slice(0, 87)}...` : shown}`
+  return `${command.file} line ${command.line} (${expects}): ${shown.length > 90 ? `${shown.slice(0, 87)}...` : shown}`
 }
+
+/** Where a link in `file` leads: a file of the repository (`file` itself for `#anchor`), and the anchor. */
+function target(file: string, link: string): { path: string; anchor: string | null } {
+  const [path = '', anchor] = link.split('#')
+  return { path: path ? posix.join(posix.dirname(file), path) : file, anchor: anchor ?? null }
+}
+
+/** The site's screenshots (docs/screenshots/) are made apart from the tests; until they are, links to them are not checked. */
+const SCREENSHOTS_MADE = existsSync(join(ROOT, 'docs/screenshots'))
 
 describe('the README', () => {
   it('opens with the two commands: run it, test it', () => {
     expect(README).toMatch(/^# .*\n\n```sh no-run\nnpm install && npm start .*\nnpm install && npm test .*\n```\n/)
   })
 
-  it('links the typed client example, and every file it links to exists', () => {
-    const links = [...README.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]!)
-    expect(links).toContain('examples/client/README.md')
-    const local = links.filter((link) => !/^[a-z]+:|^#/.test(link)).map((link) => link.replace(/#.*$/, ''))
-    expect(local.filter((link) => !existsSync(join(ROOT, link)))).toEqual([])
+  it('is a front page: short, and it links every guide', () => {
+    expect(README.split('\n').length).toBeLessThanOrEqual(150)
+    const links = [...README.matchAll(/\]\(([^)\s#]+)[^)\s]*\)/g)].map((match) => match[1]!)
+    for (const guide of ['docs/hackathon.md', 'docs/api.md', 'docs/campus.md', 'docs/development.md'])
+      expect(links).toContain(guide)
+  })
+})
+
+describe('the README and the guides', () => {
+  it('list every guide in docs/ that has examples to run in EXAMPLE_FILES, and every file listed exists', () => {
+    const guides = readdirSync(join(ROOT, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`)
+    const running = guides.filter((guide) => shellExamples(read(guide)).length > 0)
+    expect(running.filter((guide) => !(EXAMPLE_FILES as readonly string[]).includes(guide))).toEqual([])
+    expect(EXAMPLE_FILES.filter((file) => !existsSync(join(ROOT, file)))).toEqual([])
   })
 
-  it('has examples to run, and tokens they use come from placeholders or the start-up', () => {
+  it('link the typed client example, and every file and heading they link to exists', () => {
+    const targets = EXAMPLE_FILES.flatMap((file) =>
+      [...read(file).matchAll(/\]\(([^)\s]+)\)/g)]
+        .map((match) => match[1]!)
+        .filter((link) => !/^[a-z]+:/.test(link))
+        .map((link) => ({ file, link, ...target(file, link) })),
+    )
+    expect(targets.map(({ path }) => path)).toContain('examples/client/README.md')
+    const broken = targets
+      .filter(({ path }) => SCREENSHOTS_MADE || !path.startsWith('docs/screenshots/'))
+      .filter(
+        ({ path, anchor }) =>
+          !existsSync(join(ROOT, path)) ||
+          (anchor !== null && path.endsWith('.md') && !headingAnchors(read(path)).has(anchor)),
+      )
+      .map(({ file, link }) => `${file}: ${link}`)
+    expect(broken).toEqual([])
+  })
+
+  it('have examples to run, and tokens they use come from placeholders or the start-up', () => {
     expect(COMMANDS.length).toBeGreaterThan(50)
     expect(VARIABLES).toContain('TOKEN')
   })
 })
 
-describe('the README’s examples, in order, against npm start', () => {
+describe('the examples of the README and the guides, in order, against npm start', () => {
   for (const command of COMMANDS)
     it(title(command), async () => {
       if (command.placeholder) return fill(command.placeholder)
@@ -134,7 +184,7 @@ describe('the README’s examples, in order, against npm start', () => {
       const ok = code === 0 && answered && (command.status === null || status === command.status)
       if (!ok)
         throw new Error(
-          `README line ${command.line}: expected ${expected}, got ${status ?? 'no answer'} (bash exit ${code})\n` +
+          `${command.file} line ${command.line}: expected ${expected}, got ${status ?? 'no answer'} (bash exit ${code})\n` +
             `${command.text}\n--- stdout\n${stdout.slice(0, 2000)}\n--- stderr\n${stderr.slice(0, 2000)}`,
         )
     })
@@ -186,4 +236,18 @@ describe('reading the examples (harness/readme-examples.ts)', () => {
       expect(found).toHaveLength(commands.length)
       found.forEach((command, i) => expect(command).toMatchObject(commands[i]!))
     })
+
+  it('gives headings the anchors GitHub gives them, not comment lines in code blocks', () => {
+    const markdown =
+      '# Title\n## List clubs — `GET /api/clubs/`\n## Start again: `npm run reset`\n```sh\n# 201 created\n```\n' +
+      "### The data file's format\n## Roles\n## Roles"
+    expect([...headingAnchors(markdown)]).toEqual([
+      'title',
+      'list-clubs--get-apiclubs',
+      'start-again-npm-run-reset',
+      'the-data-files-format',
+      'roles',
+      'roles-1',
+    ])
+  })
 })

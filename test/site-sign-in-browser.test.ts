@@ -73,7 +73,7 @@ suite('campus sign-in in a real browser', () => {
 
   /** From the Sign in link of the page open to the provider's login page. */
   async function toProvider(page: Page) {
-    await page.getByRole('link', { name: 'Sign in', exact: true }).click()
+    await page.getByRole('navigation', { name: 'Site' }).getByRole('link', { name: 'Sign in', exact: true }).click()
     await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor()
     await page.getByRole('link', { name: `Sign in with ${CAMPUS}` }).click()
     await page.locator('input[name="login"]').waitFor()

@@ -149,6 +149,11 @@ export class ClubService {
     return record.approved_version ? 'change to an approved club' : 'new club'
   }
 
+  /** Whether a change by `caller` to the reviewed fields of `record` awaits review: a non-admin's, once it was approved (CONTRACT §4, §11). */
+  reviewsEdits(caller: Caller, record: ClubRecord): boolean {
+    return !caller.isAdmin && (record.approved || record.approved_version !== null)
+  }
+
   /** A club's approval history, newest first: for its owners, officers and admins (CONTRACT §11). */
   history(caller: Caller, code: string): HistoryEntry[] {
     const user = requireUser(caller)
@@ -204,11 +209,28 @@ export class ClubService {
     return { club, changes: true, apply }
   }
 
+  /** The club as it stands, for a caller who may change it (owners, officers, admins): 404 when unseen, 403 otherwise. */
+  editable(caller: Caller, code: string): ClubRecord {
+    const user = requireUser(caller)
+    const current = this.retrieve(user, code)
+    if (!user.isAdmin && !this.runs(user, code)) throw new PermissionDenied()
+    return current
+  }
+
+  /** The live clubs `username` owns or is an officer of, whatever their state, by name. */
+  runBy(username: string): { record: ClubRecord; role: Role }[] {
+    const out: { record: ClubRecord; role: Role }[] = []
+    for (const [code, role] of this.relations.clubsOf(username)) {
+      const record = RUNS_CLUB.has(role) ? this.catalog.get(code)?.record : undefined
+      if (record) out.push({ record, role })
+    }
+    return out.sort((a, b) => a.record.name.localeCompare(b.record.name) || (a.record.code < b.record.code ? -1 : 1))
+  }
+
   /** PUT (`partial` false: every writable field required) and PATCH. */
   async update(caller: Caller, code: string, body: unknown, partial: boolean): Promise<ClubRecord> {
     const user = requireUser(caller)
-    const current = this.retrieve(caller, code)
-    if (!user.isAdmin && !this.runs(user, code)) throw new PermissionDenied()
+    const current = this.editable(user, code)
     const change = this.prepareUpdate(user, current, body, partial)
     await this.options.commit(change.apply)
     return change.club
@@ -230,7 +252,7 @@ export class ClubService {
     let record: ClubRecord = { ...current, ...changes, tags: tags ?? current.tags, updated_at: now }
     const reviewed = REVIEWED_FIELDS.filter((field) => record[field] !== current[field])
     const submitted: HistoryRecord[] = []
-    if (reviewed.length && !user.isAdmin && (current.approved || current.approved_version)) {
+    if (reviewed.length && this.reviewsEdits(user, current)) {
       // The change awaits review; meanwhile the public keeps seeing the approved version.
       const approvedVersion = current.approved_version ?? versionOf(current)
       record = { ...record, approved: false, approved_by: null, approved_on: null, approved_comment: '' }

@@ -2,17 +2,7 @@
 import type { ComponentChildren } from 'preact'
 import { HIDDEN_EMAIL } from '../domain/represent'
 import { Logo } from './club-card'
-import type { ClubDetailView } from './club-view'
-
-const LINKS = [
-  ['website', 'Website'],
-  ['facebook', 'Facebook'],
-  ['instagram', 'Instagram'],
-  ['twitter', 'X (Twitter)'],
-  ['linkedin', 'LinkedIn'],
-  ['github', 'GitHub'],
-  ['youtube', 'YouTube'],
-] as const
+import { CLUB_LINKS, type ClubDetailView } from './club-view'
 
 /** A long text as paragraphs, one per blank-line-separated block, its line breaks kept. */
 function Paragraphs({ text }: { text: string }) {
@@ -40,7 +30,7 @@ export function ClubPage({
   origin: string
   actions?: ComponentChildren
 }) {
-  const links = LINKS.filter(([field]) => club[field] !== null)
+  const links = CLUB_LINKS.filter(([field]) => club[field] !== null)
   return (
     <article class="club">
       <header class="club-head">

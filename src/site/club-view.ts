@@ -32,6 +32,17 @@ export interface ClubDetailView extends ClubView {
   readonly youtube: string | null
 }
 
+/** A club's links, in the order pages show them, with their names. */
+export const CLUB_LINKS = [
+  ['website', 'Website'],
+  ['facebook', 'Facebook'],
+  ['instagram', 'Instagram'],
+  ['twitter', 'X (Twitter)'],
+  ['linkedin', 'LinkedIn'],
+  ['github', 'GitHub'],
+  ['youtube', 'YouTube'],
+] as const
+
 /** A representation read as the site's view of it: the domain builds it with these fields, always. */
 export const clubView = (representation: Representation) => representation as unknown as ClubView
 export const clubDetailView = (representation: Representation) => representation as unknown as ClubDetailView

@@ -25,8 +25,10 @@ export function ErrorPage({ status, detail }: { status: number; detail: string }
 /** The status and the sentence a domain error carries, for an error page; null for a fault that is not one. */
 export function errorOf(error: unknown): { status: number; detail: string } | null {
   if (!(error instanceof ApiError)) return null
-  const detail = typeof error.body.detail === 'string' ? error.body.detail : 'Some values are not valid.'
-  return { status: error.status, detail }
+  if (typeof error.body.detail === 'string') return { status: error.status, detail: error.body.detail }
+  // A refusal by field (a 400): its messages, which say what to change.
+  const messages = Object.values(error.body).flatMap((value) => (Array.isArray(value) ? value.map(String) : []))
+  return { status: error.status, detail: messages.length ? messages.join(' ') : 'Some values are not valid.' }
 }
 
 export const errorTitle = (status: number) => TITLES[status] ?? 'Something went wrong'

@@ -2,6 +2,9 @@
 import type { ComponentChildren } from 'preact'
 import { ANONYMOUS, type Caller } from '../domain/caller'
 import type { ClubService } from '../domain/clubs'
+import type { JoinRequestService } from '../domain/join-requests'
+import type { SavedClubs } from '../domain/saved-clubs'
+import type { MemberService } from '../domain/members'
 import type { ReviewDesk } from '../domain/review'
 import type { SessionService } from '../domain/sessions'
 import type { TagService } from '../domain/tags'
@@ -19,6 +22,10 @@ import { sessionIdOf } from './session-cookie'
 export interface SiteDeps {
   readonly clubs: ClubService
   readonly tags: TagService
+  readonly favorites: SavedClubs
+  readonly subscriptions: SavedClubs
+  readonly members: MemberService
+  readonly requests: JoinRequestService
   readonly review: ReviewDesk
   readonly sessions: SessionService
   /** Resolves a service token (as `Authorization: Bearer` would) to its holder; throws a 401 for a wrong one. */

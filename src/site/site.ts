@@ -1,7 +1,9 @@
 import { Elysia } from 'elysia'
 import { siteAssets } from './assets'
 import { campusSignInRoutes } from './campus-sign-in'
+import { clubActionRoutes } from './club-actions'
 import { siteKit, type SiteDeps } from './kit'
+import { officerPages } from './officer-pages'
 import { publicPages } from './public-pages'
 import { reviewRoutes } from './review'
 import { signInRoutes } from './sign-in'
@@ -15,7 +17,9 @@ export function siteRoutes(deps: SiteDeps) {
   return new Elysia({ name: 'site' })
     .use(siteAssets())
     .use(publicPages(kit))
+    .use(clubActionRoutes(kit))
     .use(signInRoutes(kit))
+    .use(officerPages(kit))
     .use(reviewRoutes(kit))
     .use(deps.campus ? campusSignInRoutes(kit, deps.campus) : new Elysia())
 }

@@ -1,0 +1,200 @@
+/** @jsxImportSource preact */
+import type { FieldErrors } from '../domain/check'
+import { REVIEWED_FIELDS } from '../model/club'
+import { CsrfField, type Viewer } from './layout'
+import { EDIT_SECTIONS, type EditField, type EditValues } from './club-form'
+
+/** What the edit page says above the form: the save went through, or it awaits review. */
+export type EditNotice = 'saved' | 'review' | null
+
+export interface EditState {
+  readonly code: string
+  /** The club's name as it stands (the form may hold another one the person typed). */
+  readonly name: string
+  readonly values: EditValues
+  readonly errors: FieldErrors
+  /** Every tag of the directory, by id. */
+  readonly tags: readonly { readonly id: number; readonly name: string }[]
+  readonly notice: EditNotice
+  /** A change to its reviewed fields awaits review: the public sees the approved version. */
+  readonly awaitingReview: boolean
+  /** A change this person makes to the reviewed fields is reviewed before the public sees it. */
+  readonly reviewed: boolean
+}
+
+const REVIEWED: ReadonlySet<string> = new Set(REVIEWED_FIELDS)
+const REVIEW_NOTICE =
+  'Your changes are saved. The change to the name, subtitle or description awaits review by the activities office; until it is approved, the public still sees the approved version.'
+
+const errorId = (name: string) => `${name}-error`
+const helpId = (name: string) => `${name}-help`
+
+/** The ids that describe a field: its error first, then its help. */
+function describedBy(field: EditField, error: boolean, reviewNote: boolean): string | undefined {
+  const ids = [error && errorId(field.name), (field.help || reviewNote) && helpId(field.name)].filter(Boolean)
+  return ids.length ? ids.join(' ') : undefined
+}
+
+function Control({ field, state }: { field: EditField; state: EditState }) {
+  const { name, kind } = field
+  const messages = state.errors[name]
+  const reviewNote = state.reviewed && REVIEWED.has(name)
+  const common = {
+    id: name,
+    name,
+    'aria-invalid': messages ? ('true' as const) : undefined,
+    'aria-describedby': describedBy(field, messages !== undefined, reviewNote),
+  }
+  const value = state.values.text[name] ?? ''
+  const help = [field.help, reviewNote && 'Changes are reviewed before the public sees them.'].filter(Boolean)
+  const after = (
+    <>
+      {help.length > 0 && (
+        <span id={helpId(name)} class="help">
+          {help.join(' ')}
+        </span>
+      )}
+      {messages && (
+        <span id={errorId(name)} class="error">
+          {messages.join(' ')}
+        </span>
+      )}
+    </>
+  )
+  if (kind === 'flag')
+    return (
+      <p class="field check-field">
+        <span class="check">
+          <input type="checkbox" value="true" checked={state.values.checked.has(name)} {...common} />
+          <label for={name}>{field.label}</label>
+        </span>
+        {after}
+      </p>
+    )
+  return (
+    <p class="field">
+      <label for={name}>{field.label}</label>
+      {kind === 'long' ? (
+        <textarea rows={6} {...common}>
+          {value}
+        </textarea>
+      ) : kind === 'choice' ? (
+        <select {...common}>
+          {Object.entries(field.choices!).map(([code, label]) => (
+            <option value={code} selected={code === value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      ) : (
+        <input type={kind === 'line' ? 'text' : kind} value={value} {...common} />
+      )}
+      {after}
+    </p>
+  )
+}
+
+function TagChoice({ state }: { state: EditState }) {
+  const messages = state.errors.tags
+  return (
+    <fieldset class="edit-section tag-filter" aria-describedby={messages ? errorId('tags') : undefined}>
+      <legend>Tags</legend>
+      {messages && (
+        <span id={errorId('tags')} class="error">
+          {messages.join(' ')}
+        </span>
+      )}
+      {state.tags.map((tag) => (
+        <span class="check">
+          <input
+            type="checkbox"
+            id={`tag-${tag.id}`}
+            name="tags"
+            value={String(tag.id)}
+            checked={state.values.tags.has(String(tag.id))}
+          />
+          <label for={`tag-${tag.id}`}>{tag.name}</label>
+        </span>
+      ))}
+    </fieldset>
+  )
+}
+
+const LABELS = new Map(EDIT_SECTIONS.flatMap((s) => s.fields.map((f) => [f.name, f.label] as const)))
+
+/** Every problem at once, above the form, each a link to its field (non-field ones as text). */
+function ErrorSummary({ errors }: { errors: FieldErrors }) {
+  const entries = Object.entries(errors)
+  if (entries.length === 0) return null
+  return (
+    <div class="error-summary" role="alert" aria-labelledby="error-summary-title" tabIndex={-1}>
+      <h2 id="error-summary-title">
+        {entries.length === 1 ? 'There is a problem' : `There are ${entries.length} problems`}; nothing was saved
+      </h2>
+      <ul>
+        {entries.map(([field, messages]) => {
+          const label = field === 'tags' ? 'Tags' : LABELS.get(field)
+          const text = messages.join(' ')
+          if (!label) return <li>{text}</li>
+          return (
+            <li>
+              <a href={`#${field === 'tags' ? errorId('tags') : field}`}>
+                {label}: {text}
+              </a>
+            </li>
+          )
+        })}
+      </ul>
+    </div>
+  )
+}
+
+function Notice({ state }: { state: EditState }) {
+  if (state.notice === 'review')
+    return (
+      <p class="notice" role="status">
+        {REVIEW_NOTICE}
+      </p>
+    )
+  if (state.notice === 'saved')
+    return (
+      <p class="notice saved" role="status">
+        Your changes are saved.
+      </p>
+    )
+  if (state.awaitingReview)
+    return (
+      <p class="notice">
+        A change to this club awaits review: until it is approved, the public sees the approved version.
+      </p>
+    )
+  return null
+}
+
+/** A club's edit form (CONTRACT §20): labelled fields, each error beside its field and in a summary. */
+export function ClubEditPage({ state, viewer }: { state: EditState; viewer: Viewer }) {
+  return (
+    <>
+      <h1>Edit {state.name}</h1>
+      <ErrorSummary errors={state.errors} />
+      <Notice state={state} />
+      <p class="edit-links">
+        <a href={`/clubs/${state.code}`}>The club’s page</a> ·{' '}
+        <a href={`/clubs/${state.code}/requests`}>Join requests and members</a> · <a href="/my-clubs">My clubs</a>
+      </p>
+      <form method="post" action={`/clubs/${state.code}/edit`} class="edit" noValidate>
+        <CsrfField viewer={viewer} />
+        {EDIT_SECTIONS.map((section) => (
+          <fieldset class="edit-section">
+            <legend>{section.legend}</legend>
+            {section.fields.map((field) => (
+              <Control field={field} state={state} />
+            ))}
+          </fieldset>
+        ))}
+        <TagChoice state={state} />
+        <button type="submit">Save</button>
+      </form>
+    </>
+  )
+}

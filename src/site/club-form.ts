@@ -1,0 +1,117 @@
+import { APPLICATION_REQUIRED, RECRUITING_CYCLES, SIZES, type ClubRecord } from '../model/club'
+import { CLUB_LINKS } from './club-view'
+
+/** How a field of the edit form is shown and read. */
+export type FieldKind = 'line' | 'long' | 'email' | 'url' | 'date' | 'choice' | 'flag'
+
+export interface EditField {
+  /** The club field it writes, which is also the form field's name. */
+  readonly name: string
+  readonly label: string
+  readonly kind: FieldKind
+  readonly choices?: Readonly<Record<number, string>>
+  readonly help?: string
+}
+
+/** The writable club fields (CONTRACT §3.1) that people edit, in the groups the form shows them. */
+export const EDIT_SECTIONS: readonly { readonly legend: string; readonly fields: readonly EditField[] }[] = [
+  {
+    legend: 'About the club',
+    fields: [
+      { name: 'name', label: 'Name', kind: 'line' },
+      { name: 'subtitle', label: 'Subtitle', kind: 'line', help: 'One line under the name.' },
+      { name: 'description', label: 'Description', kind: 'long' },
+      { name: 'how_to_get_involved', label: 'How to get involved', kind: 'long' },
+      { name: 'founded', label: 'Founded', kind: 'date', help: 'A date, YYYY-MM-DD; leave empty if unknown.' },
+    ],
+  },
+  {
+    legend: 'Membership',
+    fields: [
+      { name: 'accepting_members', label: 'Accepting new members', kind: 'flag' },
+      { name: 'application_required', label: 'How to join', kind: 'choice', choices: APPLICATION_REQUIRED },
+      { name: 'recruiting_cycle', label: 'Recruiting cycle', kind: 'choice', choices: RECRUITING_CYCLES },
+      { name: 'size', label: 'Size (members)', kind: 'choice', choices: SIZES },
+      { name: 'appointment_needed', label: 'An appointment is needed to visit', kind: 'flag' },
+      { name: 'available_virtually', label: 'Meets online too', kind: 'flag' },
+      { name: 'enables_subscription', label: 'People may subscribe to news', kind: 'flag' },
+      { name: 'active', label: 'Active (listed in the directory)', kind: 'flag' },
+    ],
+  },
+  {
+    legend: 'Contact and links',
+    fields: [
+      { name: 'email', label: 'Email', kind: 'email' },
+      { name: 'email_public', label: 'Show the email to everyone', kind: 'flag' },
+      { name: 'address', label: 'Address', kind: 'line' },
+      ...CLUB_LINKS.map(([name, label]) => ({ name, label, kind: 'url' as const, help: 'A full address, https://…' })),
+    ],
+  },
+]
+
+const FIELDS = EDIT_SECTIONS.flatMap((section) => section.fields)
+
+/** What the form shows: each field's text (or choice), the boxes ticked, and the tags chosen (ids). */
+export interface EditValues {
+  readonly text: Readonly<Record<string, string>>
+  readonly checked: ReadonlySet<string>
+  readonly tags: ReadonlySet<string>
+}
+
+type Stored = string | number | boolean | null
+
+const storedOf = (club: ClubRecord, name: string) => (club as unknown as Record<string, Stored>)[name] ?? null
+
+/** The form filled in with the club as it stands. */
+export function valuesOf(club: ClubRecord): EditValues {
+  const text: Record<string, string> = {}
+  const checked = new Set<string>()
+  for (const { name, kind } of FIELDS) {
+    const value = storedOf(club, name)
+    if (kind === 'flag') {
+      if (value === true) checked.add(name)
+    } else text[name] = value === null ? '' : String(value)
+  }
+  return { text, checked, tags: new Set(club.tags.map(String)) }
+}
+
+/** Browsers send a text area's line breaks as CRLF; the directory keeps what the person typed. */
+const typed = (value: string | null) => (value ?? '').replace(/\r\n?/g, '\n')
+
+/** The form as the person sent it, to show again when something in it is refused. */
+export function valuesFrom(form: URLSearchParams): EditValues {
+  const text: Record<string, string> = {}
+  const checked = new Set<string>()
+  for (const { name, kind } of FIELDS) {
+    if (kind === 'flag') {
+      if (form.has(name)) checked.add(name)
+    } else text[name] = typed(form.get(name))
+  }
+  return { text, checked, tags: new Set(form.getAll('tags')) }
+}
+
+/** A field's value as the API takes it: empty links and dates are null; a choice is its number. */
+function writeValue(kind: FieldKind, text: string): Stored {
+  if (kind === 'url' || kind === 'date') return text.trim() === '' ? null : text.trim()
+  if (kind === 'choice') return /^\d{1,3}$/.test(text) ? Number(text) : text
+  return text
+}
+
+/**
+ * The PATCH body (CONTRACT §3.4) of what the person changed: only the fields whose value differs
+ * from the club's, so a save never resends a reviewed field it left alone, nor undoes another
+ * officer's change to a field this form did not touch.
+ */
+export function changesOf(values: EditValues, club: ClubRecord): Record<string, unknown> {
+  const body: Record<string, unknown> = {}
+  for (const { name, kind } of FIELDS) {
+    const stored = storedOf(club, name)
+    const value = kind === 'flag' ? values.checked.has(name) : writeValue(kind, values.text[name] ?? '')
+    const same = typeof stored === 'string' && typeof value === 'string' ? typed(stored) === value : stored === value
+    if (!same) body[name] = value
+  }
+  const tags = [...values.tags]
+  const sameTags = tags.length === club.tags.length && club.tags.every((id) => values.tags.has(String(id)))
+  if (!sameTags) body.tags = tags.map((ref) => (/^\d{1,15}$/.test(ref) ? { id: Number(ref) } : { name: ref }))
+  return body
+}

@@ -1,0 +1,95 @@
+/** @jsxImportSource preact */
+import type { Member } from '../domain/members'
+import type { JoinRequest } from '../model/join-request'
+import { CsrfField, type Viewer } from './layout'
+
+export interface PeopleState {
+  readonly code: string
+  readonly name: string
+  readonly requests: readonly JoinRequest[]
+  readonly members: readonly Member[]
+  /** What the last Accept or Decline did, said once. */
+  readonly notice: string | null
+}
+
+/** A date-time as a person reads it, in the campus's words (e.g. "22 Nov 2026"). */
+const DAY = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: 'UTC' })
+
+function RequestItem({ request, code, viewer }: { request: JoinRequest; code: string; viewer: Viewer }) {
+  const action = (verb: 'accept' | 'decline') =>
+    `/clubs/${code}/requests/${encodeURIComponent(request.username)}/${verb}`
+  return (
+    <li class="request">
+      <p>
+        <strong>{request.username}</strong> asked on{' '}
+        <time dateTime={request.created_at}>{DAY.format(new Date(request.created_at))}</time>
+      </p>
+      {request.message ? <blockquote class="prose">{request.message}</blockquote> : <p class="help">No message.</p>}
+      <div class="actions">
+        <form method="post" action={action('accept')} class="inline">
+          <CsrfField viewer={viewer} />
+          <button type="submit">
+            Accept <span class="visually-hidden">{request.username}</span>
+          </button>
+        </form>
+        <form method="post" action={action('decline')} class="inline">
+          <CsrfField viewer={viewer} />
+          <button type="submit" class="secondary">
+            Decline <span class="visually-hidden">{request.username}</span>
+          </button>
+        </form>
+      </div>
+    </li>
+  )
+}
+
+/** A club's pending join requests, each with Accept and Decline, and its members (CONTRACT §12, §20). */
+export function ClubPeoplePage({ state, viewer }: { state: PeopleState; viewer: Viewer }) {
+  return (
+    <>
+      <h1>Join requests and members of {state.name}</h1>
+      {state.notice && (
+        <p class="notice saved" role="status">
+          {state.notice}
+        </p>
+      )}
+      <p class="edit-links">
+        <a href={`/clubs/${state.code}`}>The club’s page</a> · <a href={`/clubs/${state.code}/edit`}>Edit the club</a> ·{' '}
+        <a href="/my-clubs">My clubs</a>
+      </p>
+      <section aria-labelledby="requests">
+        <h2 id="requests">Pending join requests</h2>
+        {state.requests.length === 0 ? (
+          <p>No one is waiting to join.</p>
+        ) : (
+          <ul class="requests">
+            {state.requests.map((request) => (
+              <RequestItem request={request} code={state.code} viewer={viewer} />
+            ))}
+          </ul>
+        )}
+      </section>
+      <section aria-labelledby="members">
+        <h2 id="members">Members</h2>
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Username</th>
+                <th scope="col">Role</th>
+              </tr>
+            </thead>
+            <tbody>
+              {state.members.map((member) => (
+                <tr>
+                  <td>{member.username}</td>
+                  <td>{member.role}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+    </>
+  )
+}

@@ -1,0 +1,130 @@
+/** @jsxImportSource preact */
+import { Elysia } from 'elysia'
+import { ValidationFailed } from '../domain/errors'
+import type { FieldErrors } from '../domain/check'
+import { REVIEWED_FIELDS, type ClubRecord } from '../model/club'
+import { ClubEditPage, type EditNotice, type EditState } from './club-edit'
+import { changesOf, valuesFrom, valuesOf, type EditValues } from './club-form'
+import { ClubPeoplePage } from './club-people'
+import { callerOf, seeOther, signInFirst, type SiteKit } from './kit'
+import type { Viewer } from './layout'
+import { MyClubsPage, type ClubStanding } from './my-clubs'
+
+const HIDE = { detail: { hide: true } }
+
+/**
+ * What officers use (CONTRACT §20): My clubs, each club's Edit form, and its join requests and
+ * members, with Accept and Decline. The same domain services as the API's, with the same rules.
+ */
+export function officerPages(kit: SiteKit) {
+  const { clubs, tags, members, requests } = kit.deps
+
+  function standingOf(record: ClubRecord): ClubStanding {
+    const review = clubs.reviewState(record)
+    if (review === 'new club') return 'new'
+    if (review) return 'change'
+    return record.approved ? 'approved' : 'refused'
+  }
+
+  const myClubs = kit.page(({ url, viewer }) => {
+    if (!viewer) return signInFirst(url)
+    const caller = callerOf(viewer)
+    const run = clubs.runBy(viewer.username).map(({ record, role }) => ({
+      code: record.code,
+      name: record.name,
+      role,
+      standing: standingOf(record),
+      active: record.active,
+      pendingRequests: requests.list(caller, record.code).length,
+    }))
+    return { title: 'My clubs', content: <MyClubsPage clubs={run} /> }
+  })
+
+  function editPage(
+    viewer: Viewer,
+    club: ClubRecord,
+    values: EditValues,
+    errors: FieldErrors = {},
+    notice: EditNotice = null,
+  ) {
+    const state: EditState = {
+      code: club.code,
+      name: club.name,
+      values,
+      errors,
+      tags: tags.list(callerOf(viewer)),
+      notice,
+      awaitingReview: standingOf(club) === 'change',
+      reviewed: clubs.reviewsEdits(callerOf(viewer), club),
+    }
+    return {
+      title: `Edit ${club.name}`,
+      content: <ClubEditPage state={state} viewer={viewer} />,
+      status: Object.keys(errors).length ? 400 : 200,
+    }
+  }
+
+  const showEdit = kit.page(({ url, viewer, params }) => {
+    if (!viewer) return signInFirst(url)
+    const club = clubs.editable(callerOf(viewer), params.code!)
+    const saved = url.searchParams.get('saved')
+    return editPage(viewer, club, valuesOf(club), {}, saved === 'review' ? 'review' : saved ? 'saved' : null)
+  })
+
+  const saveEdit = kit.action(async ({ url, viewer, params, form }) => {
+    if (!viewer) return signInFirst(url)
+    const caller = callerOf(viewer)
+    const before = clubs.editable(caller, params.code!)
+    const values = valuesFrom(form)
+    const changes = changesOf(values, before)
+    let after = before
+    try {
+      if (Object.keys(changes).length) after = await clubs.update(caller, before.code, changes, true)
+    } catch (error) {
+      if (error instanceof ValidationFailed) return editPage(viewer, before, values, error.body as FieldErrors)
+      throw error
+    }
+    const reviewedChange = REVIEWED_FIELDS.some((field) => after[field] !== before[field])
+    const awaits = reviewedChange && standingOf(after) === 'change'
+    return seeOther(`/clubs/${after.code}/edit?saved=${awaits ? 'review' : '1'}`)
+  })
+
+  const people = kit.page(({ url, viewer, params }) => {
+    if (!viewer) return signInFirst(url)
+    const caller = callerOf(viewer)
+    const club = clubs.editable(caller, params.code!)
+    const accepted = url.searchParams.get('accepted')
+    const declined = url.searchParams.get('declined')
+    const state = {
+      code: club.code,
+      name: club.name,
+      requests: requests.list(caller, club.code),
+      members: members.list(caller, club.code),
+      notice: accepted
+        ? `${accepted} is now a member.`
+        : declined
+          ? `The request from ${declined} was declined.`
+          : null,
+    }
+    return { title: `Join requests · ${club.name}`, content: <ClubPeoplePage state={state} viewer={viewer} /> }
+  })
+
+  const answer = (verb: 'accept' | 'decline') =>
+    kit.action(async ({ url, viewer, params }) => {
+      if (!viewer) return signInFirst(new URL(`/clubs/${params.code}/requests`, url))
+      const caller = callerOf(viewer)
+      const { code, username } = params as { code: string; username: string }
+      if (verb === 'accept') await requests.accept(caller, code, username)
+      else await requests.remove(caller, code, username)
+      const done = verb === 'accept' ? 'accepted' : 'declined'
+      return seeOther(`/clubs/${code}/requests?${done}=${encodeURIComponent(username)}`)
+    })
+
+  return new Elysia({ name: 'site-officer-pages' })
+    .get('/my-clubs', myClubs, HIDE)
+    .get('/clubs/:code/edit', showEdit, HIDE)
+    .post('/clubs/:code/edit', saveEdit, HIDE)
+    .get('/clubs/:code/requests', people, HIDE)
+    .post('/clubs/:code/requests/:username/accept', answer('accept'), HIDE)
+    .post('/clubs/:code/requests/:username/decline', answer('decline'), HIDE)
+}

@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import type { Subprocess } from 'bun'
+import { rmSync } from 'node:fs'
+import type { Browser, Page } from 'playwright-core'
+import { tempDir } from '../harness/app'
+import { axeViolations, offHost, serviceAndBrowser, watchPage } from '../harness/browser'
+import { stopService } from '../harness/service'
+
+// An officer on the campus site in Chromium (CONTRACT §20), by keyboard alone: signs in with a
+// service token, opens My clubs from the navigation, opens the club's Edit form, changes a field
+// found by its visible label, saves, and reads the notice. My clubs and the Edit form (also as it
+// shows a refused value) and the club's join requests are audited with axe-core; a request is
+// accepted there; at 375 px wide none of these pages scrolls sideways. Without Chromium the suite
+// fails unless SKIP_BROWSER_TESTS=1 is set.
+
+const TOKEN = 'officers-browser-admin-token'
+const TIMEOUT = 60_000
+const CHESS = 'penn-chess-society'
+const suite = process.env.SKIP_BROWSER_TESTS === '1' ? describe.skip : describe
+
+/** The accessible name of the focused element, as a person hears it: its label, or its text. */
+const focusedName = (page: Page) =>
+  page.evaluate(() => {
+    const el = document.activeElement as HTMLElement & { labels?: NodeListOf<HTMLLabelElement> }
+    const name = el.labels?.[0]?.textContent ?? el.textContent ?? ''
+    return name.replace(/\s+/g, ' ').trim()
+  })
+
+/** Presses Tab until the element named `name` has the focus, and checks that the focus shows. */
+async function tabTo(page: Page, name: string) {
+  for (let presses = 0; presses < 80; presses++) {
+    await page.keyboard.press('Tab')
+    if ((await focusedName(page)) !== name) continue
+    const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)
+    expect(outline).not.toBe('none')
+    return
+  }
+  throw new Error(`Tab never reached "${name}"`)
+}
+
+suite('an officer edits their club in a real browser, by keyboard', () => {
+  let proc: Subprocess | undefined
+  let browser: Browser | undefined
+  let origin = ''
+  const dir = tempDir('clubs-officers-browser-')
+  let oliveToken = ''
+
+  const api = (path: string, body?: unknown) =>
+    fetch(`${origin}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+
+  beforeAll(async () => {
+    ;({ proc, browser, origin } = await serviceAndBrowser(dir, TOKEN))
+    oliveToken = ((await (await api('/api/users/', { username: 'olive' })).json()) as { token: string }).token
+    expect((await api(`/api/clubs/${CHESS}/members/`, { username: 'olive', role: 'officer' })).status).toBe(201)
+    const samToken = ((await (await api('/api/users/', { username: 'sam' })).json()) as { token: string }).token
+    const asked = await fetch(`${origin}/api/clubs/${CHESS}/requests/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${samToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'sam plays the Sicilian' }),
+    })
+    expect(asked.status).toBe(201)
+  }, TIMEOUT)
+
+  afterAll(async () => {
+    await browser?.close().catch(() => {})
+    await stopService(proc)
+    rmSync(dir, { recursive: true, force: true })
+  }, TIMEOUT)
+
+  /** No axe-core violation on the page (CONTRACT §20 asks for none serious or critical). */
+  const expectAccessible = async (page: Page) => expect(await axeViolations(page)).toEqual([])
+
+  it(
+    'signs in, opens My clubs, changes the subtitle by its label, saves, reads that it awaits review, and accepts a join request; fits 375 px',
+    async () => {
+      const watched = await watchPage(browser!, new URL(origin).host)
+      const { page } = watched
+      page.setDefaultTimeout(10_000)
+      try {
+        await page.goto(`${origin}/sign-in`)
+        await tabTo(page, 'Your token')
+        await page.keyboard.type(oliveToken)
+        await page.keyboard.press('Enter')
+        await page.waitForURL(`${origin}/`)
+
+        await tabTo(page, 'My clubs')
+        await page.keyboard.press('Enter')
+        await page.waitForURL(`${origin}/my-clubs`)
+        await page.getByRole('heading', { level: 1, name: 'My clubs' }).waitFor()
+        await expectAccessible(page)
+
+        await tabTo(page, 'Edit Penn Chess Society')
+        await page.keyboard.press('Enter')
+        await page.waitForURL(`${origin}/clubs/${CHESS}/edit`)
+        await expectAccessible(page)
+
+        await tabTo(page, 'Email')
+        await page.keyboard.press('ControlOrMeta+A')
+        await page.keyboard.type('nope')
+        await tabTo(page, 'Save')
+        const [refused] = await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')])
+        expect(refused!.status()).toBe(400)
+        await page.getByRole('alert').getByText('There is a problem; nothing was saved').waitFor()
+        expect(await page.getByLabel('Email', { exact: true }).inputValue()).toBe('nope')
+        await expectAccessible(page)
+
+        await tabTo(page, 'Email')
+        await page.keyboard.press('ControlOrMeta+A')
+        await page.keyboard.type('chess@example.edu')
+        await tabTo(page, 'Subtitle')
+        await page.keyboard.press('ControlOrMeta+A')
+        await page.keyboard.type('Blitz on Fridays')
+        await tabTo(page, 'Save')
+        await page.keyboard.press('Enter')
+        await page.waitForURL(`${origin}/clubs/${CHESS}/edit?saved=review`)
+        const notice = await page.getByRole('status').textContent()
+        expect(notice).toContain('awaits review')
+        expect(notice).toContain('the public still sees the approved version')
+        expect(await page.getByLabel('Subtitle', { exact: true }).inputValue()).toBe('Blitz on Fridays')
+
+        const club = (await (await api(`/api/clubs/${CHESS}/`)).json()) as Record<string, unknown>
+        expect(club).toMatchObject({ subtitle: 'Blitz on Fridays', email: 'chess@example.edu', approved: false })
+
+        await tabTo(page, 'Join requests and members')
+        await page.keyboard.press('Enter')
+        await page.getByText('sam plays the Sicilian').waitFor()
+        await expectAccessible(page)
+        await tabTo(page, 'Accept sam')
+        await page.keyboard.press('Enter')
+        await page.getByRole('status').getByText('sam is now a member.').waitFor()
+        const members = (await (await api(`/api/clubs/${CHESS}/members/`)).json()) as { username: string }[]
+        expect(members.map((member) => member.username)).toContain('sam')
+
+        await page.setViewportSize({ width: 375, height: 800 })
+        for (const path of ['/my-clubs', `/clubs/${CHESS}/edit?saved=review`, `/clubs/${CHESS}/requests`]) {
+          await page.goto(`${origin}${path}`)
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+          expect({ path, overflow }).toEqual({ path, overflow: 0 })
+        }
+        expect(offHost(watched)).toEqual([])
+        // The one 400 is the refused save this test sent on purpose.
+        const refusedSave = /status of 400 .*\/edit\)$/
+        expect(watched.problems.filter((problem) => !refusedSave.test(problem))).toEqual([])
+      } finally {
+        await page.context().close()
+      }
+    },
+    TIMEOUT,
+  )
+})

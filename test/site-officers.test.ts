@@ -1,0 +1,290 @@
+import { describe, expect, it } from 'bun:test'
+import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
+
+// What officers do on the campus site (CONTRACT §20, §11, §12): My clubs, each club's Edit form
+// and its join requests with Accept and Decline, through the same domain rules as the API. People
+// sign in with their service token, as test/site-sessions.test.ts does; every check of a change is
+// made through the API.
+
+const FORM = 'application/x-www-form-urlencoded'
+const ORIGIN = 'http://localhost'
+const CHESS = 'penn-chess-society'
+const EDIT = `/clubs/${CHESS}/edit`
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#x27': "'" }
+const decoded = (text: string) => text.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (_, name: string) => ENTITIES[name]!)
+
+/** A tag's attributes, whose quoted values may hold ">" (only "<" and "&" are escaped there). */
+const ATTRS = '(?:"[^"]*"|[^>"])*'
+
+/** The attributes of the element with this id in `html`. */
+function elementById(html: string, id: string): Record<string, string> {
+  const tag = new RegExp(`<[a-z]+\\b${ATTRS}\\sid="${id}"${ATTRS}>`).exec(html)?.[0]
+  if (!tag) throw new Error(`no element #${id}`)
+  return Object.fromEntries([...tag.matchAll(/\s([a-z-]+)(?:="([^"]*)")?/g)].map(([, k, v]) => [k!, decoded(v ?? '')]))
+}
+
+/** What a browser would send for the page's edit form as it stands (the fields and boxes it shows). */
+function editFormOf(html: string): URLSearchParams {
+  const form = /<form method="post" action="[^"]*\/edit"[^>]*>([\s\S]*?)<\/form>/.exec(html)![1]!
+  const sent = new URLSearchParams()
+  for (const [tag] of form.matchAll(new RegExp(`<input\\b${ATTRS}>`, 'g'))) {
+    const attrs = Object.fromEntries([...tag.matchAll(/\s([a-z-]+)(?:="([^"]*)")?/g)].map(([, k, v]) => [k, v ?? '']))
+    if (attrs.type === 'checkbox' && !('checked' in attrs)) continue
+    sent.append(attrs.name!, decoded(attrs.value ?? ''))
+  }
+  for (const [, name, text] of form.matchAll(/<textarea\b[^>]*\sname="([^"]+)"[^>]*>([^<]*)<\/textarea>/g))
+    sent.append(name!, decoded(text!))
+  for (const [, name, options] of form.matchAll(/<select\b[^>]*\sname="([^"]+)"[^>]*>([\s\S]*?)<\/select>/g))
+    sent.append(name!, /<option value="([^"]*)" selected/.exec(options!)![1]!)
+  return sent
+}
+
+/** The sample directory, with olive an officer of the chess society, owner of a new club and a mere member of another; eve runs nothing. */
+async function officers() {
+  const app = await makeApp()
+  const tokens: Record<string, string> = {}
+  for (const username of ['olive', 'eve', 'sam', 'tom'])
+    tokens[username] = (await readJson(await app.admin.post('/api/users/', { username }))).token
+  expect((await app.admin.post(`/api/clubs/${CHESS}/members/`, { username: 'olive', role: 'officer' })).status).toBe(
+    201,
+  )
+  expect(
+    (await app.admin.post('/api/clubs/robotics-collective/members/', { username: 'olive', role: 'member' })).status,
+  ).toBe(201)
+  const created = await app.req('/api/clubs/', {
+    method: 'POST',
+    token: tokens.olive,
+    json: { name: 'Olive Knitters' },
+  })
+  expect(created.status).toBe(201)
+
+  /** Signs `username` in on the site (the admin with the admin token); answers their cookie and CSRF token. */
+  async function signIn(username: string) {
+    const token = username === 'admin' ? ADMIN_TOKEN : tokens[username]!
+    const res = await app.req('/sign-in', {
+      method: 'POST',
+      headers: { 'content-type': FORM, origin: ORIGIN },
+      body: new URLSearchParams({ token }),
+    })
+    const cookie = res.headers.getSetCookie()[0]!.split(';')[0]!
+    const home = await (await app.req('/', { headers: { accept: 'text/html', cookie } })).text()
+    const csrf = /name="csrf" value="([^"]+)"/.exec(home)![1]!
+    const get = (path: string) => app.req(path, { headers: { accept: 'text/html', cookie } })
+    const post = (
+      path: string,
+      fields: URLSearchParams | Record<string, string>,
+      headers: Record<string, string> = {},
+    ) =>
+      app.req(path, {
+        method: 'POST',
+        headers: { 'content-type': FORM, origin: ORIGIN, cookie, ...headers },
+        body: new URLSearchParams(fields),
+      })
+    /** The edit form of `code` as shown, with `changes` made, sent with the CSRF token. */
+    const saveEdit = async (code: string, changes: Record<string, string | null>) => {
+      const form = editFormOf(await (await get(`/clubs/${code}/edit`)).text())
+      for (const [name, value] of Object.entries(changes))
+        if (value === null) form.delete(name)
+        else form.set(name, value)
+      return post(`/clubs/${code}/edit`, form)
+    }
+    return { cookie, csrf, get, post, saveEdit }
+  }
+  const api = async (path: string, token: string | null = ADMIN_TOKEN) => readJson(await app.req(path, { token }))
+  return { ...app, tokens, signIn, api }
+}
+
+describe('My clubs', () => {
+  it('lists exactly the clubs the user owns or is an officer of, each with its state, Edit and requests', async () => {
+    const { signIn } = await officers()
+    const olive = await signIn('olive')
+    const res = await olive.get('/my-clubs')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    const html = await res.text()
+    expect([...html.matchAll(/href="\/clubs\/([^"/]+)\/edit"/g)].map((m) => m[1])).toEqual(['olive-knitters', CHESS])
+    expect([...html.matchAll(/href="\/clubs\/([^"/]+)\/requests"/g)].map((m) => m[1])).toEqual([
+      'olive-knitters',
+      CHESS,
+    ])
+    expect(html).toContain('Awaiting review: not yet in the public directory')
+    expect(html).toContain('You are its owner.')
+    expect(html).toContain('You are its officer.')
+    expect(html).toMatch(/standing-approved">Approved</)
+    expect(html).not.toContain('robotics-collective')
+  })
+
+  it('greets a user who runs no club with an empty state', async () => {
+    const { signIn } = await officers()
+    const html = await (await (await signIn('eve')).get('/my-clubs')).text()
+    expect(html).toContain('You do not run any club yet.')
+    expect(html).not.toMatch(/\/edit"/)
+  })
+
+  it('is a link of every page for a signed-in person', async () => {
+    const { signIn } = await officers()
+    expect(await (await (await signIn('eve')).get('/')).text()).toContain('<a href="/my-clubs">My clubs</a>')
+  })
+
+  it('sends an anonymous visitor to sign in first, from My clubs, an Edit form and the requests', async () => {
+    const { req } = await officers()
+    for (const path of ['/my-clubs', EDIT, `/clubs/${CHESS}/requests`]) {
+      const res = await req(path, { headers: { accept: 'text/html' } })
+      expect([res.status, res.headers.get('location')]).toEqual([303, `/sign-in?next=${encodeURIComponent(path)}`])
+    }
+  })
+})
+
+describe('the Edit form', () => {
+  it('saves what was changed, redirects with a notice, and the API shows the change', async () => {
+    const { signIn, api } = await officers()
+    const olive = await signIn('olive')
+    const form = await (await olive.get(EDIT)).text()
+    expect(form).toMatch(/<label for="how_to_get_involved">How to get involved<\/label>/)
+    const res = await olive.saveEdit(CHESS, {
+      how_to_get_involved: 'Come on Thursdays.\r\n\r\nBring a friend & a board.',
+      accepting_members: null,
+      size: '3',
+      tags: '1',
+    })
+    expect([res.status, res.headers.get('location')]).toEqual([303, `${EDIT}?saved=1`])
+    const club = await api(`/api/clubs/${CHESS}/`)
+    expect(club).toMatchObject({
+      how_to_get_involved: 'Come on Thursdays.\n\nBring a friend & a board.',
+      accepting_members: false,
+      size: 3,
+      approved: true,
+    })
+    expect(club.tags.map((tag: { id: number }) => tag.id)).toEqual([1])
+    const after = await (await olive.get(res.headers.get('location')!)).text()
+    expect(after).toContain('Your changes are saved.')
+    expect(after).not.toContain('awaits review')
+    expect(after).toContain('Bring a friend &amp; a board.</textarea>')
+  })
+
+  it('shows a refused form again with 400: each error beside its field, the typed values kept, a summary, nothing saved', async () => {
+    const { signIn, api } = await officers()
+    const before = await api(`/api/clubs/${CHESS}/`)
+    const res = await (
+      await signIn('olive')
+    ).saveEdit(CHESS, {
+      name: '',
+      email: 'nope',
+      subtitle: 'Typed <and> kept',
+      website: 'javascript:alert(1)',
+    })
+    expect(res.status).toBe(400)
+    const html = await res.text()
+    for (const [field, message] of [
+      ['name', 'This field may not be blank.'],
+      ['email', 'Enter a valid email address.'],
+      ['website', 'Enter a valid URL (http or https).'],
+    ]) {
+      expect(elementById(html, field!)).toMatchObject({ 'aria-invalid': 'true' })
+      expect(elementById(html, field!)['aria-describedby']!.split(' ')).toContain(`${field}-error`)
+      expect(html).toContain(`<span id="${field}-error" class="error">${message}</span>`)
+    }
+    expect(elementById(html, 'email').value).toBe('nope')
+    expect(elementById(html, 'subtitle').value).toBe('Typed <and> kept')
+    expect(elementById(html, 'subtitle')['aria-invalid']).toBeUndefined()
+    expect(html).toMatch(/<div class="error-summary" role="alert"[^>]*>.*There are 3 problems; nothing was saved/)
+    expect(html).toContain('<a href="#email">Email: Enter a valid email address.</a>')
+    expect(await api(`/api/clubs/${CHESS}/`)).toEqual(before)
+  })
+
+  it('says that a change to a reviewed field of an approved club awaits review, and the public keeps the approved version', async () => {
+    const { signIn, api } = await officers()
+    const approved = (await api(`/api/clubs/${CHESS}/`, null)).subtitle
+    const olive = await signIn('olive')
+    const res = await olive.saveEdit(CHESS, { subtitle: 'Blitz every night' })
+    expect([res.status, res.headers.get('location')]).toEqual([303, `${EDIT}?saved=review`])
+    const html = await (await olive.get(res.headers.get('location')!)).text()
+    expect(html).toContain('awaits review')
+    expect(html).toContain('the public still sees the approved version')
+    expect(await api(`/api/clubs/${CHESS}/`, null)).toMatchObject({ subtitle: approved, approved: true })
+    expect(await api(`/api/clubs/${CHESS}/`)).toMatchObject({ subtitle: 'Blitz every night', approved: false })
+  })
+
+  it('is refused to anyone who does not run the club: 403 for a club they see, 404 for one they do not; an admin may', async () => {
+    const { signIn, api } = await officers()
+    const eve = await signIn('eve')
+    expect((await eve.get(EDIT)).status).toBe(403)
+    expect((await eve.get(`/clubs/${CHESS}/requests`)).status).toBe(403)
+    expect((await eve.get('/clubs/olive-knitters/edit')).status).toBe(404)
+    const before = await api(`/api/clubs/${CHESS}/`)
+    const res = await eve.post(EDIT, { csrf: eve.csrf, name: 'Taken over', how_to_get_involved: 'No.' })
+    expect(res.status).toBe(403)
+    expect(await res.text()).toContain('You do not have permission to perform this action.')
+    expect(await api(`/api/clubs/${CHESS}/`)).toEqual(before)
+
+    const admin = await signIn('admin')
+    const saved = await admin.saveEdit('olive-knitters', { subtitle: 'Purl two' })
+    expect([saved.status, saved.headers.get('location')]).toEqual([303, '/clubs/olive-knitters/edit?saved=1'])
+    expect((await api('/api/clubs/olive-knitters/')).subtitle).toBe('Purl two')
+  })
+})
+
+describe('join requests on the site', () => {
+  async function withRequests() {
+    const app = await officers()
+    for (const username of ['sam', 'tom'])
+      expect(
+        (
+          await app.req(`/api/clubs/${CHESS}/requests/`, {
+            method: 'POST',
+            token: app.tokens[username],
+            json: { message: `${username} plays the Sicilian` },
+          })
+        ).status,
+      ).toBe(201)
+    return { ...app, olive: await app.signIn('olive') }
+  }
+  const requesters = async (api: (path: string) => Promise<any>) =>
+    (await api(`/api/clubs/${CHESS}/requests/`)).map((r: { username: string }) => r.username)
+  const roleOf = async (api: (path: string) => Promise<any>, username: string) =>
+    (await api(`/api/clubs/${CHESS}/members/`)).find((m: { username: string }) => m.username === username)?.role
+
+  it('lists each pending request (username, message, date) with Accept and Decline, and the members with their roles', async () => {
+    const { olive } = await withRequests()
+    const html = await (await olive.get(`/clubs/${CHESS}/requests`)).text()
+    expect(html).toContain('<strong>sam</strong> asked on <time datetime="2026-11-22T12:00:00.000Z">22 Nov 2026</time>')
+    expect(html).toContain('sam plays the Sicilian')
+    expect(html).toContain(`action="/clubs/${CHESS}/requests/sam/accept"`)
+    expect(html).toContain(`action="/clubs/${CHESS}/requests/tom/decline"`)
+    expect(html).toContain('<td>olive</td><td>officer</td>')
+    const myClubs = await (await olive.get('/my-clubs')).text()
+    expect(myClubs).toContain('(2 pending requests)')
+  })
+
+  it('accepts a request (a member now) and declines another (gone), as the API then shows', async () => {
+    const { olive, api } = await withRequests()
+    const accepted = await olive.post(`/clubs/${CHESS}/requests/sam/accept`, { csrf: olive.csrf })
+    expect([accepted.status, accepted.headers.get('location')]).toEqual([303, `/clubs/${CHESS}/requests?accepted=sam`])
+    expect(await (await olive.get(accepted.headers.get('location')!)).text()).toContain('sam is now a member.')
+    expect(await roleOf(api, 'sam')).toBe('member')
+
+    const declined = await olive.post(`/clubs/${CHESS}/requests/tom/decline`, { csrf: olive.csrf })
+    expect([declined.status, declined.headers.get('location')]).toEqual([303, `/clubs/${CHESS}/requests?declined=tom`])
+    expect(await requesters(api)).toEqual([])
+    expect(await roleOf(api, 'tom')).toBeUndefined()
+    expect(await (await olive.get(`/clubs/${CHESS}/requests`)).text()).toContain('<td>sam</td><td>member</td>')
+  })
+
+  it('refuses a form without the CSRF token or from another Origin (403) and changes nothing', async () => {
+    const { olive, api } = await withRequests()
+    const club = await api(`/api/clubs/${CHESS}/`)
+    const forged: { fields: Record<string, string>; headers: Record<string, string> }[] = [
+      { fields: { csrf: 'not-the-token' }, headers: {} },
+      { fields: {}, headers: {} },
+      { fields: { csrf: olive.csrf }, headers: { origin: 'https://evil.example' } },
+    ]
+    for (const { fields, headers } of forged) {
+      for (const path of [`/clubs/${CHESS}/requests/sam/accept`, `/clubs/${CHESS}/requests/tom/decline`])
+        expect((await olive.post(path, fields, headers)).status).toBe(403)
+      expect((await olive.post(EDIT, { ...fields, subtitle: 'Forged' }, headers)).status).toBe(403)
+    }
+    expect(await requesters(api)).toEqual(['sam', 'tom'])
+    expect(await api(`/api/clubs/${CHESS}/`)).toEqual(club)
+  })
+})

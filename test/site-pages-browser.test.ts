@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import type { Subprocess } from 'bun'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Browser } from 'playwright-core'
+import { tempDir } from '../harness/app'
+import { axeViolations, offHost, serviceAndBrowser, sidewaysScroll, watchPage } from '../harness/browser'
+import { stopService } from '../harness/service'
+
+// Every page of the campus site (CONTRACT §20), as each kind of person sees it, in Chromium at
+// 1280 and at 375 px: axe-core finds no violation, nothing scrolls sideways, the page loads only
+// from the service and logs no error. `npm run screenshots` points CLUBS_SCREENSHOTS_DIR at
+// docs/screenshots/ and keeps the pictures the README shows; a test run keeps them elsewhere.
+
+const SHOTS = process.env.CLUBS_SCREENSHOTS_DIR ?? tempDir('clubs-site-screenshots-')
+const TOKEN = 'site-pages-admin-token'
+const TIMEOUT = 90_000
+const WIDTHS = [1280, 375] as const
+const suite = process.env.SKIP_BROWSER_TESTS === '1' ? describe.skip : describe
+
+type Who = 'anonymous' | 'student' | 'officer' | 'admin'
+
+/** The pages, each named as its screenshot is, and who looks at it. */
+const PAGES: readonly { name: string; path: string; who: Who }[] = [
+  { name: 'site-directory', path: '/', who: 'anonymous' },
+  { name: 'site-search', path: '/?search=chess', who: 'anonymous' },
+  { name: 'site-club', path: '/clubs/penn-chess-society', who: 'student' },
+  { name: 'site-club-anonymous', path: '/clubs/lantern-society', who: 'anonymous' },
+  { name: 'site-sign-in', path: '/sign-in', who: 'anonymous' },
+  { name: 'site-not-found', path: '/clubs/no-such-club', who: 'anonymous' },
+]
+
+suite('every page of the site in Chromium', () => {
+  let proc: Subprocess | undefined
+  let browser: Browser | undefined
+  let origin = ''
+  const tokens: Record<Exclude<Who, 'anonymous'>, string> = { student: '', officer: '', admin: TOKEN }
+  const dir = tempDir('clubs-site-pages-')
+
+  const api = async (path: string, json?: unknown, token = TOKEN, method = json === undefined ? 'GET' : 'POST') => {
+    const res = await fetch(`${origin}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: json === undefined ? undefined : JSON.stringify(json),
+    })
+    if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
+    return res.json() as Promise<any>
+  }
+
+  beforeAll(async () => {
+    ;({ proc, browser, origin } = await serviceAndBrowser(dir, TOKEN, {
+      env: { CLUBS_SITE_TITLE: 'Example University' },
+    }))
+    tokens.student = (await api('/api/users/', { username: 'sam' })).token
+    tokens.officer = (await api('/api/users/', { username: 'olive' })).token
+    // Olive's club, approved, then a change of hers that awaits review; Sam favors the chess club.
+    await api(
+      '/api/clubs/',
+      {
+        name: 'Lantern Society',
+        subtitle: 'Paper lanterns by the river',
+        description: 'We fold lanterns and float them on the first Friday of each month.',
+        accepting_members: true,
+      },
+      tokens.officer,
+    )
+    await api('/api/clubs/lantern-society/', { approved: true }, TOKEN, 'PATCH')
+    await api('/api/clubs/lantern-society/', { subtitle: 'Paper lanterns, and now kites' }, tokens.officer, 'PATCH')
+    await api('/api/clubs/lantern-society/requests/', { message: 'I would love to fold lanterns.' }, tokens.student)
+    await api('/api/favorites/', { club: 'penn-chess-society' }, tokens.student)
+  }, TIMEOUT)
+
+  afterAll(async () => {
+    await browser?.close()
+    await stopService(proc)
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  for (const { name, path, who } of PAGES)
+    it(
+      `${name} (${path}, ${who}): no axe violation and no sideways scroll at ${WIDTHS.join(' and ')} px`,
+      async () => {
+        const watched = await watchPage(browser!, new URL(origin).host)
+        const { page, problems } = watched
+        if (who !== 'anonymous') {
+          await page.goto(`${origin}/sign-in`)
+          await page.getByLabel('Your token').fill(tokens[who])
+          await Promise.all([
+            page.waitForEvent('framenavigated'),
+            page.getByRole('button', { name: 'Sign in' }).click(),
+          ])
+        }
+        for (const width of WIDTHS) {
+          await page.setViewportSize({ width, height: 900 })
+          await page.goto(`${origin}${path}`)
+          expect(await page.title()).toContain('Example University')
+          expect([width, await axeViolations(page)]).toEqual([width, []])
+          expect([width, await sidewaysScroll(page)]).toEqual([width, 0])
+          await page.screenshot({ path: join(SHOTS, `${name}${width === 375 ? '-375' : ''}.png`), fullPage: false })
+        }
+        // Everything but the deliberate 404's own answer, which Chromium reports on the console.
+        expect(problems.filter((line) => !/404/.test(line) || !path.includes('no-such'))).toEqual([])
+        expect(offHost(watched)).toEqual([])
+        await page.context().close()
+      },
+      TIMEOUT,
+    )
+})

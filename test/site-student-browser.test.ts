@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, expect, it } from 'bun:test'
+import type { Subprocess } from 'bun'
+import { rmSync } from 'node:fs'
+import type { Browser, Page } from 'playwright-core'
+import { tempDir } from '../harness/app'
+import { axeViolations, offHost, serviceAndBrowser, sidewaysScroll, tabTo, watchPage } from '../harness/browser'
+import { stopService } from '../harness/service'
+
+// A student's journey on the site in Chromium, on a phone-sized screen (375 px) and by keyboard
+// alone (CONTRACT §20): sign in with a token, find a club with the search field, open it,
+// favorite it and ask to join with a message; axe-core finds nothing on any page on the way, no
+// page scrolls sideways, and every control reached shows where the focus is.
+
+const TOKEN = 'student-browser-admin-token'
+const TIMEOUT = 60_000
+const suite = process.env.SKIP_BROWSER_TESTS === '1' ? it.skip : it
+
+let proc: Subprocess | undefined
+let browser: Browser | undefined
+let origin = ''
+const dir = tempDir('clubs-student-browser-')
+
+beforeAll(async () => {
+  ;({ proc, browser, origin } = await serviceAndBrowser(dir, TOKEN))
+}, TIMEOUT)
+afterAll(async () => {
+  await browser?.close()
+  await stopService(proc)
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const api = (path: string, init: { method?: string; json?: unknown; token?: string } = {}) =>
+  fetch(`${origin}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { authorization: `Bearer ${init.token ?? TOKEN}`, 'content-type': 'application/json' },
+    body: init.json === undefined ? undefined : JSON.stringify(init.json),
+  }).then((res) => res.json() as Promise<any>)
+
+/** Every page of the journey is checked the same way before the student acts on it. */
+async function checkPage(page: Page, problems: string[], name: string) {
+  expect([name, await axeViolations(page)]).toEqual([name, []])
+  expect([name, await sidewaysScroll(page)]).toEqual([name, 0])
+  expect([name, problems]).toEqual([name, []])
+}
+
+/** Presses Enter and waits for the page it leads to. */
+async function enter(page: Page) {
+  await Promise.all([page.waitForEvent('framenavigated'), page.keyboard.press('Enter')])
+  await page.waitForLoadState('load')
+}
+
+/** Tabs to `target` and presses Enter, checking that the focus could be seen on the way. */
+async function press(page: Page, target: ReturnType<Page['getByRole']>) {
+  const { visibleFocus } = await tabTo(page, target)
+  expect(visibleFocus).toBe(true)
+  await enter(page)
+}
+
+suite(
+  'a student signs in, finds a club, favorites it and asks to join, by keyboard at 375 px',
+  async () => {
+    const { token } = await api('/api/users/', { method: 'POST', json: { username: 'sam' } })
+    await api('/api/clubs/penn-chess-society/', { method: 'PATCH', json: { accepting_members: true } })
+
+    const watched = await watchPage(browser!, new URL(origin).host)
+    const { page, problems } = watched
+    await page.setViewportSize({ width: 375, height: 800 })
+    await page.goto(`${origin}/`)
+    await checkPage(page, problems, 'directory')
+
+    await press(page, page.getByRole('link', { name: 'Sign in' }))
+    await checkPage(page, problems, 'sign-in')
+    await tabTo(page, page.getByLabel('Your token'))
+    await page.keyboard.type(token)
+    await enter(page)
+    await expect(page.getByRole('button', { name: /Sign out/ }).isVisible()).resolves.toBe(true)
+
+    await tabTo(page, page.getByLabel('Search'))
+    await page.keyboard.type('chess')
+    await enter(page)
+    await checkPage(page, problems, 'search results')
+    await press(page, page.getByRole('link', { name: 'Penn Chess Society' }))
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Penn Chess Society')
+    await checkPage(page, problems, 'club page')
+
+    await press(page, page.getByRole('button', { name: 'Favorite', exact: true }))
+    await expect(page.getByRole('status').textContent()).resolves.toBe('Added to your favorites.')
+    await checkPage(page, problems, 'club page, favorited')
+
+    await tabTo(page, page.getByLabel('Message to the officers (optional)'))
+    await page.keyboard.type('I have played since school.')
+    await press(page, page.getByRole('button', { name: 'Ask to join' }))
+    await expect(page.getByRole('status').textContent()).resolves.toBe(
+      'Your request to join was sent to the club’s officers.',
+    )
+    await expect(page.getByRole('button', { name: 'Withdraw request' }).isVisible()).resolves.toBe(true)
+    await checkPage(page, problems, 'club page, asked to join')
+
+    expect((await api('/api/favorites/', { token })).map((f: any) => f.club.code)).toEqual(['penn-chess-society'])
+    expect(await api('/api/users/me/requests/', { token })).toEqual([
+      { club: 'penn-chess-society', message: 'I have played since school.', created_at: expect.any(String) },
+    ])
+    expect(offHost(watched)).toEqual([])
+  },
+  TIMEOUT,
+)
