@@ -67,7 +67,11 @@ async function office() {
     description: '',
     image_url: 'https://img.example/kite.png',
   })
-  const cookies = { admin: await signIn(ADMIN_TOKEN), bob: await signIn(await issue('bob')) }
+  const cookies = {
+    admin: await signIn(ADMIN_TOKEN),
+    bob: await signIn(await issue('bob')),
+    olive: await signIn(olive),
+  }
 
   const page = async (path: string, who: keyof typeof cookies | null = 'admin') => {
     const res = await app.req(path, { headers: { accept: 'text/html', ...(who ? { cookie: cookies[who] } : {}) } })
@@ -216,6 +220,9 @@ describe('deciding', () => {
     expect(sectionOf(after.html, o.lantern)).toBeUndefined()
     expect((await o.publicClub(o.lantern))?.subtitle).toBe('Paper lanterns by the river')
     expect((await o.page('/?search=Lantern+Society', null)).html).toContain('Paper lanterns by the river')
+    expect(text((await o.page('/my-clubs', 'olive')).html)).toContain(
+      'Change rejected: the public still sees the approved version',
+    )
     expect((await o.history(o.lantern))[0]).toMatchObject({
       event: 'rejected',
       by: 'admin',
