@@ -3,13 +3,13 @@ import type { Subprocess } from 'bun'
 import { rmSync } from 'node:fs'
 import type { Browser } from 'playwright-core'
 import { tempDir } from '../harness/app'
-import { axeViolations, serviceAndBrowser, watchPage } from '../harness/browser'
+import { axeViolations, serviceAndBrowser, sidewaysScroll, tabTo, watchPage } from '../harness/browser'
 import { stopService } from '../harness/service'
 
 // The office's Review page in Chromium (CONTRACT §20): an admin signs in with a service token,
-// opens Review, writes a comment and approves a club by keyboard alone, and reads the notice; axe
-// finds nothing serious on the page, which fits 375 px. Without Chromium the suite fails unless
-// SKIP_BROWSER_TESTS=1 is set.
+// opens Review, tabs to the comment field, writes a comment, tabs to Approve and presses Enter, and
+// reads the notice; axe finds nothing serious on the page, which fits 375 px. Without Chromium the
+// suite fails unless SKIP_BROWSER_TESTS=1 is set.
 
 const TOKEN = 'review-browser-admin-token'
 const TIMEOUT = 60_000
@@ -55,15 +55,9 @@ suite('the Review page in a real browser', () => {
         expect(serious).toEqual([])
 
         const lantern = page.getByRole('region', { name: 'Lantern Society' })
-        await lantern.getByLabel('Comment').focus()
+        expect(await tabTo(page, lantern.getByLabel('Comment'))).toEqual({ visibleFocus: true })
         await page.keyboard.type('Welcome to the directory!')
-        await page.keyboard.press('Tab')
-        const focused = await page.evaluate(() => {
-          const element = document.activeElement as HTMLElement
-          return { text: element.textContent, outline: getComputedStyle(element).outlineStyle }
-        })
-        expect(focused.text).toBe('Approve')
-        expect(focused.outline).not.toBe('none')
+        expect(await tabTo(page, lantern.getByRole('button', { name: 'Approve' }))).toEqual({ visibleFocus: true })
         await page.keyboard.press('Enter')
 
         await page.getByText('Approved “Lantern Society”: the public sees it as it stands now.').waitFor()
@@ -74,7 +68,7 @@ suite('the Review page in a real browser', () => {
 
         await page.setViewportSize({ width: 375, height: 800 })
         await page.goto(`${origin}/review`)
-        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375)
+        expect(await sidewaysScroll(page)).toBe(0)
         expect(problems).toEqual([])
       } finally {
         await page.context().close()
