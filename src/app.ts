@@ -104,6 +104,7 @@ export function createApp({
             subscriptions: directory.subscriptions,
             members: directory.members,
             requests: directory.requests,
+            review: directory.review,
             sessions: directory.sessions,
             authenticate: (token) => auth.authenticate(`Bearer ${token}`),
             title: (config.site ?? DEFAULT_SITE).title,

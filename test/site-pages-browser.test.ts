@@ -28,6 +28,8 @@ const PAGES: readonly { name: string; path: string; who: Who }[] = [
   { name: 'site-club-anonymous', path: '/clubs/lantern-society', who: 'anonymous' },
   { name: 'site-sign-in', path: '/sign-in', who: 'anonymous' },
   { name: 'site-not-found', path: '/clubs/no-such-club', who: 'anonymous' },
+  { name: 'site-review', path: '/review', who: 'admin' },
+  { name: 'site-club-admin', path: '/clubs/penn-chess-society', who: 'admin' },
 ]
 
 suite('every page of the site in Chromium', () => {

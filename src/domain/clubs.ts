@@ -140,11 +140,13 @@ export class ClubService {
     return counts
   }
 
-  /** Whether `record` awaits review as a new club, as a change to an approved one, or not at all. */
+  /**
+   * Whether `record` awaits review as a new club, as a change to an approved one, or not at all:
+   * a decision sets `approved_on`, so a rejected change no longer awaits one (CONTRACT §4).
+   */
   reviewState(record: ClubRecord): 'new club' | 'change to an approved club' | null {
-    if (record.approved) return null
-    if (record.approved_version) return 'change to an approved club'
-    return record.approved_on === null ? 'new club' : null
+    if (record.approved || record.approved_on !== null) return null
+    return record.approved_version ? 'change to an approved club' : 'new club'
   }
 
   /** Whether a change by `caller` to the reviewed fields of `record` awaits review: a non-admin's, once it was approved (CONTRACT §4, §11). */

@@ -7,6 +7,7 @@ import { JoinRequestService } from './join-requests'
 import { PendingRequests } from './pending-requests'
 import { Relations } from './relations'
 import { ClubService } from './clubs'
+import { ReviewDesk } from './review'
 import { ImportService } from './imports'
 import { SNAPSHOT_VERSION, type Snapshot } from '../model/snapshot'
 import { History } from './history'
@@ -79,6 +80,7 @@ export function openDirectory(store: Persistence, data: Snapshot, { autoApprove,
     subscriptions,
     tags,
     imports: new ImportService(clubs, tags, commit),
+    review: new ReviewDesk(clubs, relations),
     sessions,
     health: () => ({ clubs: catalog.countLive(), version: catalog.version }),
   }

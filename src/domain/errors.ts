@@ -46,6 +46,13 @@ export class NotFound extends ApiError {
   }
 }
 
+/** The request was made against a state that has changed since (a decision on values no longer pending). */
+export class Conflict extends ApiError {
+  constructor(detail: string) {
+    super(409, { detail })
+  }
+}
+
 export class StorageUnavailable extends ApiError {
   constructor() {
     super(

@@ -5,6 +5,7 @@ const TITLES: Record<number, string> = {
   400: 'That did not work',
   403: 'Not allowed',
   404: 'Page not found',
+  409: 'Changed meanwhile',
   503: 'Try again soon',
 }
 

@@ -5,6 +5,7 @@ import type { ClubService } from '../domain/clubs'
 import type { JoinRequestService } from '../domain/join-requests'
 import type { SavedClubs } from '../domain/saved-clubs'
 import type { MemberService } from '../domain/members'
+import type { ReviewDesk } from '../domain/review'
 import type { SessionService } from '../domain/sessions'
 import type { TagService } from '../domain/tags'
 import { urlOf } from '../edge/request-facts'
@@ -25,6 +26,7 @@ export interface SiteDeps {
   readonly subscriptions: SavedClubs
   readonly members: MemberService
   readonly requests: JoinRequestService
+  readonly review: ReviewDesk
   readonly sessions: SessionService
   /** Resolves a service token (as `Authorization: Bearer` would) to its holder; throws a 401 for a wrong one. */
   readonly authenticate: (token: string) => Caller | Promise<Caller>

@@ -2,11 +2,12 @@
 import type { Role } from '../model/user'
 
 /** Where a club stands with the activities office, as its officers read it. */
-export type ClubStanding = 'new' | 'change' | 'approved' | 'refused'
+export type ClubStanding = 'new' | 'change' | 'change-rejected' | 'approved' | 'refused'
 
 const STANDING: Record<ClubStanding, string> = {
   new: 'Awaiting review: not yet in the public directory',
   change: 'Change awaiting review: the public sees the approved version',
+  'change-rejected': 'Change rejected: the public still sees the approved version',
   approved: 'Approved',
   refused: 'Not approved (rejected or revoked): not in the public directory',
 }

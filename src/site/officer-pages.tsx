@@ -23,7 +23,8 @@ export function officerPages(kit: SiteKit) {
     const review = clubs.reviewState(record)
     if (review === 'new club') return 'new'
     if (review) return 'change'
-    return record.approved ? 'approved' : 'refused'
+    if (record.approved) return 'approved'
+    return record.approved_version ? 'change-rejected' : 'refused'
   }
 
   const myClubs = kit.page(({ url, viewer }) => {

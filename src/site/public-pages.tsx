@@ -5,6 +5,7 @@ import { prefersHtml } from '../edge/negotiate'
 import { NOSNIFF } from '../edge/respond'
 import { ClubActions, SignInToJoin } from './club-actions'
 import { ClubPage } from './club-page'
+import { OfficePanel } from './office-panel'
 import { clubDetailView, clubView } from './club-view'
 import { DirectoryPage, type DirectoryState } from './directory'
 import { ANONYMOUS } from '../domain/caller'
@@ -15,7 +16,7 @@ export const DIRECTORY_PAGE_SIZE = 24
 
 /** The directory at `/` for browsers (programs keep the redirect to the API) and each club's page. */
 export function publicPages(kit: SiteKit) {
-  const { clubs, tags, requests } = kit.deps
+  const { clubs, tags, requests, review } = kit.deps
 
   /** The public directory, the same for everyone: a person's own pending clubs are under My clubs. */
   function directory({ url }: Visit): Shown {
@@ -67,7 +68,22 @@ export function publicPages(kit: SiteKit) {
     ) : (
       <SignInToJoin code={view.code} />
     )
-    return { title: view.name, content: <ClubPage club={view} origin={url.origin} actions={actions} /> }
+    const office = viewer?.isAdmin && <OfficePanel review={review.case(caller, view.code)} viewer={viewer} />
+    return {
+      title: view.name,
+      content: (
+        <ClubPage
+          club={view}
+          origin={url.origin}
+          actions={
+            <>
+              {actions}
+              {office}
+            </>
+          }
+        />
+      ),
+    }
   }
 
   const showDirectory = kit.page(directory)

@@ -5,6 +5,7 @@ import { clubActionRoutes } from './club-actions'
 import { siteKit, type SiteDeps } from './kit'
 import { officerPages } from './officer-pages'
 import { publicPages } from './public-pages'
+import { reviewRoutes } from './review'
 import { signInRoutes } from './sign-in'
 
 /**
@@ -19,5 +20,6 @@ export function siteRoutes(deps: SiteDeps) {
     .use(clubActionRoutes(kit))
     .use(signInRoutes(kit))
     .use(officerPages(kit))
+    .use(reviewRoutes(kit))
     .use(deps.campus ? campusSignInRoutes(kit, deps.campus) : new Elysia())
 }
