@@ -28,6 +28,9 @@ const PAGES: readonly { name: string; path: string; who: Who }[] = [
   { name: 'site-club-anonymous', path: '/clubs/lantern-society', who: 'anonymous' },
   { name: 'site-sign-in', path: '/sign-in', who: 'anonymous' },
   { name: 'site-not-found', path: '/clubs/no-such-club', who: 'anonymous' },
+  { name: 'site-my-clubs', path: '/my-clubs', who: 'officer' },
+  { name: 'site-edit', path: '/clubs/lantern-society/edit', who: 'officer' },
+  { name: 'site-requests', path: '/clubs/lantern-society/requests', who: 'officer' },
   { name: 'site-review', path: '/review', who: 'admin' },
   { name: 'site-club-admin', path: '/clubs/penn-chess-society', who: 'admin' },
 ]

@@ -205,6 +205,8 @@ describe('npm start under a supervisor', () => {
     expect(up).toBe(true)
     npm.kill('SIGTERM')
     await npm.exited
+    // The server shares npm's stdout: the pipe closes once the server itself has exited.
+    const said = await output
     let gone = false
     for (let i = 0; i < 100 && !gone; i++) {
       gone = await fetch(`http://127.0.0.1:${port}/health`).then(
@@ -215,6 +217,6 @@ describe('npm start under a supervisor', () => {
     }
     expect(gone).toBe(true)
     expect(existsSync(lockFileOf(file))).toBe(false)
-    expect(await output).toContain('"signal":"SIGTERM"')
+    expect(said).toContain('"signal":"SIGTERM"')
   }, 30_000)
 })

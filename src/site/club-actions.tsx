@@ -54,7 +54,7 @@ function Button({
 export function ClubActions({ viewer, standing, done }: { viewer: Viewer; standing: Standing; done: string | null }) {
   const base = `/clubs/${encodeURIComponent(standing.code)}`
   return (
-    <section class="actions" aria-label="Your place in this club">
+    <section class="club-actions" aria-label="Your place in this club">
       {done && DONE[done] && (
         <p class="notice" role="status">
           {DONE[done]}
@@ -105,7 +105,7 @@ export function ClubActions({ viewer, standing, done }: { viewer: Viewer; standi
 
 /** A club page's invitation for someone not signed in. */
 export const SignInToJoin = ({ code }: { code: string }) => (
-  <p class="actions">
+  <p class="club-actions">
     <a href={`/sign-in?next=${encodeURIComponent(`/clubs/${code}`)}`}>Sign in</a> to favorite, subscribe to or join this
     club.
   </p>
