@@ -663,6 +663,23 @@ export interface components {
                 approved_on: string | null;
                 approved_comment: string;
             } | null;
+            /** @description When the club meets, every week, in the campus time zone. */
+            meetings: {
+                /** @description monday to sunday. */
+                day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                /**
+                 * @description HH:MM, 24-hour, in the campus time zone.
+                 * @example 18:30
+                 */
+                start: string;
+                /**
+                 * @description HH:MM, 24-hour; after start.
+                 * @example 20:00
+                 */
+                end: string;
+                location: string;
+                note: string;
+            }[];
         };
         /** @description With ?fields=: only the fields it names that the representation has (a list item has the 23 list fields, a detail every field). */
         ClubFields: {
@@ -725,6 +742,23 @@ export interface components {
                 approved_on: string | null;
                 approved_comment: string;
             } | null;
+            /** @description When the club meets, every week, in the campus time zone. */
+            meetings?: {
+                /** @description monday to sunday. */
+                day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                /**
+                 * @description HH:MM, 24-hour, in the campus time zone.
+                 * @example 18:30
+                 */
+                start: string;
+                /**
+                 * @description HH:MM, 24-hour; after start.
+                 * @example 20:00
+                 */
+                end: string;
+                location: string;
+                note: string;
+            }[];
         };
         /** @description A page of clubs (?page=). */
         ClubPage: {
@@ -1340,6 +1374,25 @@ export interface operations {
                         [key: string]: unknown;
                     }))[];
                     active?: boolean;
+                    /** @description When the club meets, every week: at most 10. */
+                    meetings?: {
+                        /** @description monday to sunday. */
+                        day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                        /**
+                         * @description HH:MM, 24-hour, in the campus time zone.
+                         * @example 18:30
+                         */
+                        start: string;
+                        /**
+                         * @description HH:MM, 24-hour; after start.
+                         * @example 20:00
+                         */
+                        end: string;
+                        /** @description Where; "" when absent. */
+                        location?: string;
+                        /** @description Anything else; "" when absent. */
+                        note?: string;
+                    }[];
                     /** @description Admin only: approve (true) or reject (false). */
                     approved?: boolean;
                     /** @description Admin only. */
@@ -1743,6 +1796,7 @@ export interface operations {
                  *         }
                  *       ],
                  *       "active": true,
+                 *       "meetings": [],
                  *       "name": "Go Club"
                  *     }
                  */
@@ -1799,6 +1853,25 @@ export interface operations {
                         [key: string]: unknown;
                     }))[];
                     active: boolean;
+                    /** @description When the club meets, every week: at most 10. */
+                    meetings: {
+                        /** @description monday to sunday. */
+                        day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                        /**
+                         * @description HH:MM, 24-hour, in the campus time zone.
+                         * @example 18:30
+                         */
+                        start: string;
+                        /**
+                         * @description HH:MM, 24-hour; after start.
+                         * @example 20:00
+                         */
+                        end: string;
+                        /** @description Where; "" when absent. */
+                        location?: string;
+                        /** @description Anything else; "" when absent. */
+                        note?: string;
+                    }[];
                     /**
                      * @description Create only. Derived from the name when absent.
                      * @example go-club
@@ -2230,6 +2303,25 @@ export interface operations {
                         [key: string]: unknown;
                     }))[];
                     active?: boolean;
+                    /** @description When the club meets, every week: at most 10. */
+                    meetings?: {
+                        /** @description monday to sunday. */
+                        day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                        /**
+                         * @description HH:MM, 24-hour, in the campus time zone.
+                         * @example 18:30
+                         */
+                        start: string;
+                        /**
+                         * @description HH:MM, 24-hour; after start.
+                         * @example 20:00
+                         */
+                        end: string;
+                        /** @description Where; "" when absent. */
+                        location?: string;
+                        /** @description Anything else; "" when absent. */
+                        note?: string;
+                    }[];
                     /** @description Admin only: approve (true) or reject (false). */
                     approved?: boolean;
                     /** @description Admin only. */
@@ -2655,6 +2747,25 @@ export interface operations {
                         [key: string]: unknown;
                     })) | string)[];
                     active?: boolean;
+                    /** @description When the club meets, every week: at most 10. */
+                    meetings?: {
+                        /** @description monday to sunday. */
+                        day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                        /**
+                         * @description HH:MM, 24-hour, in the campus time zone.
+                         * @example 18:30
+                         */
+                        start: string;
+                        /**
+                         * @description HH:MM, 24-hour; after start.
+                         * @example 20:00
+                         */
+                        end: string;
+                        /** @description Where; "" when absent. */
+                        location?: string;
+                        /** @description Anything else; "" when absent. */
+                        note?: string;
+                    }[];
                     /** @description Admin only: approve (true) or reject (false). */
                     approved?: boolean;
                     /** @description Admin only. */
