@@ -15,6 +15,8 @@ export const UserRecord = t.Object({
   created_at: t.String(),
   /** false: disabled by an admin, refused on every request (CONTRACT §13); a file from before it has none (true). */
   is_active: t.Optional(t.Boolean()),
+  /** The SHA-256 of the token in their calendar's secret address (CONTRACT §21); none until they ask for one. */
+  calendar_sha256: t.Optional(t.String({ pattern: '^[0-9a-f]{64}$' })),
 })
 export type UserRecord = typeof UserRecord.static
 
