@@ -12,7 +12,7 @@ export const SEED_FILE = join(import.meta.dir, '..', 'data', 'seed.json')
 /** A fixed clock, so "not in the future" and timestamps are predictable. */
 export const NOW = new Date('2026-11-22T12:00:00.000Z')
 
-export type TestConfig = Partial<Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly' | 'rateLimit'>>
+export type TestConfig = Partial<Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly' | 'rateLimit' | 'timezone'>>
 
 /** The store each data file is open in, so that opening the file again is a restart: the old one lets go first. */
 const openStores = new Map<string, DataFile>()

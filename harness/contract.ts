@@ -48,6 +48,8 @@ export const DETAIL_ONLY_FIELDS = [
   'updated_at',
   // CONTRACT §11
   'approved_version',
+  // CONTRACT §21
+  'meetings',
 ]
 
 /** CONTRACT §3.1 without `code` (create only): what a PUT must carry. */
@@ -79,6 +81,8 @@ export const WRITABLE_FIELDS = [
   'listserv',
   'tags',
   'active',
+  // CONTRACT §21
+  'meetings',
 ]
 
 /** Case- and accent-insensitive, as a person compares names (CONTRACT §6). */

@@ -556,6 +556,31 @@ const validValue: Record<string, fc.Arbitrary<string>> = {
   how_to_get_involved: anyText(40).map((s) => JSON.stringify(s)),
   listserv: anyText(20).map((s) => JSON.stringify(s)),
   approved_comment: anyText(20).map((s) => JSON.stringify(s)),
+  // CONTRACT §21: at most 10 weekly meetings, each ending after it starts.
+  meetings: fc
+    .array(
+      fc
+        .record({
+          day: fc.constantFrom('monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'),
+          from: fc.integer({ min: 0, max: 23 * 60 + 58 }),
+          length: fc.integer({ min: 1, max: 180 }),
+          location: anyText(20),
+          note: anyText(30),
+        })
+        .map(({ day, from, length, location, note }) => {
+          const time = (minutes: number) =>
+            `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`
+          return JSON.stringify({
+            day,
+            start: time(from),
+            end: time(Math.min(from + length, 23 * 60 + 59)),
+            location,
+            note,
+          })
+        }),
+      { maxLength: 10 },
+    )
+    .map((meetings) => `[${meetings.join(',')}]`),
 }
 for (const f of [
   'email_public',

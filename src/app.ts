@@ -26,7 +26,8 @@ const DEFAULT_SITE = { title: 'Club Directory' }
 export interface AppDeps {
   readonly store: DataFile
   readonly data: Snapshot
-  readonly config: Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly'> & Partial<Pick<Config, 'rateLimit' | 'site'>>
+  readonly config: Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly'> &
+    Partial<Pick<Config, 'rateLimit' | 'site' | 'timezone'>>
   readonly now?: () => Date
   readonly logFault?: LogFault
   /** The release, as the API docs name it. */
@@ -65,7 +66,7 @@ export function createApp({
   campus = null,
   developmentAdmin = false,
 }: AppDeps) {
-  const directory = openDirectory(store, data, { autoApprove: config.autoApprove, now })
+  const directory = openDirectory(store, data, { autoApprove: config.autoApprove, now, timeZone: config.timezone })
   const { clubs } = directory
   const answers = new AnswerCaches(
     (record) => clubs.detail(ANONYMOUS, record),

@@ -31,6 +31,8 @@ export interface Config {
   readonly production: boolean
   /** The campus site (CONTRACT §20), with the campus's name; null when CLUBS_SITE=false. */
   readonly site: { readonly title: string } | null
+  /** The campus time zone, an IANA name as the platform spells it: meeting times are in it (CONTRACT §21). */
+  readonly timezone: string
 }
 
 /** A setting that stops the start; the message says which variable and why. */
@@ -115,6 +117,7 @@ export const VARIABLES = [
   'CLUBS_OIDC_CLIENT_SECRET',
   'CLUBS_SITE',
   'CLUBS_SITE_TITLE',
+  'CLUBS_TIMEZONE',
 ] as const
 
 /** `env` with each NAME_FILE read into NAME (its content less one trailing newline); both set is an error. */
@@ -219,6 +222,20 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     oidc: oidc(env),
     production: env.NODE_ENV === 'production',
     site: site(env),
+    timezone: timezone(env),
+  }
+}
+
+/** An IANA time zone name this platform knows ("Europe/Paris", "UTC"), in its own spelling. */
+function timezone(env: Env): string {
+  const raw = text(env, 'CLUBS_TIMEZONE', 'UTC')
+  const expected = 'an IANA time zone name, such as America/New_York, Europe/Berlin or UTC'
+  // Offsets ("+01:00") are no zone: their clocks never change with the seasons.
+  if (!/^[A-Za-z]/.test(raw)) throw new ConfigError('CLUBS_TIMEZONE', raw, expected)
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: raw }).resolvedOptions().timeZone
+  } catch {
+    throw new ConfigError('CLUBS_TIMEZONE', raw, expected)
   }
 }
 

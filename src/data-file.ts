@@ -26,8 +26,9 @@ export async function openDataFile(
 ) {
   const opened = await Store.open<StoredSnapshot>(dataFile, () => readSeed(seedFile), snapshotProblem, options)
   const data = upgradeSnapshot(opened.data)
+  // A file of the current format that lacks a later optional field (meetings) is no upgrade.
   const upgradedFrom =
-    data === opened.data
+    data.version === opened.data.version
       ? null
       : {
           version: opened.data.version,

@@ -48,6 +48,10 @@ describe('toCell: values of a representation as cells', () => {
     { value: [], cell: '' },
     { value: [{ id: 9, name: '-Minus' }], cell: "'-Minus" },
     { value: { name: 'X', approved_by: 'admin' }, cell: '{"name":"X","approved_by":"admin"}' },
+    {
+      value: [{ day: 'monday', start: '18:00', end: '20:00', location: '', note: '' }],
+      cell: '[{"day":"monday","start":"18:00","end":"20:00","location":"","note":""}]',
+    },
   ]
   test.each(rows)('%p', ({ value, cell }) => {
     expect(toCell(value)).toBe(cell)
@@ -91,6 +95,9 @@ describe('fromCell: what an imported cell means in its column', () => {
     { column: 'tags', cell: 'Games;Academic; ', value: [{ name: 'Games' }, { name: 'Academic' }] },
     { column: 'tags', cell: '', value: [] },
     { column: 'tags', cell: "'-Minus", value: [{ name: '-Minus' }] },
+    { column: 'meetings', cell: '', value: [] },
+    { column: 'meetings', cell: '[{"day":"friday"}]', value: [{ day: 'friday' }] },
+    { column: 'meetings', cell: 'friday', value: 'friday' }, // for the club's checks to refuse
   ]
   test.each(rows)('$column: "$cell"', ({ column, cell, value }) => {
     expect(fromCell(column, cell)).toEqual(value)

@@ -43,6 +43,7 @@ const FULL_BODY = {
   listserv: 'boardgames-announce',
   tags: [{ id: 7 }, { name: 'Social' }],
   active: true,
+  meetings: [{ day: 'tuesday', start: '19:00', end: '21:00', location: 'Houston Hall 202', note: '' }],
 }
 const FULL_BODY_TAGS = [
   { id: 7, name: 'Games' },
@@ -141,6 +142,7 @@ describe('create', () => {
       created_at: NOW_ISO,
       updated_at: NOW_ISO,
       approved_version: null,
+      meetings: [],
     })
   })
 

@@ -42,6 +42,7 @@ describe('loadConfig', () => {
       oidc: null,
       production: false,
       site: { title: 'Club Directory' },
+      timezone: 'UTC',
     })
   })
 
@@ -86,6 +87,7 @@ describe('loadConfig', () => {
       oidc: null,
       production: false,
       site: { title: 'Club Directory' },
+      timezone: 'UTC',
     })
   })
 
@@ -171,6 +173,24 @@ describe('loadConfig', () => {
     expect(loadConfig({ CLUBS_LOG_LEVEL: level }).logLevel).toBe(level)
   })
 
+  it.each([
+    ['America/New_York', 'America/New_York'],
+    ['europe/berlin', 'Europe/Berlin'],
+    ['UTC', 'UTC'],
+    ['Asia/Kolkata', 'Asia/Kolkata'],
+  ])('takes CLUBS_TIMEZONE=%p as %p', (raw, zone) => {
+    expect(loadConfig({ CLUBS_TIMEZONE: raw }).timezone).toBe(zone)
+  })
+
+  it.each(['Mars/Olympus_Mons', '+01:00', 'GMT+1:00', 'New York', 'Etc/Nowhere'])(
+    'refuses CLUBS_TIMEZONE=%p, naming the variable and what it takes',
+    (raw) => {
+      const { message } = configError({ CLUBS_TIMEZONE: raw })
+      expect(message).toStartWith(`config: CLUBS_TIMEZONE=${JSON.stringify(raw)} is not valid`)
+      expect(message).toContain('IANA time zone')
+    },
+  )
+
   it('does not print the admin token in its error', () => {
     expect(configError({ CLUBS_ADMIN_TOKEN: 'bad token!' }).message).not.toContain('bad token!')
   })
@@ -191,5 +211,19 @@ describe('the real service', () => {
     const stderr = await new Response(proc.stderr as ReadableStream).text()
     expect(stderr).toContain('PORT')
     expect(stderr).toContain('abc')
+  })
+
+  it('exits non-zero at start-up with a message naming CLUBS_TIMEZONE when it names no time zone', async () => {
+    const proc = Bun.spawn([process.execPath, join(ROOT, 'src', 'index.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: '0', CLUBS_TIMEZONE: 'Campus/Standard_Time', CLUBS_DATA_FILE: ':memory:' },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    processes.push(proc)
+    const code = await Promise.race([proc.exited, Bun.sleep(15_000).then(() => 'timeout')])
+    expect(code).toBe(1)
+    const stderr = await new Response(proc.stderr as ReadableStream).text()
+    expect(stderr).toContain('config: CLUBS_TIMEZONE="Campus/Standard_Time" is not valid')
   })
 })

@@ -240,6 +240,25 @@ describe('the OpenAPI document describes the traffic', () => {
     await expectStatus(send('PATCH', '/api/users/nobody/', { token: ADMIN_TOKEN, json: { is_admin: true } }), 404)
     await expectStatus(send('PATCH', '/api/users/bob/', { token: bob, json: { is_admin: true } }), 403)
 
+    // Calendars (CONTRACT §21): a club's, the directory's, and a user's at its secret address.
+    const meeting = { day: 'monday', start: '18:00', end: '20:00', location: 'Room 1' }
+    await expectStatus(send('PATCH', CLUB, { token: ADMIN_TOKEN, json: { meetings: [meeting] } }), 200)
+    const ics = await get(`${CLUB}calendar.ics`)
+    expect(ics.status).toBe(200)
+    await expectStatus(get(`${CLUB}calendar.ics`, { headers: { 'if-none-match': ics.headers.get('etag')! } }), 304)
+    await expectStatus(get(`${CLUB}calendar.ics`, { token: 'not-a-token' }), 401)
+    await expectStatus(get('/api/clubs/no-such-club/calendar.ics'), 404)
+    await expectStatus(get('/api/calendar.ics?tags=Games&code=penn-chess-society'), 200)
+    await expectStatus(get('/api/calendar.ics?format=api'), 404)
+    await expectStatus(get('/api/users/me/calendar-url/'), 401)
+    const address = await get('/api/users/me/calendar-url/', { token: bob })
+    expect(address.status).toBe(200)
+    const secret = new URL(address.json().url).pathname
+    await expectStatus(get(secret), 200)
+    await expectStatus(get('/api/users/me/calendar-url/', { token: bob }), 200)
+    await expectStatus(send('POST', '/api/users/me/calendar-url/', { token: bob }), 201)
+    await expectStatus(get(secret), 404)
+
     // Imports: a dry run, CSV, a bad row, a file that is neither.
     const rows = [{ code: 'go-club', accepting_members: false, favorite_count: 3 }]
     await expectStatus(send('POST', '/api/imports/?dry_run=true', { token: ADMIN_TOKEN, json: rows }), 200)

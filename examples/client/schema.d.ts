@@ -180,6 +180,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clubs/{code}/calendar.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A club's meetings as a calendar
+         * @description iCalendar for calendar apps: each meeting a weekly event. Anyone who may see the club; a club they may not see is a 404.
+         */
+        get: operations["getApiClubsByCodeCalendar.ics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/calendar.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every public club's meetings as a calendar
+         * @description iCalendar for calendar apps: each meeting of each public club a weekly event, clubs by code. Narrow with ?tags= and ?code= as on the club list.
+         */
+        get: operations["getApiCalendar.ics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/calendars/{token}/meetings.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user's favorite clubs' meetings, at their secret address
+         * @description iCalendar for calendar apps, which send no credentials: the address is the credential. A replaced address, an unknown one, and that of a disabled user are 404.
+         */
+        get: operations["getApiCalendarsByTokenMeetings.ics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/imports/": {
         parameters: {
             query?: never;
@@ -536,6 +596,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/me/calendar-url/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Make the secret address of your calendar
+         * @description The first time: makes your calendar’s secret address and shows it. Only its hash is kept, so later it answers {"url": null}: POST makes a new one to show (the old one stops working).
+         */
+        get: operations["getApiUsersMeCalendar-url"];
+        put?: never;
+        /**
+         * Replace the secret address of your calendar
+         * @description Makes a new secret address and shows it this once; the previous address answers 404 from now on.
+         */
+        post: operations["postApiUsersMeCalendar-url"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users/me/requests/": {
         parameters: {
             query?: never;
@@ -707,6 +791,23 @@ export interface components {
                 approved_on: string | null;
                 approved_comment: string;
             } | null;
+            /** @description When the club meets, every week, in the campus time zone. */
+            meetings: {
+                /** @description monday to sunday. */
+                day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                /**
+                 * @description HH:MM, 24-hour, in the campus time zone.
+                 * @example 18:30
+                 */
+                start: string;
+                /**
+                 * @description HH:MM, 24-hour; after start.
+                 * @example 20:00
+                 */
+                end: string;
+                location: string;
+                note: string;
+            }[];
         };
         /** @description With ?fields=: only the fields it names that the representation has (a list item has the 23 list fields, a detail every field). */
         ClubFields: {
@@ -769,6 +870,23 @@ export interface components {
                 approved_on: string | null;
                 approved_comment: string;
             } | null;
+            /** @description When the club meets, every week, in the campus time zone. */
+            meetings?: {
+                /** @description monday to sunday. */
+                day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                /**
+                 * @description HH:MM, 24-hour, in the campus time zone.
+                 * @example 18:30
+                 */
+                start: string;
+                /**
+                 * @description HH:MM, 24-hour; after start.
+                 * @example 20:00
+                 */
+                end: string;
+                location: string;
+                note: string;
+            }[];
         };
         /** @description A page of clubs (?page=). */
         ClubPage: {
@@ -1384,6 +1502,25 @@ export interface operations {
                         [key: string]: unknown;
                     }))[];
                     active?: boolean;
+                    /** @description When the club meets, every week: at most 10. */
+                    meetings?: {
+                        /** @description monday to sunday. */
+                        day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                        /**
+                         * @description HH:MM, 24-hour, in the campus time zone.
+                         * @example 18:30
+                         */
+                        start: string;
+                        /**
+                         * @description HH:MM, 24-hour; after start.
+                         * @example 20:00
+                         */
+                        end: string;
+                        /** @description Where; "" when absent. */
+                        location?: string;
+                        /** @description Anything else; "" when absent. */
+                        note?: string;
+                    }[];
                     /** @description Admin only: approve (true) or reject (false). */
                     approved?: boolean;
                     /** @description Admin only. */
@@ -1787,6 +1924,7 @@ export interface operations {
                  *         }
                  *       ],
                  *       "active": true,
+                 *       "meetings": [],
                  *       "name": "Go Club"
                  *     }
                  */
@@ -1843,6 +1981,25 @@ export interface operations {
                         [key: string]: unknown;
                     }))[];
                     active: boolean;
+                    /** @description When the club meets, every week: at most 10. */
+                    meetings: {
+                        /** @description monday to sunday. */
+                        day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                        /**
+                         * @description HH:MM, 24-hour, in the campus time zone.
+                         * @example 18:30
+                         */
+                        start: string;
+                        /**
+                         * @description HH:MM, 24-hour; after start.
+                         * @example 20:00
+                         */
+                        end: string;
+                        /** @description Where; "" when absent. */
+                        location?: string;
+                        /** @description Anything else; "" when absent. */
+                        note?: string;
+                    }[];
                     /**
                      * @description Create only. Derived from the name when absent.
                      * @example go-club
@@ -2274,6 +2431,25 @@ export interface operations {
                         [key: string]: unknown;
                     }))[];
                     active?: boolean;
+                    /** @description When the club meets, every week: at most 10. */
+                    meetings?: {
+                        /** @description monday to sunday. */
+                        day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                        /**
+                         * @description HH:MM, 24-hour, in the campus time zone.
+                         * @example 18:30
+                         */
+                        start: string;
+                        /**
+                         * @description HH:MM, 24-hour; after start.
+                         * @example 20:00
+                         */
+                        end: string;
+                        /** @description Where; "" when absent. */
+                        location?: string;
+                        /** @description Anything else; "" when absent. */
+                        note?: string;
+                    }[];
                     /** @description Admin only: approve (true) or reject (false). */
                     approved?: boolean;
                     /** @description Admin only. */
@@ -2613,6 +2789,386 @@ export interface operations {
             };
         };
     };
+    "getApiClubsByCodeCalendar.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description iCalendar (RFC 5545): one weekly recurring event (RRULE:FREQ=WEEKLY) per meeting, in the campus time zone (CLUBS_TIMEZONE) with its VTIMEZONE; summary the club name, its location, a description with the club page URL. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/calendar": string;
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    "getApiCalendar.ics": {
+        parameters: {
+            query?: {
+                /** @description Tag ids or names, comma-separated; a club must carry all of them. */
+                tags?: string;
+                /** @description Club codes, comma-separated: only those clubs. */
+                code?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description iCalendar (RFC 5545): one weekly recurring event (RRULE:FREQ=WEEKLY) per meeting, in the campus time zone (CLUBS_TIMEZONE) with its VTIMEZONE; summary the club name, its location, a description with the club page URL. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/calendar": string;
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    "getApiCalendarsByTokenMeetings.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The secret token of a user's calendar address, as GET /api/users/me/calendar-url/ shows it.
+                 * @example q3ZfJx0y8Vw2nQm5KkT1bA7sLrE9uHcD4pGiWoYvNz0
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description iCalendar (RFC 5545): one weekly recurring event (RRULE:FREQ=WEEKLY) per meeting, in the campus time zone (CLUBS_TIMEZONE) with its VTIMEZONE; summary the club name, its location, a description with the club page URL. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/calendar": string;
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
     postApiImports: {
         parameters: {
             query?: {
@@ -2699,6 +3255,25 @@ export interface operations {
                         [key: string]: unknown;
                     })) | string)[];
                     active?: boolean;
+                    /** @description When the club meets, every week: at most 10. */
+                    meetings?: {
+                        /** @description monday to sunday. */
+                        day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                        /**
+                         * @description HH:MM, 24-hour, in the campus time zone.
+                         * @example 18:30
+                         */
+                        start: string;
+                        /**
+                         * @description HH:MM, 24-hour; after start.
+                         * @example 20:00
+                         */
+                        end: string;
+                        /** @description Where; "" when absent. */
+                        location?: string;
+                        /** @description Anything else; "" when absent. */
+                        note?: string;
+                    }[];
                     /** @description Admin only: approve (true) or reject (false). */
                     approved?: boolean;
                     /** @description Admin only. */
@@ -6782,6 +7357,269 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    "getApiUsersMeCalendar-url": {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new address, or null when one was made before. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        url: string | null;
+                    };
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    "postApiUsersMeCalendar-url": {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new address, shown this once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uri
+                         * @description The secret address of your calendar: anyone who has it can read it.
+                         * @example https://clubs.example.edu/api/calendars/q3ZfJx0y8Vw2nQm5KkT1bA7sLrE9uHcD4pGiWoYvNz0/meetings.ics
+                         */
+                        url: string;
+                    };
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -17,13 +17,19 @@ export const defuse = (text: string): string => (/^'*[=+\-@\t\r]/.test(text) ? `
 /** The text `defuse` was given: drops the one `'` it added. */
 export const undefuse = (cell: string): string => (/^'+[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell)
 
-/** A value of a club's representation as a cell: booleans true/false, null empty, tags by name joined with "; ". */
+const isTag = (item: unknown) => typeof (item as { name?: unknown } | null)?.name === 'string'
+
+/**
+ * A value of a club's representation as a cell: booleans true/false, null empty, tags by name
+ * joined with "; ", any other list or object (meetings) as JSON text.
+ */
 export function toCell(value: unknown): Cell {
   if (typeof value === 'number') return value
   if (typeof value === 'boolean') return value ? 'true' : 'false'
   if (value === null || value === undefined) return ''
   if (typeof value === 'string') return defuse(value)
-  if (Array.isArray(value)) return defuse(value.map((tag: { name: string }) => tag.name).join('; '))
+  if (Array.isArray(value) && value.every(isTag))
+    return defuse(value.map((tag: { name: string }) => tag.name).join('; '))
   return defuse(JSON.stringify(value))
 }
 
@@ -36,10 +42,11 @@ export function tableOf(columns: readonly string[], items: readonly Record<strin
 export const rowsOf = (columns: readonly string[], items: readonly Record<string, unknown>[]): Cell[][] =>
   items.map((item) => columns.map((column) => toCell(item[column])))
 
-type Kind = 'text' | 'nullable' | 'boolean' | 'integer' | 'tags'
+type Kind = 'text' | 'nullable' | 'boolean' | 'integer' | 'tags' | 'json'
 
 function kindOf(field: string, schema: TSchema): Kind {
   if (field === 'tags') return 'tags'
+  if (schema.type === 'array') return 'json'
   if (schema.type === 'boolean') return 'boolean'
   if (schema.type === 'integer') return 'integer'
   return (schema.anyOf as TSchema[] | undefined)?.some((variant) => variant.type === 'null') ? 'nullable' : 'text'
@@ -55,9 +62,10 @@ export const isWritableColumn = (column: string): boolean => KINDS.has(column)
 
 /**
  * What an imported cell of a writable column means: text as written (less the `'` an export
- * adds), empty as null where null is allowed, `true`/`false` (any case), whole numbers, and tag
- * names separated by `;`. An empty boolean or number cell leaves the field as it is (undefined).
- * Anything else stays text, for the club's own checks to name.
+ * adds), empty as null where null is allowed, `true`/`false` (any case), whole numbers, tag
+ * names separated by `;`, and a list (meetings) as JSON text, empty for none. An empty boolean or
+ * number cell leaves the field as it is (undefined). Anything else stays text, for the club's own
+ * checks to name.
  */
 export function fromCell(column: string, cell: string): unknown {
   switch (KINDS.get(column)) {
@@ -69,6 +77,8 @@ export function fromCell(column: string, cell: string): unknown {
       return /^\s*\d+\s*$/.test(cell) ? Number(cell) : cell.trim() === '' ? undefined : cell
     case 'nullable':
       return cell === '' ? null : undefuse(cell)
+    case 'json':
+      return cell.trim() === '' ? [] : jsonOr(undefuse(cell))
     case 'tags':
       return undefuse(cell)
         .split(';')
@@ -77,5 +87,14 @@ export function fromCell(column: string, cell: string): unknown {
         .map((name) => ({ name }))
     default:
       return undefuse(cell)
+  }
+}
+
+/** The value a JSON text holds, or the text itself when it holds none. */
+function jsonOr(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
   }
 }

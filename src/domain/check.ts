@@ -1,7 +1,15 @@
 import type { Static, TObject } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
-import { ClubCreate, ClubPatch, ClubReplace, CODE_PATTERN, READ_ONLY_FIELDS } from '../model/club'
+import {
+  ClubCreate,
+  ClubPatch,
+  ClubReplace,
+  CODE_PATTERN,
+  READ_ONLY_FIELDS,
+  TIME_PATTERN,
+  type Meeting,
+} from '../model/club'
 import { DATE_SHAPE } from '../model/formats'
 import { ValidationFailed } from './errors'
 
@@ -28,6 +36,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 /** Messages of `pattern` errors, by pattern. */
 const PATTERN_MESSAGES: Readonly<Record<string, string>> = {
   [CODE_PATTERN]: 'Enter a valid value: lowercase letters, digits and single hyphens.',
+  [TIME_PATTERN]: 'Enter a time as HH:MM, 24-hour (00:00 to 23:59).',
 }
 
 /** Messages of `format` errors, by format (model/formats.ts says what each format accepts). */
@@ -88,17 +97,26 @@ function messageOf(error: ValueError): string {
   return MESSAGES[error.type]?.(error) ?? INVALID
 }
 
+const unescapeKey = (key: string) => key.replaceAll('~1', '/').replaceAll('~0', '~')
+
 /**
  * The field an error is about: `non_field_errors` for the body itself, the key for a top-level
  * field (RFC 6901 escapes undone, so "a/b" and "__proto__" are named as sent); undefined for an
- * error inside a field's value — only `tags` has such (its items), and the club service names
- * each bad tag itself.
+ * error inside a field's value: an item of a list (see `items`), or a tag, which the club service
+ * names itself.
  */
 function fieldOf(path: string): string | undefined {
   if (path === '') return NON_FIELD
   const key = path.slice(1)
   if (key.includes('/')) return undefined
-  return key.replaceAll('~1', '/').replaceAll('~0', '~')
+  return unescapeKey(key)
+}
+
+/** An error inside item `index` of list `field`, about `key` of the item (undefined: the item itself). */
+function itemOf(path: string): { field: string; index: number; key: string | undefined } | undefined {
+  const [, field, index, key, ...deeper] = path.split('/')
+  if (field === undefined || !/^\d+$/.test(index ?? '') || deeper.length) return undefined
+  return { field: unescapeKey(field), index: Number(index), key: key === undefined ? key : unescapeKey(key) }
 }
 
 /** A service's own words for one field, instead of the table's. */
@@ -117,6 +135,11 @@ export interface BodyCheckOptions<S extends TObject> {
   readonly ignored?: readonly string[]
   /** String fields trimmed before the check. */
   readonly trimmed?: readonly (keyof Static<S> & string)[]
+  /**
+   * Lists whose items' errors are named on the list, by item: `{meetings: 'Meeting'}` makes
+   * "Meeting 2: start: Enter a time ...". Errors inside other lists' items are not reported.
+   */
+  readonly items?: { readonly [K in keyof Static<S>]?: string }
 }
 
 /**
@@ -146,16 +169,29 @@ export class BodyCheck<S extends TObject> {
     const errors: FieldErrors = Object.create(null)
     const value = isObject(body) ? this.#prepare(body) : body
     if (!this.#compiled.Check(value)) {
+      const inItems: FieldErrors = Object.create(null)
       for (const error of this.#compiled.Errors(value)) {
         const field = fieldOf(error.path)
-        if (field === undefined || field in errors) continue
-        errors[field] = [this.#messageOf(field, error)]
+        if (field === undefined) this.#itemError(error, inItems)
+        else if (!(field in errors)) errors[field] = [this.#messageOf(field, error)]
       }
+      // A list that is wrong as a whole (not a list, too long) is named for that alone.
+      for (const [field, messages] of Object.entries(inItems)) errors[field] ??= messages
     }
     if (isObject(value)) {
       for (const [key, v] of Object.entries(value)) if (this.#known.has(key) && !(key in errors)) fields[key] = v
     }
     return { fields: fields as Partial<Static<S>>, errors }
+  }
+
+  /** One message per item and key of the lists `items` names, in the order found. */
+  #itemError(error: ValueError, inItems: FieldErrors): void {
+    const item = itemOf(error.path)
+    const noun = item && this.#known.has(item.field) ? own(this.options.items ?? {}, item.field) : undefined
+    if (!item || !noun) return
+    const about = `${noun} ${item.index + 1}: ${item.key === undefined ? '' : `${item.key}: `}`
+    const messages = (inItems[item.field] ??= [])
+    if (!messages.some((message) => message.startsWith(about))) messages.push(about + messageOf(error))
   }
 
   #prepare(body: Record<string, unknown>): Record<string, unknown> {
@@ -197,16 +233,22 @@ export function fieldsOrRefuse<T>({ fields, errors }: Checked<T>): T {
 /** POST (name required), PUT (every writable field but code required), PATCH (any subset). */
 export type ClubMode = 'create' | 'replace' | 'patch'
 
-/** A club body's fields as checked; `tags` are still references, which the club service resolves. */
-type WithTagRefs<T> = { [K in keyof T]: K extends 'tags' ? readonly unknown[] : T[K] }
+/**
+ * A club body's fields as checked: `tags` are still references, which the club service resolves;
+ * `meetings` hold every field, "" where none was sent.
+ */
+type WithTagRefs<T> = {
+  [K in keyof T]: K extends 'tags' ? readonly unknown[] : K extends 'meetings' ? Meeting[] : T[K]
+}
 export type ClubFieldsOf = {
   create: WithTagRefs<Static<typeof ClubCreate>>
   replace: WithTagRefs<Static<typeof ClubReplace>>
   patch: WithTagRefs<Static<typeof ClubPatch>>
 }
 
-const CLUB_OPTIONS = { ignored: READ_ONLY_FIELDS, trimmed: ['name'] } as const
-const CLUB_CHECKS: { readonly [M in ClubMode]: { check(body: unknown): Checked<ClubFieldsOf[M]> } } = {
+const CLUB_OPTIONS = { ignored: READ_ONLY_FIELDS, trimmed: ['name'], items: { meetings: 'Meeting' } } as const
+// Typed by what checkClubBody makes of them: meetings as written become meetings as kept.
+const CLUB_CHECKS: { readonly [M in ClubMode]: { check(body: unknown): Checked<unknown> } } = {
   create: new BodyCheck(ClubCreate, CLUB_OPTIONS),
   replace: new BodyCheck(ClubReplace, CLUB_OPTIONS),
   patch: new BodyCheck(ClubPatch, CLUB_OPTIONS),
@@ -214,16 +256,49 @@ const CLUB_CHECKS: { readonly [M in ClubMode]: { check(body: unknown): Checked<C
 
 /**
  * A club write body (CONTRACT §3): read-only fields dropped, `name` trimmed, then every schema
- * error at once, and `founded` not after `today` — the one rule that depends on the clock, so no
- * schema can say it. Uniqueness, the code that never changes, approval rights and tags are the
- * service's.
+ * error at once, `founded` not after `today` — the one rule that depends on the clock, so no
+ * schema can say it — and each meeting ending after it starts (§21). Uniqueness, the code that
+ * never changes, approval rights and tags are the service's.
  */
 export function checkClubBody<M extends ClubMode>(body: unknown, mode: M, today: string): Checked<ClubFieldsOf[M]> {
-  const checked = CLUB_CHECKS[mode].check(body)
-  const fields: { founded?: string | null } = checked.fields
+  const checked = CLUB_CHECKS[mode].check(body) as Checked<ClubFieldsOf[M]>
+  const fields: { founded?: string | null; meetings?: Meeting[] } = checked.fields
   if (typeof fields.founded === 'string' && fields.founded > today) {
     checked.errors.founded = ['Date may not be in the future.']
     delete fields.founded
   }
+  const sent = isObject(body) ? body.meetings : undefined
+  const backwards = Array.isArray(sent) ? endsBeforeStart(sent) : []
+  if (backwards.length) {
+    checked.errors.meetings = byMeeting([...(checked.errors.meetings ?? []), ...backwards])
+    delete fields.meetings
+  } else if (fields.meetings) {
+    fields.meetings = fields.meetings.map(({ day, start, end, location = '', note = '' }) => ({
+      day,
+      start,
+      end,
+      location,
+      note,
+    }))
+  }
   return checked
+}
+
+const TIME = new RegExp(TIME_PATTERN)
+
+/** "Meeting N: end must be after start." for each meeting whose times are valid but out of order. */
+function endsBeforeStart(meetings: readonly unknown[]): string[] {
+  return meetings.flatMap((meeting, index) => {
+    if (!isObject(meeting)) return []
+    const { start, end } = meeting
+    if (typeof start !== 'string' || typeof end !== 'string' || !TIME.test(start) || !TIME.test(end)) return []
+    // Zero-padded 24-hour times compare as text.
+    return end > start ? [] : [`Meeting ${index + 1}: end must be after start.`]
+  })
+}
+
+/** Messages about meetings in meeting order; one about the list as a whole first. */
+function byMeeting(messages: string[]): string[] {
+  const number = (message: string) => Number(/^Meeting (\d+):/.exec(message)?.[1] ?? 0)
+  return messages.sort((a, b) => number(a) - number(b))
 }

@@ -14,6 +14,7 @@ import { History } from './history'
 import { UserDirectory } from './user-directory'
 import { UserService } from './users'
 import { SessionService } from './sessions'
+import { CalendarService } from './calendars'
 
 /** Where the directory keeps its state: told how to capture it, asked to save it. */
 export interface Persistence {
@@ -24,13 +25,19 @@ export interface Persistence {
 export interface DomainOptions {
   readonly autoApprove: boolean
   readonly now: () => Date
+  /** The campus time zone meetings are in (CLUBS_TIMEZONE); UTC when not said. */
+  readonly timeZone?: string
 }
 
 /**
  * The in-memory state over a loaded snapshot and the services that change it, each saving
  * through `store`. The HTTP app and the operator commands share it.
  */
-export function openDirectory(store: Persistence, data: Snapshot, { autoApprove, now }: DomainOptions) {
+export function openDirectory(
+  store: Persistence,
+  data: Snapshot,
+  { autoApprove, now, timeZone = 'UTC' }: DomainOptions,
+) {
   const catalog = new Catalog(data.clubs, data.tags)
   const relations = new Relations(data)
   const directory = new UserDirectory(data.users)
@@ -82,6 +89,7 @@ export function openDirectory(store: Persistence, data: Snapshot, { autoApprove,
     imports: new ImportService(clubs, tags, commit),
     review: new ReviewDesk(clubs, relations),
     sessions,
+    calendars: new CalendarService(clubs, relations.favorites, users, { timeZone, commit, now }),
     health: () => ({ clubs: catalog.countLive(), version: catalog.version }),
   }
 }

@@ -1,12 +1,12 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import type { ApprovedVersion, ClubRecord } from '../model/club'
 import type { JoinRequestRecord } from '../model/join-request'
-import { Snapshot, SNAPSHOT_VERSION, SnapshotV1, StoredSnapshot } from '../model/snapshot'
+import { SNAPSHOT_VERSION, SnapshotV1, StoredCurrent, StoredSnapshot, type Snapshot } from '../model/snapshot'
 
 // Compiled once: checking 10,000 clubs this way takes a few milliseconds, not a few hundred.
 const SnapshotCheck = TypeCompiler.Compile(StoredSnapshot)
 /** Each format on its own, to say what is wrong with a file in the format it names. */
-const FORMAT_CHECKS = { 1: TypeCompiler.Compile(SnapshotV1), [SNAPSHOT_VERSION]: TypeCompiler.Compile(Snapshot) }
+const FORMAT_CHECKS = { 1: TypeCompiler.Compile(SnapshotV1), [SNAPSHOT_VERSION]: TypeCompiler.Compile(StoredCurrent) }
 
 /** Why `data` is not a snapshot of a version this release loads, or null when it is one. */
 export function snapshotProblem(data: unknown): string | null {
@@ -52,17 +52,25 @@ export function versionOf(club: Omit<ClubRecord, 'approved_version'>): ApprovedV
   return { name, subtitle, description, image_url, approved_by, approved_on, approved_comment }
 }
 
+/** A club from a file of before meetings (CONTRACT §21) meets never; the others are taken as they are. */
+const withMeetings = <C extends { meetings?: ClubRecord['meetings'] }>(club: C): C & Pick<ClubRecord, 'meetings'> =>
+  club.meetings ? (club as C & Pick<ClubRecord, 'meetings'>) : { ...club, meetings: [] }
+
 /**
  * The snapshot in the current format. Version 1 kept no approved versions (an approved club's
  * current record is its approved version; a pending club's last approval was not kept) and no
- * history, which starts with the first change after the upgrade, and no join requests.
+ * history, which starts with the first change after the upgrade, and no join requests. Clubs
+ * of a file from before meetings have none.
  */
 export function upgradeSnapshot(data: StoredSnapshot): Snapshot {
-  if (data.version === SNAPSHOT_VERSION) return data
+  if (data.version === SNAPSHOT_VERSION)
+    return data.clubs.every((club) => club.meetings)
+      ? (data as Snapshot)
+      : { ...data, clubs: data.clubs.map(withMeetings) }
   return {
     version: SNAPSHOT_VERSION,
     tags: data.tags,
-    clubs: data.clubs.map((club) => ({ ...club, approved_version: null })),
+    clubs: data.clubs.map((club) => withMeetings({ ...club, approved_version: null })),
     users: data.users ?? [],
     memberships: data.memberships ?? [],
     favorites: data.favorites ?? [],

@@ -2,7 +2,7 @@ import { Value } from '@sinclair/typebox/value'
 import { Elysia, type TSchema } from 'elysia'
 import { requireUser, type Caller } from '../domain/caller'
 import type { openDirectory } from '../domain/directory'
-import { ApiError } from '../domain/errors'
+import { ApiError, NotFound } from '../domain/errors'
 import type { AnswerCaches } from './answer-cache'
 import { readJsonBody } from './body'
 import {
@@ -67,6 +67,11 @@ export interface Action<Params> {
   readonly query?: readonly Parameter[]
   /** The spreadsheets `?format=` may ask it for, besides JSON and the browsable view. */
   readonly spreadsheets?: readonly SpreadsheetFormat[]
+  /**
+   * It answers a file of its own type (a calendar) whatever the request's Accept says: no
+   * browsable view, and no ?format= (a 404); its errors are JSON.
+   */
+  readonly fileOnly?: boolean
   /** Its successful answers, as OpenAPI responses. */
   readonly responses: Readonly<Record<number, ResponseDoc>>
   readonly errors: readonly ErrorStatus[]
@@ -103,6 +108,12 @@ export function endpoint<const Path extends string>(spec: EndpointSpec<Path>): E
     allow: METHODS.filter((method) => spec.actions[method]).join(', '),
     query: spec.actions.GET?.query,
   }
+}
+
+/** An action that answers a file: JSON for its errors, whatever Accept says, and no ?format=. */
+const FILE_ONLY = (query: URLSearchParams) => {
+  if (query.has('format')) throw new NotFound()
+  return 'json' as const
 }
 
 /** Kept out of the OpenAPI document: a catch-all there would overwrite the real operations. */
@@ -142,7 +153,7 @@ type Handler = (context: { request: Request; params: Record<string, string> }) =
 
 function handlerOf(page: Endpoint, method: Method, action: Action<{}>, services: Services, edge: Edge): Handler {
   const writes = method !== 'GET'
-  const negotiation = offering(action.spreadsheets)
+  const negotiation = action.fileOnly ? FILE_ONLY : offering(action.spreadsheets)
   // No closure is made per request on the way to a synchronous answer: they add up in small ones.
   // Every error is answered here, so the answer is a Response or a promise that never rejects.
   // Ours answer in the contract's shape with the endpoint's Allow; anything else is a fault.
@@ -229,7 +240,11 @@ function operationOf(page: Endpoint, method: Method, action: Action<{}>) {
     tags: [page.tag],
     summary: action.summary,
     description: action.description,
-    parameters: [...pathParameters, ...query, ...(query.some(({ name }) => name === 'format') ? [] : [FORMAT])],
+    parameters: [
+      ...pathParameters,
+      ...query,
+      ...(action.fileOnly || query.some(({ name }) => name === 'format') ? [] : [FORMAT]),
+    ],
     ...(action.body
       ? {
           requestBody: {

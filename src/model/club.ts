@@ -32,6 +32,41 @@ const Text = (maxLength: number, description?: string) => t.String({ maxLength, 
 
 export const CODE_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$'
 
+/** The days a club may meet on, Monday first (CONTRACT §21). */
+export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const
+export type Weekday = (typeof WEEKDAYS)[number]
+/** A time of day, 24-hour: 00:00 to 23:59. */
+export const TIME_PATTERN = '^([01][0-9]|2[0-3]):[0-5][0-9]$'
+export const MAX_MEETINGS = 10
+
+const meetingFields = {
+  day: t.Union(
+    WEEKDAYS.map((day) => t.Literal(day)),
+    { description: 'monday to sunday.' },
+  ),
+  start: t.String({
+    pattern: TIME_PATTERN,
+    description: 'HH:MM, 24-hour, in the campus time zone.',
+    examples: ['18:30'],
+  }),
+  end: t.String({ pattern: TIME_PATTERN, description: 'HH:MM, 24-hour; after start.', examples: ['20:00'] }),
+}
+/** A weekly meeting as a client writes it: location and note may be left out ("" then). */
+export const MeetingWrite = t.Object(
+  {
+    ...meetingFields,
+    location: t.Optional(t.String({ maxLength: 200, description: 'Where; "" when absent.' })),
+    note: t.Optional(t.String({ maxLength: 500, description: 'Anything else; "" when absent.' })),
+  },
+  { additionalProperties: false },
+)
+/** A weekly meeting as a club keeps and shows it. */
+export const Meeting = t.Object(
+  { ...meetingFields, location: t.String({ maxLength: 200 }), note: t.String({ maxLength: 500 }) },
+  { additionalProperties: false },
+)
+export type Meeting = typeof Meeting.static
+
 export const Tag = t.Object({ id: Type.Integer({ minimum: 1 }), name: t.String({ minLength: 1, maxLength: 100 }) })
 export type Tag = typeof Tag.static
 
@@ -87,6 +122,10 @@ export const ClubWrite = t.Object(
     listserv: Text(255),
     tags: t.Array(TagRef, { maxItems: 20, description: 'Tags named by id or name.' }),
     active: t.Boolean(),
+    meetings: t.Array(MeetingWrite, {
+      maxItems: MAX_MEETINGS,
+      description: `When the club meets, every week: at most ${MAX_MEETINGS}.`,
+    }),
   },
   { additionalProperties: false },
 )
@@ -120,6 +159,7 @@ export const CLUB_DEFAULTS = {
   listserv: '',
   tags: [],
   active: true,
+  meetings: [],
 } as const satisfies Omit<ClubWrite, 'name' | 'code'>
 
 export const ApprovalWrite = t.Object({
@@ -193,8 +233,9 @@ export type ApprovedVersion = typeof ApprovedVersion.static
 
 /** A club as the data file keeps it. */
 export const ClubRecord = t.Object({
-  ...t.Omit(ClubWrite, ['tags']).properties,
+  ...t.Omit(ClubWrite, ['tags', 'meetings']).properties,
   tags: t.Array(Type.Integer()),
+  meetings: t.Array(Meeting),
   approved: t.Boolean(),
   approved_by: t.Union([t.String(), t.Null()]),
   approved_comment: t.String(),
@@ -258,6 +299,7 @@ export const DETAIL_FIELDS = [
   'created_at',
   'updated_at',
   'approved_version',
+  'meetings',
 ] as const
 
 const Nullable = <S extends ReturnType<typeof t.String>>(s: S) => t.Union([s, t.Null()])
@@ -324,5 +366,6 @@ export const ClubDetail = t.Object({
         'To owners, officers and admins, while a change to the reviewed fields awaits review: the values the public sees, as last approved. Otherwise null.',
     },
   ),
+  meetings: t.Array(Meeting, { description: 'When the club meets, every week, in the campus time zone.' }),
 })
 export type ClubDetail = typeof ClubDetail.static

@@ -25,6 +25,13 @@ export const Snapshot = t.Object({
 })
 export type Snapshot = typeof Snapshot.static
 
+/** A club as a data file holds it: a file from before meetings (CONTRACT §21) has none, read as []. */
+const StoredClub = t.Object({ ...ClubRecord.properties, meetings: t.Optional(ClubRecord.properties.meetings) })
+
+/** The current format as a file of it may hold it: clubs from before meetings among them. */
+export const StoredCurrent = t.Object({ ...Snapshot.properties, clubs: t.Array(StoredClub) })
+export type StoredCurrent = typeof StoredCurrent.static
+
 /** Lists a version 1 file from before users existed may lack; they read as empty. */
 const Later = <T extends ReturnType<typeof t.Array>>(list: T) => t.Optional(list)
 
@@ -32,7 +39,7 @@ const Later = <T extends ReturnType<typeof t.Array>>(list: T) => t.Optional(list
 export const SnapshotV1 = t.Object({
   version: t.Literal(1),
   tags: t.Array(Tag),
-  clubs: t.Array(t.Omit(ClubRecord, ['approved_version'])),
+  clubs: t.Array(t.Omit(StoredClub, ['approved_version'])),
   users: Later(t.Array(UserRecord)),
   memberships: Later(t.Array(Membership)),
   favorites: Later(t.Array(ClubLink)),
@@ -41,5 +48,5 @@ export const SnapshotV1 = t.Object({
 export type SnapshotV1 = typeof SnapshotV1.static
 
 /** Any data file this release can load. */
-export const StoredSnapshot = t.Union([Snapshot, SnapshotV1])
+export const StoredSnapshot = t.Union([StoredCurrent, SnapshotV1])
 export type StoredSnapshot = typeof StoredSnapshot.static

@@ -21,6 +21,8 @@ export const UserRecord = t.Object({
   is_active: t.Optional(t.Boolean()),
   /** The `email` claim of their last campus sign-in that carried one (CONTRACT §21); never from a service token. */
   email: t.Optional(t.String({ maxLength: MAX_EMAIL_LENGTH })),
+  /** The SHA-256 of the token in their calendar's secret address (CONTRACT §21); none until they ask for one. */
+  calendar_sha256: t.Optional(t.String({ pattern: '^[0-9a-f]{64}$' })),
 })
 export type UserRecord = typeof UserRecord.static
 

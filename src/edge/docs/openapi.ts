@@ -156,6 +156,14 @@ export const PATH_PARAMETERS: Record<string, Parameter> = {
     schema: t.String({ pattern: USERNAME_PATTERN, examples: ['alice'] }),
     example: 'alice',
   },
+  token: {
+    name: 'token',
+    in: 'path',
+    required: true,
+    description: "The secret token of a user's calendar address, as GET /api/users/me/calendar-url/ shows it.",
+    schema: t.String({ pattern: '^[A-Za-z0-9_-]+$', examples: ['q3ZfJx0y8Vw2nQm5KkT1bA7sLrE9uHcD4pGiWoYvNz0'] }),
+    example: 'q3ZfJx0y8Vw2nQm5KkT1bA7sLrE9uHcD4pGiWoYvNz0',
+  },
   id: {
     name: 'id',
     in: 'path',

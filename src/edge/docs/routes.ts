@@ -58,6 +58,8 @@ export function docsRoutes(version: string) {
           path: '/swagger',
           specPath: '/swagger/json',
           excludeMethods: ['OPTIONS', 'HEAD'],
+          // The plugin takes a path with a dot for a static file; the calendars' .ics paths are operations.
+          excludeStaticFile: false,
           documentation: {
             // 3.1: its JSON Schema has `type: null`, which TypeBox writes for nullable fields.
             openapi: '3.1.0',
@@ -71,6 +73,11 @@ export function docsRoutes(version: string) {
               { name: 'subscriptions', description: "The caller's club subscriptions." },
               { name: 'tags', description: 'Category labels shared among clubs.' },
               { name: 'users', description: 'Users and their tokens.' },
+              {
+                name: 'calendars',
+                description:
+                  "Clubs' weekly meetings as iCalendar feeds for calendar apps, and your own at a secret address.",
+              },
               { name: 'operations', description: 'The API root, health and readiness probes, and metrics.' },
             ],
             components: {

@@ -6,6 +6,7 @@ import { favoriteDetail, favoriteList, subscriptionDetail, subscriptionList } fr
 import { myRequests, requestAccept, requestDetail, requestList } from './join-requests'
 import { tagDetail, tagList } from './tags'
 import { userDetail, userList, userMe, userToken } from './users'
+import { calendarUrl, clubCalendar, directoryCalendar, userCalendar } from './calendars'
 
 /** Every API endpoint, each declared once. */
 export const ENDPOINTS = [
@@ -13,6 +14,9 @@ export const ENDPOINTS = [
   clubList,
   clubDetail,
   clubHistory,
+  clubCalendar,
+  directoryCalendar,
+  userCalendar,
   importList,
   memberList,
   memberDetail,
@@ -29,6 +33,7 @@ export const ENDPOINTS = [
   tagDetail,
   userList,
   userMe,
+  calendarUrl,
   myRequests,
   userDetail,
   userToken,

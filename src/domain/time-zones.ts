@@ -1,0 +1,153 @@
+// A VTIMEZONE (RFC 5545 §3.6.5) for an IANA zone, from the platform's own time zone data
+// (Intl): the zone's offset changes found year by year, written as yearly rules where the last
+// years follow one ("the second Sunday of March at 02:00"), and one by one before that.
+
+const MINUTE = 60_000
+const DAY = 24 * 60 * MINUTE
+const BYDAY = ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA'] as const
+
+/** One change of a zone's offset: the first instant of the new one, and both offsets in minutes east of UTC. */
+interface Transition {
+  readonly at: number
+  readonly from: number
+  readonly to: number
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>()
+
+/** The zone's offset from UTC at `at`, in minutes east. */
+function offsetAt(zone: string, at: number): number {
+  let format = formatters.get(zone)
+  if (!format)
+    formatters.set(zone, (format = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' })))
+  const name = format.formatToParts(at).find((part) => part.type === 'timeZoneName')?.value ?? 'GMT'
+  const match = /GMT([+-])(\d{2}):(\d{2})/.exec(name)
+  if (!match) return 0
+  return (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3]))
+}
+
+const transitionsByYear = new Map<string, readonly Transition[]>()
+
+/** The zone's offset changes in `year` (UTC), each found to the minute. */
+function transitionsIn(zone: string, year: number): readonly Transition[] {
+  const key = `${zone} ${year}`
+  const known = transitionsByYear.get(key)
+  if (known) return known
+  const found: Transition[] = []
+  const end = Date.UTC(year + 1, 0, 1)
+  let at = Date.UTC(year, 0, 1)
+  let offset = offsetAt(zone, at)
+  while (at < end) {
+    const next = Math.min(at + DAY, end)
+    const nextOffset = offsetAt(zone, next)
+    if (nextOffset !== offset) {
+      // The offset is `offset` at lo and `nextOffset` at hi: halve the gap down to a minute.
+      let lo = at
+      let hi = next
+      while (hi - lo > MINUTE) {
+        const mid = lo + Math.floor((hi - lo) / MINUTE / 2) * MINUTE
+        if (offsetAt(zone, mid) === offset) lo = mid
+        else hi = mid
+      }
+      found.push({ at: hi, from: offset, to: nextOffset })
+      offset = nextOffset
+    }
+    at = next
+  }
+  transitionsByYear.set(key, found)
+  return found
+}
+
+/** The wall-clock time a transition starts at, in the offset it ends: its DTSTART. */
+const onsetOf = ({ at, from }: Transition) => new Date(at + from * MINUTE)
+
+const basic = (date: Date) => `${date.toISOString().slice(0, 19).replace(/[-:]/g, '')}`
+
+/** -0500, +0530. */
+function utcOffset(minutes: number): string {
+  const abs = Math.abs(minutes)
+  return `${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}${String(abs % 60).padStart(2, '0')}`
+}
+
+/** A yearly rule: the nth (or, -1, the last) weekday of a month, at a wall-clock time. */
+interface YearlyRule {
+  readonly month: number
+  readonly nth: number
+  readonly weekday: number
+  readonly time: string
+  readonly from: number
+  readonly to: number
+}
+
+const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month + 1, 0)).getUTCDate()
+
+function ruleOf(transition: Transition): YearlyRule {
+  const onset = onsetOf(transition)
+  const day = onset.getUTCDate()
+  const month = onset.getUTCMonth()
+  const last = day + 7 > daysIn(onset.getUTCFullYear(), month)
+  return {
+    month,
+    nth: last ? -1 : Math.ceil(day / 7),
+    weekday: onset.getUTCDay(),
+    time: onset.toISOString().slice(11, 19),
+    from: transition.from,
+    to: transition.to,
+  }
+}
+
+/** Whether `rule` gives exactly `transition` in its year. */
+function follows(rule: YearlyRule, transition: Transition): boolean {
+  const again = ruleOf(transition)
+  return (
+    again.month === rule.month &&
+    again.nth === rule.nth &&
+    again.weekday === rule.weekday &&
+    again.time === rule.time &&
+    again.from === rule.from &&
+    again.to === rule.to
+  )
+}
+
+function observance(
+  transition: Pick<Transition, 'from' | 'to'>,
+  onset: Date,
+  rule: YearlyRule | null = null,
+): string[] {
+  const kind = transition.to > transition.from ? 'DAYLIGHT' : 'STANDARD'
+  return [
+    `BEGIN:${kind}`,
+    `DTSTART:${basic(onset)}`,
+    `TZOFFSETFROM:${utcOffset(transition.from)}`,
+    `TZOFFSETTO:${utcOffset(transition.to)}`,
+    ...(rule ? [`RRULE:FREQ=YEARLY;BYMONTH=${rule.month + 1};BYDAY=${rule.nth}${BYDAY[rule.weekday]}`] : []),
+    `END:${kind}`,
+  ]
+}
+
+/**
+ * The VTIMEZONE of `zone` for the years `from` to `to`: the offset it starts with, each change
+ * in years that follow no rule, and, from the first year of the rules the last year follows,
+ * those rules (every later year is taken to follow them too, as tz data does until it changes).
+ */
+export function timeZoneLines(zone: string, from: number, to: number): string[] {
+  const years: (readonly Transition[])[] = []
+  for (let year = from; year <= to; year++) years.push(transitionsIn(zone, year))
+  const rules = (years.at(-1) ?? []).map(ruleOf)
+  let ruled = years.length
+  const followsRules = (transitions: readonly Transition[]) =>
+    rules.length > 0 &&
+    transitions.length === rules.length &&
+    transitions.every((transition, i) => follows(rules[i]!, transition))
+  while (ruled > 0 && followsRules(years[ruled - 1]!)) ruled--
+
+  const initial = offsetAt(zone, Date.UTC(from, 0, 1))
+  return [
+    'BEGIN:VTIMEZONE',
+    `TZID:${zone}`,
+    ...observance({ from: initial, to: initial }, new Date(Date.UTC(1970, 0, 1))),
+    ...years.slice(0, ruled).flatMap((transitions) => transitions.flatMap((t) => observance(t, onsetOf(t)))),
+    ...(ruled < years.length ? years[ruled]!.flatMap((t, i) => observance(t, onsetOf(t), rules[i]!)) : []),
+    'END:VTIMEZONE',
+  ]
+}
