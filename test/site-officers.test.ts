@@ -288,3 +288,32 @@ describe('join requests on the site', () => {
     expect(await api(`/api/clubs/${CHESS}/`)).toEqual(club)
   })
 })
+
+describe('subscribers on the site (CONTRACT §21)', () => {
+  it('lists the subscribers to the club’s officers and gives them the CSV file; not to others', async () => {
+    const { signIn, req, tokens, admin } = await officers()
+    await admin.patch(`/api/clubs/${CHESS}/`, { enables_subscription: true })
+    const subscribed = await req('/api/subscriptions/', { method: 'POST', token: tokens.sam, json: { club: CHESS } })
+    expect(subscribed.status).toBe(201)
+    const olive = await signIn('olive')
+    const page = await (await olive.get(`/clubs/${CHESS}/requests`)).text()
+    expect(page).toContain('<h2 id="subscribers">Subscribers</h2>')
+    expect(page).toContain('<td>sam</td>')
+    expect(page).toContain(`href="/clubs/${CHESS}/subscribers.csv"`)
+    const file = await olive.get(`/clubs/${CHESS}/subscribers.csv`)
+    expect(file.status).toBe(200)
+    expect(file.headers.get('content-type')).toBe('text/csv; charset=utf-8')
+    expect(file.headers.get('content-disposition')).toBe(`attachment; filename="${CHESS}-subscribers.csv"`)
+    expect(file.headers.get('cache-control')).toBe('no-store')
+    const rows = (await file.text()).trim().split('\r\n')
+    expect(rows[0]).toBe('username,email,subscribed_at')
+    expect(rows.slice(1).map((row) => row.split(',')[0])).toEqual(['sam'])
+    const eve = await signIn('eve')
+    expect((await eve.get(`/clubs/${CHESS}/subscribers.csv`)).status).toBe(403)
+    const anonymous = await req(`/clubs/${CHESS}/subscribers.csv`)
+    expect([anonymous.status, anonymous.headers.get('location')]).toEqual([
+      303,
+      `/sign-in?next=${encodeURIComponent(`/clubs/${CHESS}/subscribers.csv`)}`,
+    ])
+  })
+})

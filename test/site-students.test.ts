@@ -139,3 +139,31 @@ describe('a club page for a signed-in student', () => {
     expect([res.status, res.headers.get('location')]).toEqual([303, `/sign-in?next=%2Fclubs%2F${CLUB}`])
   })
 })
+
+describe('a club page’s meetings and contacts (CONTRACT §21)', () => {
+  it('lists the meetings with an Add to calendar link, and the public officers with their titles', async () => {
+    const { req, admin } = await makeApp()
+    const html = async () => (await req(`/clubs/${CLUB}`, { headers: { accept: 'text/html' } })).text()
+    expect(await html()).not.toContain('Add to calendar')
+    await admin.patch(`/api/clubs/${CLUB}/`, {
+      meetings: [{ day: 'tuesday', start: '18:30', end: '20:00', location: 'Houston Hall <202>' }],
+    })
+    await admin.post('/api/users/', { username: 'tara' })
+    await admin.post('/api/users/', { username: 'quiet' })
+    await admin.post(`/api/clubs/${CLUB}/members/`, {
+      username: 'tara',
+      role: 'officer',
+      title: 'Treasurer',
+      public: true,
+    })
+    await admin.post(`/api/clubs/${CLUB}/members/`, { username: 'quiet', role: 'officer', title: 'Secretary' })
+    const page = await html()
+    expect(page).toContain('Every Tuesday, 18:30–20:00')
+    expect(page).toContain('Houston Hall &lt;202>')
+    expect(page).toContain(`<a href="/api/clubs/${CLUB}/calendar.ics" download="${CLUB}.ics">Add to calendar</a>`)
+    expect(page).toContain('<strong>tara</strong>, Treasurer')
+    expect(page).not.toContain('quiet')
+    const calendar = await req(`/api/clubs/${CLUB}/calendar.ics`)
+    expect([calendar.status, calendar.headers.get('content-type')]).toEqual([200, 'text/calendar; charset=utf-8'])
+  })
+})

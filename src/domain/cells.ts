@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import { ClubPatch } from '../model/club'
+import type { Subscriber } from './members'
 
 // A club as spreadsheet cells and back (CONTRACT §15): what an export writes in each cell, and
 // what an imported cell means for the field of its column.
@@ -98,3 +99,11 @@ function jsonOr(text: string): unknown {
     return text
   }
 }
+
+export const SUBSCRIBER_COLUMNS = ['username', 'email', 'subscribed_at'] as const
+
+/** A club's subscribers as a table in chunks: the header, then a row each (text cells defused as the club list's are). */
+export const subscriberTable = (subscribers: readonly Subscriber[]): Cell[][][] => [
+  [[...SUBSCRIBER_COLUMNS]],
+  subscribers.map((subscriber) => SUBSCRIBER_COLUMNS.map((column) => toCell(subscriber[column]))),
+]

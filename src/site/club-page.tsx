@@ -1,6 +1,8 @@
 /** @jsxImportSource preact */
 import type { ComponentChildren } from 'preact'
+import type { Officer } from '../domain/members'
 import { HIDDEN_EMAIL } from '../domain/represent'
+import type { Weekday } from '../model/club'
 import { Logo } from './club-card'
 import { CLUB_LINKS, type ClubDetailView } from './club-view'
 
@@ -18,16 +20,28 @@ function Paragraphs({ text }: { text: string }) {
   )
 }
 
+const DAY_NAMES: Readonly<Record<Weekday, string>> = {
+  monday: 'Monday',
+  tuesday: 'Tuesday',
+  wednesday: 'Wednesday',
+  thursday: 'Thursday',
+  friday: 'Friday',
+  saturday: 'Saturday',
+  sunday: 'Sunday',
+}
+
 const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 
 /** A club's page (CONTRACT §20): its name, subtitle, description, how to get involved, links, email, counts; `actions` for a signed-in reader. */
 export function ClubPage({
   club,
   origin,
+  officers,
   actions,
 }: {
   club: ClubDetailView
   origin: string
+  officers: readonly Officer[]
   actions?: ComponentChildren
 }) {
   const links = CLUB_LINKS.filter(([field]) => club[field] !== null)
@@ -62,6 +76,41 @@ export function ClubPage({
         <section aria-labelledby="involved">
           <h2 id="involved">How to get involved</h2>
           <Paragraphs text={club.how_to_get_involved} />
+        </section>
+      )}
+      {club.meetings.length > 0 && (
+        <section aria-labelledby="meetings">
+          <h2 id="meetings">Meetings</h2>
+          <ul class="meetings">
+            {club.meetings.map((meeting) => (
+              <li>
+                <strong>
+                  Every {DAY_NAMES[meeting.day]}, {meeting.start}–{meeting.end}
+                </strong>
+                {meeting.location && <> · {meeting.location}</>}
+                {meeting.note && <span class="help"> {meeting.note}</span>}
+              </li>
+            ))}
+          </ul>
+          <p>
+            <a href={`/api/clubs/${club.code}/calendar.ics`} download={`${club.code}.ics`}>
+              Add to calendar
+            </a>{' '}
+            <span class="help">(an iCalendar file of these meetings, every week)</span>
+          </p>
+        </section>
+      )}
+      {officers.length > 0 && (
+        <section aria-labelledby="officers">
+          <h2 id="officers">Whom to ask</h2>
+          <ul class="officers">
+            {officers.map((officer) => (
+              <li>
+                <strong>{officer.username}</strong>
+                {officer.title ? `, ${officer.title}` : ''} <span class="help">({officer.role})</span>
+              </li>
+            ))}
+          </ul>
         </section>
       )}
       {(links.length > 0 || (club.email && club.email !== HIDDEN_EMAIL)) && (

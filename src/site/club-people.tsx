@@ -1,5 +1,5 @@
 /** @jsxImportSource preact */
-import type { Member } from '../domain/members'
+import type { Member, Subscriber } from '../domain/members'
 import type { JoinRequest } from '../model/join-request'
 import { CsrfField, type Viewer } from './layout'
 
@@ -8,6 +8,7 @@ export interface PeopleState {
   readonly name: string
   readonly requests: readonly JoinRequest[]
   readonly members: readonly Member[]
+  readonly subscribers: readonly Subscriber[]
   /** What the last Accept or Decline did, said once. */
   readonly notice: string | null
 }
@@ -77,6 +78,7 @@ export function ClubPeoplePage({ state, viewer }: { state: PeopleState; viewer: 
               <tr>
                 <th scope="col">Username</th>
                 <th scope="col">Role</th>
+                <th scope="col">Title</th>
               </tr>
             </thead>
             <tbody>
@@ -84,11 +86,54 @@ export function ClubPeoplePage({ state, viewer }: { state: PeopleState; viewer: 
                 <tr>
                   <td>{member.username}</td>
                   <td>{member.role}</td>
+                  <td>{member.title}</td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
+      </section>
+      <section aria-labelledby="subscribers">
+        <h2 id="subscribers">Subscribers</h2>
+        {state.subscribers.length === 0 ? (
+          <p>No one has subscribed yet.</p>
+        ) : (
+          <>
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Username</th>
+                    <th scope="col">Email</th>
+                    <th scope="col">Since</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {state.subscribers.map((subscriber) => (
+                    <tr>
+                      <td>{subscriber.username}</td>
+                      <td>{subscriber.email ?? '—'}</td>
+                      <td>
+                        {subscriber.subscribed_at ? (
+                          <time dateTime={subscriber.subscribed_at}>
+                            {DAY.format(new Date(subscriber.subscribed_at))}
+                          </time>
+                        ) : (
+                          '—'
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <p>
+              <a href={`/clubs/${state.code}/subscribers.csv`} download>
+                Download the subscribers as CSV
+              </a>
+            </p>
+          </>
+        )}
       </section>
     </>
   )

@@ -1,4 +1,5 @@
 import type { Representation } from '../domain/represent'
+import type { Meeting } from '../model/club'
 
 /** The fields of a club's representation (CONTRACT §1) that the site's pages show. */
 export interface ClubView {
@@ -30,6 +31,7 @@ export interface ClubDetailView extends ClubView {
   readonly linkedin: string | null
   readonly github: string | null
   readonly youtube: string | null
+  readonly meetings: readonly Meeting[]
 }
 
 /** A club's links, in the order pages show them, with their names. */

@@ -1,6 +1,9 @@
 /** @jsxImportSource preact */
 import { Elysia } from 'elysia'
+import { subscriberTable } from '../domain/cells'
 import { ValidationFailed } from '../domain/errors'
+import { NOSNIFF } from '../edge/respond'
+import { spreadsheet } from '../edge/spreadsheets'
 import type { FieldErrors } from '../domain/check'
 import { REVIEWED_FIELDS, type ClubRecord } from '../model/club'
 import { ClubEditPage, type EditNotice, type EditState } from './club-edit'
@@ -101,6 +104,7 @@ export function officerPages(kit: SiteKit) {
       name: club.name,
       requests: requests.list(caller, club.code),
       members: members.list(caller, club.code),
+      subscribers: members.subscribers(caller, club.code),
       notice: accepted
         ? `${accepted} is now a member.`
         : declined
@@ -121,11 +125,23 @@ export function officerPages(kit: SiteKit) {
       return seeOther(`/clubs/${code}/requests?${done}=${encodeURIComponent(username)}`)
     })
 
+  /** The subscribers as a CSV file, for the club's officers signed in on the site (the API's needs a token). */
+  const subscribersFile = kit.step(async ({ url, viewer, params }) => {
+    if (!viewer) return signInFirst(url)
+    const caller = callerOf(viewer)
+    const code = clubs.editable(caller, params.code!).code
+    const file = await spreadsheet('csv', subscriberTable(members.subscribers(caller, code)), `${code}-subscribers`)
+    return new Response(file.body.body, {
+      headers: { 'Content-Type': file.body.type, 'Cache-Control': 'no-store', ...NOSNIFF, ...file.headers },
+    })
+  })
+
   return new Elysia({ name: 'site-officer-pages' })
     .get('/my-clubs', myClubs, HIDE)
     .get('/clubs/:code/edit', showEdit, HIDE)
     .post('/clubs/:code/edit', saveEdit, HIDE)
     .get('/clubs/:code/requests', people, HIDE)
+    .get('/clubs/:code/subscribers.csv', subscribersFile, HIDE)
     .post('/clubs/:code/requests/:username/accept', answer('accept'), HIDE)
     .post('/clubs/:code/requests/:username/decline', answer('decline'), HIDE)
 }

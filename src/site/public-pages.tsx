@@ -16,7 +16,7 @@ export const DIRECTORY_PAGE_SIZE = 24
 
 /** The directory at `/` for browsers (programs keep the redirect to the API) and each club's page. */
 export function publicPages(kit: SiteKit) {
-  const { clubs, tags, requests, review } = kit.deps
+  const { clubs, tags, requests, review, members } = kit.deps
 
   /** The public directory, the same for everyone: a person's own pending clubs are under My clubs. */
   function directory({ url }: Visit): Shown {
@@ -75,6 +75,7 @@ export function publicPages(kit: SiteKit) {
         <ClubPage
           club={view}
           origin={url.origin}
+          officers={members.officers(caller, view.code)}
           actions={
             <>
               {actions}

@@ -1,6 +1,5 @@
 import { t } from 'elysia'
-import { toCell } from '../../domain/cells'
-import type { Subscriber } from '../../domain/members'
+import { SUBSCRIBER_COLUMNS, subscriberTable } from '../../domain/cells'
 import { MAX_TITLE_LENGTH, MemberPatch, MemberWrite, ROLES, USERNAME_PATTERN } from '../../model/user'
 import { headerRefs } from '../docs/components'
 import { choice, json, query, WRITE_ERRORS } from '../docs/openapi'
@@ -28,14 +27,6 @@ const SubscriberSchema = t.Object({
     description: 'When they subscribed; null for a subscription made before the service kept the time.',
   }),
 })
-
-const SUBSCRIBER_COLUMNS = ['username', 'email', 'subscribed_at'] as const
-
-/** The subscribers as a CSV table: the header, then a row each (text cells defused as the club list's are). */
-const subscriberTable = (subscribers: readonly Subscriber[]) => [
-  [[...SUBSCRIBER_COLUMNS]],
-  subscribers.map((subscriber) => SUBSCRIBER_COLUMNS.map((column) => toCell(subscriber[column]))),
-]
 
 export const memberList = endpoint({
   path: '/api/clubs/:code/members/',
