@@ -2,6 +2,7 @@
 import type { Member, Subscriber } from '../domain/members'
 import type { JoinRequest } from '../model/join-request'
 import { CsrfField, type Viewer } from './layout'
+import { Table } from './table'
 
 export interface PeopleState {
   readonly code: string
@@ -72,26 +73,10 @@ export function ClubPeoplePage({ state, viewer }: { state: PeopleState; viewer: 
       </section>
       <section aria-labelledby="members">
         <h2 id="members">Members</h2>
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Username</th>
-                <th scope="col">Role</th>
-                <th scope="col">Title</th>
-              </tr>
-            </thead>
-            <tbody>
-              {state.members.map((member) => (
-                <tr>
-                  <td>{member.username}</td>
-                  <td>{member.role}</td>
-                  <td>{member.title}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          head={['Username', 'Role', 'Title']}
+          rows={state.members.map((member) => [member.username, member.role, member.title])}
+        />
       </section>
       <section aria-labelledby="subscribers">
         <h2 id="subscribers">Subscribers</h2>
@@ -99,34 +84,18 @@ export function ClubPeoplePage({ state, viewer }: { state: PeopleState; viewer: 
           <p>No one has subscribed yet.</p>
         ) : (
           <>
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Username</th>
-                    <th scope="col">Email</th>
-                    <th scope="col">Since</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {state.subscribers.map((subscriber) => (
-                    <tr>
-                      <td>{subscriber.username}</td>
-                      <td>{subscriber.email ?? '—'}</td>
-                      <td>
-                        {subscriber.subscribed_at ? (
-                          <time dateTime={subscriber.subscribed_at}>
-                            {DAY.format(new Date(subscriber.subscribed_at))}
-                          </time>
-                        ) : (
-                          '—'
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              head={['Username', 'Email', 'Since']}
+              rows={state.subscribers.map((subscriber) => [
+                subscriber.username,
+                subscriber.email ?? '—',
+                subscriber.subscribed_at ? (
+                  <time dateTime={subscriber.subscribed_at}>{DAY.format(new Date(subscriber.subscribed_at))}</time>
+                ) : (
+                  '—'
+                ),
+              ])}
+            />
             <p>
               <a href={`/clubs/${state.code}/subscribers.csv`} download>
                 Download the subscribers as CSV
