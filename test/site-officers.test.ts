@@ -36,7 +36,7 @@ function editFormOf(html: string): URLSearchParams {
   for (const [, name, text] of form.matchAll(/<textarea\b[^>]*\sname="([^"]+)"[^>]*>([^<]*)<\/textarea>/g))
     sent.append(name!, decoded(text!))
   for (const [, name, options] of form.matchAll(/<select\b[^>]*\sname="([^"]+)"[^>]*>([\s\S]*?)<\/select>/g))
-    sent.append(name!, /<option value="([^"]*)" selected/.exec(options!)![1]!)
+    sent.append(name!, /<option value(?:="([^"]*)")? selected/.exec(options!)![1] ?? '')
   return sent
 }
 
@@ -315,5 +315,45 @@ describe('subscribers on the site (CONTRACT §21)', () => {
       303,
       `/sign-in?next=${encodeURIComponent(`/clubs/${CHESS}/subscribers.csv`)}`,
     ])
+  })
+})
+
+describe('meetings in the edit form (CONTRACT §21)', () => {
+  it('adds a meeting in the empty row, refuses a bad one beside the meetings with the values kept, and removes one', async () => {
+    const { signIn, api } = await officers()
+    const olive = await signIn('olive')
+    const added = await olive.saveEdit(CHESS, {
+      meeting_day: 'tuesday',
+      meeting_start: '18:30',
+      meeting_end: '20:00',
+      meeting_location: 'Houston Hall 202',
+      meeting_note: '',
+    })
+    expect(added.status).toBe(303)
+    expect((await api(`/api/clubs/${CHESS}/`)).meetings).toEqual([
+      { day: 'tuesday', start: '18:30', end: '20:00', location: 'Houston Hall 202', note: '' },
+    ])
+
+    // The form now shows that meeting and an empty row; a second meeting that ends before it starts is refused.
+    const form = editFormOf(await (await olive.get(EDIT)).text())
+    expect(form.getAll('meeting_day')).toEqual(['tuesday', ''])
+    const body = new URLSearchParams([...form].filter(([name]) => !name.startsWith('meeting_')))
+    const rows = [
+      { day: 'tuesday', start: '18:30', end: '20:00', location: 'Houston Hall 202', note: '' },
+      { day: 'friday', start: '21:00', end: '20:00', location: 'The lounge', note: '' },
+    ]
+    for (const row of rows) for (const [part, value] of Object.entries(row)) body.append(`meeting_${part}`, value)
+    const refused = await olive.post(EDIT, body)
+    expect(refused.status).toBe(400)
+    const html = await refused.text()
+    expect(html).toContain('Meeting 2: end must be after start.')
+    expect(elementById(html, 'meeting-2-day')).toBeDefined()
+    expect(html).toMatch(/<option value="friday" selected/)
+    expect(elementById(html, 'meeting-2-location').value).toBe('The lounge')
+    expect((await api(`/api/clubs/${CHESS}/`)).meetings.length).toBe(1)
+
+    const removed = await olive.saveEdit(CHESS, { meeting_day: '' })
+    expect(removed.status).toBe(303)
+    expect((await api(`/api/clubs/${CHESS}/`)).meetings).toEqual([])
   })
 })

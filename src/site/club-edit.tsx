@@ -1,8 +1,8 @@
 /** @jsxImportSource preact */
 import type { FieldErrors } from '../domain/check'
-import { REVIEWED_FIELDS } from '../model/club'
+import { REVIEWED_FIELDS, WEEKDAYS } from '../model/club'
 import { CsrfField, type Viewer } from './layout'
-import { EDIT_SECTIONS, type EditField, type EditValues } from './club-form'
+import { EDIT_SECTIONS, type EditField, type EditValues, type MeetingRow } from './club-form'
 
 /** What the edit page says above the form: the save went through, or it awaits review. */
 export type EditNotice = 'saved' | 'review' | null
@@ -120,6 +120,75 @@ function TagChoice({ state }: { state: EditState }) {
   )
 }
 
+/** At most this many meetings (CONTRACT §21); the form offers one empty row more than the club has. */
+const MAX_MEETINGS = 10
+const EMPTY_ROW: MeetingRow = { day: '', start: '', end: '', location: '', note: '' }
+
+function MeetingFields({ row, n }: { row: MeetingRow; n: number }) {
+  const id = (part: string) => `meeting-${n}-${part}`
+  return (
+    <fieldset class="meeting">
+      <legend>Meeting {n}</legend>
+      <p class="field">
+        <label for={id('day')}>Day</label>
+        <select id={id('day')} name="meeting_day">
+          <option value="" selected={row.day === ''}>
+            (none: no meeting)
+          </option>
+          {WEEKDAYS.map((day) => (
+            <option value={day} selected={row.day === day}>
+              {day[0]!.toUpperCase() + day.slice(1)}
+            </option>
+          ))}
+        </select>
+      </p>
+      <p class="field">
+        <label for={id('start')}>Starts (HH:MM)</label>
+        <input id={id('start')} name="meeting_start" type="time" value={row.start} />
+      </p>
+      <p class="field">
+        <label for={id('end')}>Ends (HH:MM)</label>
+        <input id={id('end')} name="meeting_end" type="time" value={row.end} />
+      </p>
+      <p class="field">
+        <label for={id('location')}>Where</label>
+        <input id={id('location')} name="meeting_location" type="text" maxLength={200} value={row.location} />
+      </p>
+      <p class="field">
+        <label for={id('note')}>Note</label>
+        <input id={id('note')} name="meeting_note" type="text" maxLength={500} value={row.note} />
+      </p>
+    </fieldset>
+  )
+}
+
+/** The club's weekly meetings: a row each, and an empty one to add another; a row set to no day goes. */
+function MeetingChoice({ state }: { state: EditState }) {
+  const messages = state.errors.meetings
+  const rows =
+    state.values.meetings.length < MAX_MEETINGS ? [...state.values.meetings, EMPTY_ROW] : state.values.meetings
+  return (
+    <fieldset
+      class="edit-section meetings"
+      id={errorId('meetings')}
+      aria-describedby={messages ? `${errorId('meetings')}-text ${helpId('meetings')}` : helpId('meetings')}
+    >
+      <legend>Meetings</legend>
+      <span id={helpId('meetings')} class="help">
+        Every week, in the campus's time zone. Choose “no meeting” as the day to remove one.
+      </span>
+      {messages && (
+        <span id={`${errorId('meetings')}-text`} class="error">
+          {messages.join(' ')}
+        </span>
+      )}
+      {rows.map((row, i) => (
+        <MeetingFields row={row} n={i + 1} />
+      ))}
+    </fieldset>
+  )
+}
+
 const LABELS = new Map(EDIT_SECTIONS.flatMap((s) => s.fields.map((f) => [f.name, f.label] as const)))
 
 /** Every problem at once, above the form, each a link to its field (non-field ones as text). */
@@ -133,12 +202,12 @@ function ErrorSummary({ errors }: { errors: FieldErrors }) {
       </h2>
       <ul>
         {entries.map(([field, messages]) => {
-          const label = field === 'tags' ? 'Tags' : LABELS.get(field)
+          const label = field === 'tags' ? 'Tags' : field === 'meetings' ? 'Meetings' : LABELS.get(field)
           const text = messages.join(' ')
           if (!label) return <li>{text}</li>
           return (
             <li>
-              <a href={`#${field === 'tags' ? errorId('tags') : field}`}>
+              <a href={`#${field === 'tags' || field === 'meetings' ? errorId(field) : field}`}>
                 {label}: {text}
               </a>
             </li>
@@ -193,6 +262,7 @@ export function ClubEditPage({ state, viewer }: { state: EditState; viewer: View
           </fieldset>
         ))}
         <TagChoice state={state} />
+        <MeetingChoice state={state} />
         <button type="submit">Save</button>
       </form>
     </>

@@ -1,4 +1,4 @@
-import { APPLICATION_REQUIRED, RECRUITING_CYCLES, SIZES, type ClubRecord } from '../model/club'
+import { APPLICATION_REQUIRED, RECRUITING_CYCLES, SIZES, type ClubRecord, type Meeting } from '../model/club'
 import { CLUB_LINKS } from './club-view'
 
 /** How a field of the edit form is shown and read. */
@@ -51,11 +51,33 @@ export const EDIT_SECTIONS: readonly { readonly legend: string; readonly fields:
 
 const FIELDS = EDIT_SECTIONS.flatMap((section) => section.fields)
 
-/** What the form shows: each field's text (or choice), the boxes ticked, and the tags chosen (ids). */
+/** What the form shows: each field's text (or choice), the boxes ticked, the tags chosen (ids), the meetings. */
 export interface EditValues {
   readonly text: Readonly<Record<string, string>>
   readonly checked: ReadonlySet<string>
   readonly tags: ReadonlySet<string>
+  readonly meetings: readonly MeetingRow[]
+}
+
+/** One meeting's row of the form, as text. */
+export type MeetingRow = Readonly<Record<(typeof MEETING_PARTS)[number], string>>
+
+/** A meeting row's inputs, each sent as `meeting_<part>` once per row, rows in order. */
+export const MEETING_PARTS = ['day', 'start', 'end', 'location', 'note'] as const
+
+const rowOf = (meeting: Meeting): MeetingRow => ({ ...meeting })
+
+/** The rows a person filled in: a row with no day is no meeting (the empty row, or one removed). */
+function meetingsOf(rows: readonly MeetingRow[]): Record<string, string>[] {
+  return rows
+    .filter((row) => row.day !== '')
+    .map((row) => ({
+      day: row.day,
+      start: row.start,
+      end: row.end,
+      location: row.location.trim(),
+      note: row.note.trim(),
+    }))
 }
 
 type Stored = string | number | boolean | null
@@ -72,7 +94,7 @@ export function valuesOf(club: ClubRecord): EditValues {
       if (value === true) checked.add(name)
     } else text[name] = value === null ? '' : String(value)
   }
-  return { text, checked, tags: new Set(club.tags.map(String)) }
+  return { text, checked, tags: new Set(club.tags.map(String)), meetings: club.meetings.map(rowOf) }
 }
 
 /** Browsers send a text area's line breaks as CRLF; the directory keeps what the person typed. */
@@ -87,7 +109,11 @@ export function valuesFrom(form: URLSearchParams): EditValues {
       if (form.has(name)) checked.add(name)
     } else text[name] = typed(form.get(name))
   }
-  return { text, checked, tags: new Set(form.getAll('tags')) }
+  const parts = MEETING_PARTS.map((part) => form.getAll(`meeting_${part}`).map(typed))
+  const meetings = parts[0]!.map((_, row) =>
+    Object.fromEntries(MEETING_PARTS.map((part, i) => [part, parts[i]![row] ?? ''])),
+  ) as MeetingRow[]
+  return { text, checked, tags: new Set(form.getAll('tags')), meetings }
 }
 
 /** A field's value as the API takes it: empty links and dates are null; a choice is its number. */
@@ -113,5 +139,7 @@ export function changesOf(values: EditValues, club: ClubRecord): Record<string, 
   const tags = [...values.tags]
   const sameTags = tags.length === club.tags.length && club.tags.every((id) => values.tags.has(String(id)))
   if (!sameTags) body.tags = tags.map((ref) => (/^\d{1,15}$/.test(ref) ? { id: Number(ref) } : { name: ref }))
+  const meetings = meetingsOf(values.meetings)
+  if (JSON.stringify(meetings) !== JSON.stringify(club.meetings)) body.meetings = meetings
   return body
 }
