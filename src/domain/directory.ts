@@ -13,6 +13,8 @@ import { History } from './history'
 import { UserDirectory } from './user-directory'
 import { UserService } from './users'
 import { SessionService } from './sessions'
+import { LogoService, type LogoStore } from './logos'
+import type { Commit } from './journal'
 
 /** Where the directory keeps its state: told how to capture it, asked to save it. */
 export interface Persistence {
@@ -23,13 +25,19 @@ export interface Persistence {
 export interface DomainOptions {
   readonly autoApprove: boolean
   readonly now: () => Date
+  /** Where club logos are kept; without one, the directory keeps none (operator commands). */
+  readonly logos?: LogoStore
 }
 
 /**
  * The in-memory state over a loaded snapshot and the services that change it, each saving
  * through `store`. The HTTP app and the operator commands share it.
  */
-export function openDirectory(store: Persistence, data: Snapshot, { autoApprove, now }: DomainOptions) {
+export function openDirectory(
+  store: Persistence,
+  data: Snapshot,
+  { autoApprove, now, logos: logoStore }: DomainOptions,
+) {
   const catalog = new Catalog(data.clubs, data.tags)
   const relations = new Relations(data)
   const directory = new UserDirectory(data.users)
@@ -45,7 +53,12 @@ export function openDirectory(store: Persistence, data: Snapshot, { autoApprove,
     sessions: sessions.snapshot(),
   }))
 
-  const { commit } = new Journal(() => store.save())
+  const journal = new Journal(() => store.save())
+  // Any change may leave a logo unreferenced (a new one, an approval, an import): each is followed by a sweep.
+  const commit: Commit = async (apply) => {
+    await journal.commit(apply)
+    void logos?.sweep()
+  }
   const clubs = new ClubService(catalog, relations, history, { commit, autoApprove, now })
   const users = new UserService(directory, commit, now)
   const sessions = new SessionService(data.sessions ?? [], users, commit, now)
@@ -70,6 +83,7 @@ export function openDirectory(store: Persistence, data: Snapshot, { autoApprove,
     now,
   )
   const tags = new TagService(catalog, clubs, commit, now)
+  const logos = logoStore ? new LogoService(clubs, catalog, logoStore) : null
   return {
     clubs,
     users,
@@ -80,6 +94,7 @@ export function openDirectory(store: Persistence, data: Snapshot, { autoApprove,
     tags,
     imports: new ImportService(clubs, tags, commit),
     sessions,
+    logos,
     health: () => ({ clubs: catalog.countLive(), version: catalog.version }),
   }
 }

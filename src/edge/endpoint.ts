@@ -33,7 +33,9 @@ export type Method = (typeof METHODS)[number]
 /** `{ code: string }` for '/api/clubs/:code/'. */
 type ParamsOf<Path extends string> = Path extends `${string}:${infer Name}/${infer Rest}`
   ? { readonly [K in Name]: string } & ParamsOf<Rest>
-  : {}
+  : Path extends `${string}:${infer Name}`
+    ? { readonly [K in Name]: string }
+    : {}
 
 /** What every handler may use: the directory's services and the edge's answer caches. */
 export type Services = ReturnType<typeof openDirectory> & { readonly answers: AnswerCaches }
@@ -67,6 +69,8 @@ export interface Action<Params> {
   readonly query?: readonly Parameter[]
   /** The spreadsheets `?format=` may ask it for, besides JSON and the browsable view. */
   readonly spreadsheets?: readonly SpreadsheetFormat[]
+  /** It answers a file of its own type (an image): never the browsable view, no ?format=. */
+  readonly file?: true
   /** Its successful answers, as OpenAPI responses. */
   readonly responses: Readonly<Record<number, ResponseDoc>>
   readonly errors: readonly ErrorStatus[]
@@ -80,7 +84,9 @@ export interface BodySpec {
   /** Reads the body instead of `readJsonBody`: its own media types, size limit and parsing. */
   readonly read?: (request: Request) => Promise<unknown>
   /** The media types `read` takes besides JSON, as the OpenAPI document and OPTIONS show them. */
-  readonly media?: Readonly<Record<string, { readonly schema: TSchema; readonly example: unknown }>>
+  readonly media?: Readonly<Record<string, { readonly schema: TSchema; readonly example?: unknown }>>
+  /** It takes only the `media` types, no JSON (an image's bytes). */
+  readonly mediaOnly?: true
 }
 
 export interface EndpointSpec<Path extends string> {
@@ -142,7 +148,7 @@ type Handler = (context: { request: Request; params: Record<string, string> }) =
 
 function handlerOf(page: Endpoint, method: Method, action: Action<{}>, services: Services, edge: Edge): Handler {
   const writes = method !== 'GET'
-  const negotiation = offering(action.spreadsheets)
+  const negotiation = action.file ? 'json' : offering(action.spreadsheets)
   // No closure is made per request on the way to a synchronous answer: they add up in small ones.
   // Every error is answered here, so the answer is a Response or a promise that never rejects.
   // Ours answer in the contract's shape with the endpoint's Allow; anything else is a fault.
@@ -203,7 +209,10 @@ function options(page: Endpoint, request: Request) {
     name: page.name,
     description: page.description,
     renders: ['application/json', 'text/html'],
-    parses: ['application/json', ...METHODS.flatMap((method) => Object.keys(page.actions[method]?.body?.media ?? {}))],
+    parses: [
+      ...(METHODS.every((method) => !page.actions[method]?.body?.mediaOnly) ? ['application/json'] : []),
+      ...METHODS.flatMap((method) => Object.keys(page.actions[method]?.body?.media ?? {})),
+    ],
     allowed_methods: page.allow.split(', '),
     ...(Object.keys(actions).length ? { actions } : {}),
   }
@@ -229,14 +238,20 @@ function operationOf(page: Endpoint, method: Method, action: Action<{}>) {
     tags: [page.tag],
     summary: action.summary,
     description: action.description,
-    parameters: [...pathParameters, ...query, ...(query.some(({ name }) => name === 'format') ? [] : [FORMAT])],
+    parameters: [
+      ...pathParameters,
+      ...query,
+      ...(action.file || query.some(({ name }) => name === 'format') ? [] : [FORMAT]),
+    ],
     ...(action.body
       ? {
           requestBody: {
             // No body at all reads as {}: required when {} is not enough.
             required: !Value.Check(action.body.schema, {}),
             content: {
-              'application/json': { schema: action.body.schema, example: action.body.example },
+              ...(action.body.mediaOnly
+                ? {}
+                : { 'application/json': { schema: action.body.schema, example: action.body.example } }),
               ...action.body.media,
             },
           },
@@ -246,7 +261,7 @@ function operationOf(page: Endpoint, method: Method, action: Action<{}>) {
     responses: Object.fromEntries(
       Object.entries(responses).map(([status, response]) => [
         status,
-        endpointResponse(Number(status), response, method),
+        endpointResponse(Number(status), response, method, !(action.file && Number(status) < 300)),
       ]),
     ),
   }
