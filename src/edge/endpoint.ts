@@ -202,7 +202,8 @@ function options(page: Endpoint, request: Request) {
   const actions = Object.fromEntries(
     METHODS.flatMap((method) => {
       const body = page.actions[method]?.body
-      return body ? [[method, body.schema]] : []
+      // A body of bytes (an image) has no JSON schema to show: `parses` names its media types.
+      return body && !body.mediaOnly ? [[method, body.schema]] : []
     }),
   )
   const metadata = {

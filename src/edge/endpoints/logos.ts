@@ -40,7 +40,7 @@ export const clubLogo = endpoint({
         'The body is the image itself: PNG, JPEG or WebP, at most 2 MiB and 4,096 px a side. Its type is read from its bytes, whatever Content-Type says. It is kept as WebP, with 64 and 256 px squares, and the club\'s image_url becomes its absolute URL on this service. image_url is a reviewed field: a new logo on an approved club by an owner or officer awaits review, and the public keeps the approved logo meanwhile. Anything else (not such an image, too big, a decompression bomb, a truncated file) is a 400 {"image": [...]} and changes nothing.',
       access: 'user',
       body: {
-        // The media types carry the document's schema; this one is what OPTIONS shows.
+        // The media types carry the document's schema; this one only says a body is required.
         schema: t.String({ description: 'The image file: PNG, JPEG or WebP.' }),
         example: '(the bytes of a PNG, JPEG or WebP file)',
         read: readLogoBody,
