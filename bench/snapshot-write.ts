@@ -3,6 +3,7 @@
 //   bun bench/snapshot-write.ts <copy of a data set> <creates>
 import { createApp } from '../src/app'
 import { openDataFile } from '../src/data-file'
+import { LogoMemory } from '../src/store/logo-store'
 import { SEED_FILE } from './generate'
 
 const TOKEN = 'bench-admin-token'
@@ -10,7 +11,12 @@ const [file, count = '15'] = Bun.argv.slice(2)
 if (!file) throw new Error('usage: bun bench/snapshot-write.ts <data file> [creates]')
 
 const { store, data } = await openDataFile(file, SEED_FILE)
-const app = createApp({ store, data, config: { adminToken: TOKEN, autoApprove: false, readOnly: false } })
+const app = createApp({
+  store,
+  data,
+  logos: new LogoMemory(),
+  config: { adminToken: TOKEN, autoApprove: false, readOnly: false },
+})
 
 async function create(name: string): Promise<number> {
   const started = performance.now()

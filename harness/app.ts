@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { createApp } from '../src/app'
 import { openDataFile, type DataFile } from '../src/data-file'
 import { IN_MEMORY } from '../src/store/store'
+import { openLogos } from '../src/store/logo-store'
 import type { Config } from '../src/config'
 import type { CampusSignIn } from '../src/edge/oidc'
 
@@ -37,6 +38,7 @@ export async function makeApp(
   const app = createApp({
     store,
     data,
+    logos: openLogos(options.dataFile ?? IN_MEMORY),
     config: { adminToken: ADMIN_TOKEN, autoApprove: false, readOnly: false, ...options.config },
     now: options.now ?? (() => NOW),
     logFault: () => {},

@@ -3,6 +3,7 @@ import type { Config } from './config'
 import type { DataFile } from './data-file'
 import { ANONYMOUS } from './domain/caller'
 import { openDirectory } from './domain/directory'
+import type { LogoStore } from './domain/logos'
 import type { Snapshot } from './model/snapshot'
 import { AnswerCaches } from './edge/answer-cache'
 import { Authenticator } from './edge/auth'
@@ -26,6 +27,8 @@ const DEFAULT_SITE = { title: 'Club Directory' }
 export interface AppDeps {
   readonly store: DataFile
   readonly data: Snapshot
+  /** Where club logos are kept (files beside the data file, or memory). */
+  readonly logos: LogoStore
   readonly config: Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly'> &
     Partial<Pick<Config, 'rateLimit' | 'site' | 'timezone'>>
   readonly now?: () => Date
@@ -57,6 +60,7 @@ const logToStderr: LogFault = (error, request) =>
 export function createApp({
   store,
   data,
+  logos,
   config,
   now = () => new Date(),
   logFault = logToStderr,
@@ -66,7 +70,14 @@ export function createApp({
   campus = null,
   developmentAdmin = false,
 }: AppDeps) {
-  const directory = openDirectory(store, data, { autoApprove: config.autoApprove, now, timeZone: config.timezone })
+  const directory = openDirectory(store, data, {
+    autoApprove: config.autoApprove,
+    now,
+    timeZone: config.timezone,
+    logos,
+  })
+  // What an earlier run left unreferenced (an operator command changed clubs, a crash mid-sweep) goes now.
+  if (!config.readOnly) void directory.logos?.sweep()
   const { clubs } = directory
   const answers = new AnswerCaches(
     (record) => clubs.detail(ANONYMOUS, record),

@@ -10,6 +10,7 @@ import { createLogger, type Logger } from './log'
 import { serve } from './serve'
 import { openDataFile } from './data-file'
 import { Backups } from './store/backups'
+import { openLogos } from './store/logo-store'
 import { StoreError } from './store/store'
 import { backupLog, snapshotWriteWatch } from './storage-log'
 
@@ -34,6 +35,7 @@ async function main() {
   const app = createApp({
     store,
     data,
+    logos: openLogos(config.dataFile, { readOnly: config.readOnly }),
     config,
     version: pkg.version,
     metrics: metrics && { registry: metrics, token: config.metricsToken },

@@ -59,6 +59,9 @@ describe('the OpenAPI document', () => {
     ['/api/users/me/calendar-url/', 'get'],
     ['/api/users/me/calendar-url/', 'post'],
     ['/api/imports/', 'post'],
+    ['/api/clubs/{code}/logo/', 'put'],
+    ['/api/clubs/{code}/logo/', 'delete'],
+    ['/api/logos/{file}', 'get'],
     ['/api/clubs/{code}/members/', 'get'],
     ['/api/clubs/{code}/members/', 'post'],
     ['/api/clubs/{code}/members/{username}/', 'patch'],
@@ -160,7 +163,7 @@ describe('the OpenAPI document', () => {
     const bodies = ENDPOINTS.flatMap((endpoint) =>
       Object.values(endpoint.actions).flatMap((action) => action.body ?? []),
     )
-    expect(bodies.length).toBe(13)
+    expect(bodies.length).toBe(14)
     for (const { schema, example } of bodies) expect(Value.Check(schema, example)).toBe(true)
   })
 })

@@ -5,6 +5,7 @@ import { parse } from 'csv-parse/sync'
 import ExcelJS from 'exceljs'
 import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE } from '../harness/app'
 import { LIST_FIELDS } from '../harness/contract'
+import { LogoMemory } from '../src/store/logo-store'
 
 type App = Awaited<ReturnType<typeof makeApp>>
 type Item = Record<string, unknown>
@@ -292,6 +293,7 @@ describe('a big export holds no other request', () => {
       const app = createApp({
         store,
         data,
+        logos: new LogoMemory(),
         config: { adminToken: ADMIN_TOKEN, autoApprove: false, readOnly: false },
         logFault: () => {},
       })

@@ -6,6 +6,7 @@ import { createApp } from '../src/app'
 import { openDataFile } from '../src/data-file'
 import { IN_MEMORY } from '../src/store/store'
 import { ADMIN_TOKEN, readJson, SEED_FILE } from '../harness/app'
+import { LogoMemory } from '../src/store/logo-store'
 
 test('a fault while creating a club: the contract 500, logged, and no club', async () => {
   const faults: { error: string; method: string; url: string }[] = []
@@ -13,6 +14,7 @@ test('a fault while creating a club: the contract 500, logged, and no club', asy
   const app = createApp({
     store,
     data,
+    logos: new LogoMemory(),
     config: { adminToken: ADMIN_TOKEN, autoApprove: false, readOnly: false },
     now: () => {
       throw new Error('the clock broke')

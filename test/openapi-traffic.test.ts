@@ -6,13 +6,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Server } from 'bun'
 import { ADMIN_TOKEN, makeApp, type TestConfig } from '../harness/app'
 import { OpenApiTraffic, type Seen } from '../harness/openapi-traffic'
+import sharp from 'sharp'
 import { createLogger } from '../src/log'
 import { serve } from '../src/serve'
 
 const CLUB = '/api/clubs/penn-chess-society/'
 const BIG = 'x'.repeat(1024 * 1024 + 1)
 
-type Init = { token?: string | null; json?: unknown; body?: string; type?: string; headers?: Record<string, string> }
+type Init = {
+  token?: string | null
+  json?: unknown
+  body?: string | Uint8Array
+  type?: string
+  headers?: Record<string, string>
+}
 
 const servers: Server<undefined>[] = []
 
@@ -38,16 +45,16 @@ describe('the OpenAPI document describes the traffic', () => {
   async function send(method: string, path: string, init: Init = {}, at = base) {
     const headers = new Headers(init.headers)
     if (init.token) headers.set('authorization', `Bearer ${init.token}`)
-    let body = init.body ?? null
+    let body: string | Uint8Array | null = init.body ?? null
     if (init.json !== undefined) body = JSON.stringify(init.json)
     if (body !== null) headers.set('content-type', init.type ?? 'application/json')
-    const response = await fetch(`${at}${path}`, { method, headers, body })
+    const response = await fetch(`${at}${path}`, { method, headers, body: body as BodyInit | null })
     const bytes = new Uint8Array(await response.arrayBuffer())
     const seen: Seen = {
       method,
       url: new URL(`${at}${path}`),
       requestType: headers.get('content-type'),
-      requestBody: body,
+      requestBody: typeof body === 'string' ? body : null,
       response,
       body: bytes,
     }
@@ -200,6 +207,27 @@ describe('the OpenAPI document describes the traffic', () => {
       await expectStatus(send('DELETE', `/api/${kind}/penn-chess-society/`, { token: bob }), 204)
       await expectStatus(send('DELETE', `/api/${kind}/penn-chess-society/`, { token: bob }), 404)
     }
+
+    // Logos: set one (any Content-Type), read it and its thumbnail (and a 304), refuse a bad one, take it away.
+    const logo = `${CLUB}logo/`
+    const image = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#c33' } })
+      .png()
+      .toBuffer()
+    const withLogo = await send('PUT', logo, { token: ADMIN_TOKEN, body: image, type: 'image/png' })
+    expect(withLogo.status).toBe(200)
+    const logoPath = new URL(withLogo.json().image_url).pathname
+    const logoAnswer = await get(logoPath)
+    expect(logoAnswer.status).toBe(200)
+    await expectStatus(get(logoPath, { headers: { 'if-none-match': logoAnswer.headers.get('etag')! } }), 304)
+    await expectStatus(get(`${logoPath}?size=64`), 200)
+    await expectStatus(get(`${logoPath}?size=7`), 400)
+    await expectStatus(get(`/api/logos/${'0'.repeat(64)}.webp`), 404)
+    await expectStatus(send('PUT', logo, { token: ADMIN_TOKEN, body: 'not an image', type: 'text/plain' }), 400)
+    await expectStatus(send('PUT', logo, { body: image, type: 'application/octet-stream' }), 401)
+    await expectStatus(send('PUT', logo, { token: bob, body: image, type: 'application/octet-stream' }), 403)
+    await expectStatus(send('DELETE', logo, { token: bob }), 403)
+    await expectStatus(send('DELETE', logo, { token: ADMIN_TOKEN }), 204)
+    await expectStatus(send('DELETE', '/api/clubs/no-such-club/logo/', { token: ADMIN_TOKEN }), 404)
 
     // Tags.
     await expectStatus(get('/api/tags/'), 200)

@@ -9,6 +9,7 @@ import { ConfigError, loadConfig, VARIABLES, withFileVariables } from '../src/co
 import { openDataFile } from '../src/data-file'
 import { snapshotProblem } from '../src/domain/snapshot-format'
 import { Backups } from '../src/store/backups'
+import { LogoMemory } from '../src/store/logo-store'
 
 // CONTRACT §17: probes, metrics, secrets in files, backups, request ids and JSON logs. What only
 // a running process does (metrics of requests, X-Request-Id, the access log) is tested on one.
@@ -158,6 +159,7 @@ describe('probes', () => {
     const app = createApp({
       store,
       data,
+      logos: new LogoMemory(),
       config: { adminToken: ADMIN_TOKEN, autoApprove: false, readOnly: false },
       stopping: () => stopping,
     })

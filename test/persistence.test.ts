@@ -8,6 +8,7 @@ import { IN_MEMORY } from '../src/store/store'
 import { WRITABLE_FIELDS } from '../harness/contract'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, SEED_FILE, tempDir } from '../harness/app'
 import { ENTRY, freePort, ROOT, sleep, waitForHealth } from '../harness/service'
+import { LogoMemory } from '../src/store/logo-store'
 
 // CONTRACT §9: one lowdb JSON file, written before a write is answered, never overwritten when
 // invalid, group commit, graceful shutdown. Every test gets its own temp folder.
@@ -241,6 +242,7 @@ describe('concurrent writes', () => {
     const app = createApp({
       store,
       data,
+      logos: new LogoMemory(),
       config: { adminToken: ADMIN_TOKEN, autoApprove: false, readOnly: false },
       now: () => NOW,
       logFault: () => {},

@@ -240,6 +240,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clubs/{code}/logo/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a club's logo
+         * @description The body is the image itself: PNG, JPEG or WebP, at most 2 MiB and 4,096 px a side. Its type is read from its bytes, whatever Content-Type says. It is kept as WebP, with 64 and 256 px squares, and the club's image_url becomes its absolute URL on this service. image_url is a reviewed field: a new logo on an approved club by an owner or officer awaits review, and the public keeps the approved logo meanwhile. Anything else (not such an image, too big, a decompression bomb, a truncated file) is a 400 {"image": [...]} and changes nothing.
+         */
+        put: operations["putApiClubsByCodeLogo"];
+        post?: never;
+        /**
+         * Take a club's logo away
+         * @description Sets image_url to null, as a PATCH by the same caller would (an approved club changed by an owner or officer awaits review). Owners, officers and admins.
+         */
+        delete: operations["deleteApiClubsByCodeLogo"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/logos/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A club logo
+         * @description WebP. The bytes at a URL never change (a new logo is a new URL): Cache-Control says to keep them for a year, and an ETag answers If-None-Match with 304. A name no logo has is a 404.
+         */
+        get: operations["getApiLogosByFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/imports/": {
         parameters: {
             query?: never;
@@ -2814,7 +2858,6 @@ export interface operations {
                 };
                 content: {
                     "text/calendar": string;
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -2940,7 +2983,6 @@ export interface operations {
                 };
                 content: {
                     "text/calendar": string;
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -3067,7 +3109,6 @@ export interface operations {
                 };
                 content: {
                     "text/calendar": string;
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -3079,6 +3120,492 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    putApiClubsByCodeLogo: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+                "image/*": string;
+            };
+        };
+        responses: {
+            /** @description The club, its image_url the URL of the new logo. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClubDetail"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Nothing changed: the image is refused (under image), or the body could not be read. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "image": [
+                     *         "Upload a PNG, JPEG or WebP image; this file is none of them."
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Body over 1 MiB (over 10 MiB for an import). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body is larger than 1048576 bytes."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported media type \"text/plain\" in request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    deleteApiClubsByCodeLogo: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description In the browsable view: the page showing the 204. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description The logo is taken away. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    getApiLogosByFile: {
+        parameters: {
+            query?: {
+                /** @description A square thumbnail, cropped to cover: 64 or 256 px a side. */
+                size?: "64" | "256";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description A logo's file name: the SHA-256 of its WebP bytes in hex, then .webp (as a club's image_url names it).
+                 * @example 3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f.webp
+                 */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The logo. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/webp": string;
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "size": [
+                     *         "\"9\" is not a valid choice."
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {

@@ -96,6 +96,11 @@ export class Catalog {
     }
   }
 
+  /** Every club, archived ones too, as it stands. */
+  *records(): Iterable<ClubRecord> {
+    for (const slot of this.#slots.values()) yield slot.current.record
+  }
+
   countLive(): number {
     let n = 0
     for (const _ of this.live()) n++

@@ -15,6 +15,8 @@ import { UserDirectory } from './user-directory'
 import { UserService } from './users'
 import { SessionService } from './sessions'
 import { CalendarService } from './calendars'
+import { LogoService, type LogoStore } from './logos'
+import type { Commit } from './journal'
 
 /** Where the directory keeps its state: told how to capture it, asked to save it. */
 export interface Persistence {
@@ -27,6 +29,8 @@ export interface DomainOptions {
   readonly now: () => Date
   /** The campus time zone meetings are in (CLUBS_TIMEZONE); UTC when not said. */
   readonly timeZone?: string
+  /** Where club logos are kept; without one, the directory keeps none (operator commands). */
+  readonly logos?: LogoStore
 }
 
 /**
@@ -36,7 +40,7 @@ export interface DomainOptions {
 export function openDirectory(
   store: Persistence,
   data: Snapshot,
-  { autoApprove, now, timeZone = 'UTC' }: DomainOptions,
+  { autoApprove, now, timeZone = 'UTC', logos: logoStore }: DomainOptions,
 ) {
   const catalog = new Catalog(data.clubs, data.tags)
   const relations = new Relations(data)
@@ -53,7 +57,12 @@ export function openDirectory(
     sessions: sessions.snapshot(),
   }))
 
-  const { commit } = new Journal(() => store.save())
+  const journal = new Journal(() => store.save())
+  // Any change may leave a logo unreferenced (a new one, an approval, an import): each is followed by a sweep.
+  const commit: Commit = async (apply) => {
+    await journal.commit(apply)
+    void logos?.sweep()
+  }
   const clubs = new ClubService(catalog, relations, history, { commit, autoApprove, now })
   const users = new UserService(directory, commit, now)
   const sessions = new SessionService(data.sessions ?? [], users, commit, now)
@@ -78,6 +87,7 @@ export function openDirectory(
     now,
   )
   const tags = new TagService(catalog, clubs, commit, now)
+  const logos = logoStore ? new LogoService(clubs, catalog, logoStore) : null
   return {
     clubs,
     users,
@@ -90,6 +100,7 @@ export function openDirectory(
     review: new ReviewDesk(clubs, relations),
     sessions,
     calendars: new CalendarService(clubs, relations.favorites, users, { timeZone, commit, now }),
+    logos,
     health: () => ({ clubs: catalog.countLive(), version: catalog.version }),
   }
 }

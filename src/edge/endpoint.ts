@@ -33,7 +33,9 @@ export type Method = (typeof METHODS)[number]
 /** `{ code: string }` for '/api/clubs/:code/'. */
 type ParamsOf<Path extends string> = Path extends `${string}:${infer Name}/${infer Rest}`
   ? { readonly [K in Name]: string } & ParamsOf<Rest>
-  : {}
+  : Path extends `${string}:${infer Name}`
+    ? { readonly [K in Name]: string }
+    : {}
 
 /** What every handler may use: the directory's services and the edge's answer caches. */
 export type Services = ReturnType<typeof openDirectory> & { readonly answers: AnswerCaches }
@@ -85,7 +87,9 @@ export interface BodySpec {
   /** Reads the body instead of `readJsonBody`: its own media types, size limit and parsing. */
   readonly read?: (request: Request) => Promise<unknown>
   /** The media types `read` takes besides JSON, as the OpenAPI document and OPTIONS show them. */
-  readonly media?: Readonly<Record<string, { readonly schema: TSchema; readonly example: unknown }>>
+  readonly media?: Readonly<Record<string, { readonly schema: TSchema; readonly example?: unknown }>>
+  /** It takes only the `media` types, no JSON (an image's bytes). */
+  readonly mediaOnly?: true
 }
 
 export interface EndpointSpec<Path extends string> {
@@ -207,14 +211,18 @@ function options(page: Endpoint, request: Request) {
   const actions = Object.fromEntries(
     METHODS.flatMap((method) => {
       const body = page.actions[method]?.body
-      return body ? [[method, body.schema]] : []
+      // A body of bytes (an image) has no JSON schema to show: `parses` names its media types.
+      return body && !body.mediaOnly ? [[method, body.schema]] : []
     }),
   )
   const metadata = {
     name: page.name,
     description: page.description,
     renders: ['application/json', 'text/html'],
-    parses: ['application/json', ...METHODS.flatMap((method) => Object.keys(page.actions[method]?.body?.media ?? {}))],
+    parses: [
+      ...(METHODS.every((method) => !page.actions[method]?.body?.mediaOnly) ? ['application/json'] : []),
+      ...METHODS.flatMap((method) => Object.keys(page.actions[method]?.body?.media ?? {})),
+    ],
     allowed_methods: page.allow.split(', '),
     ...(Object.keys(actions).length ? { actions } : {}),
   }
@@ -251,7 +259,9 @@ function operationOf(page: Endpoint, method: Method, action: Action<{}>) {
             // No body at all reads as {}: required when {} is not enough.
             required: !Value.Check(action.body.schema, {}),
             content: {
-              'application/json': { schema: action.body.schema, example: action.body.example },
+              ...(action.body.mediaOnly
+                ? {}
+                : { 'application/json': { schema: action.body.schema, example: action.body.example } }),
               ...action.body.media,
             },
           },
@@ -261,7 +271,7 @@ function operationOf(page: Endpoint, method: Method, action: Action<{}>) {
     responses: Object.fromEntries(
       Object.entries(responses).map(([status, response]) => [
         status,
-        endpointResponse(Number(status), response, method),
+        endpointResponse(Number(status), response, method, !(action.fileOnly && Number(status) < 300)),
       ]),
     ),
   }

@@ -1,6 +1,7 @@
-import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises'
+import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import { fsync } from './fsync'
+import { logoDirOf } from './logo-store'
 import { ShortWrite } from './write-all'
 
 export interface BackupPolicy {
@@ -38,6 +39,44 @@ export async function copySnapshot(file: string, dir: string, kind: string, now 
   return target
 }
 
+/**
+ * Puts in `dir/logos/` the logo files of `file` it lacks. Logo files never change (a name is the
+ * hash of its content), so one missing is linked (or, across file systems, copied the durable way)
+ * and one there is kept: the backups share them, and a snapshot's logos are there with it.
+ */
+export async function copyLogos(file: string, dir: string): Promise<void> {
+  const from = logoDirOf(file)
+  const to = join(dir, 'logos')
+  let names: string[]
+  try {
+    names = (await readdir(from)).filter((name) => name.endsWith('.webp'))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
+    throw error
+  }
+  await mkdir(to, { recursive: true })
+  const present = new Set(await readdir(to))
+  const missing = names.filter((name) => !present.has(name))
+  for (const name of missing) {
+    const temp = join(to, `${name}.tmp`)
+    try {
+      await rm(temp, { force: true })
+      await link(join(from, name), temp).catch(async () => {
+        const { size } = await stat(join(from, name))
+        await copyFile(join(from, name), temp)
+        const copied = (await stat(temp)).size
+        if (copied !== size) throw new ShortWrite(temp, copied, size)
+        await fsync(temp)
+      })
+      await rename(temp, join(to, name))
+    } catch (error) {
+      await rm(temp, { force: true }).catch(() => undefined)
+      throw error
+    }
+  }
+  if (missing.length) await fsync(to)
+}
+
 /** Periodic backups of the data file (CONTRACT §17): a copy every interval, the newest `keep` kept. */
 export class Backups {
   #timer: ReturnType<typeof setInterval> | null = null
@@ -57,6 +96,8 @@ export class Backups {
   take(now = new Date()): Promise<string | null> {
     const next = this.#running.then(async () => {
       try {
+        // The logos first: a backup's snapshot never names a logo its folder lacks.
+        await copyLogos(this.file, this.policy.dir)
         const path = await copySnapshot(this.file, this.policy.dir, 'backup', now)
         this.told.written(path)
         await this.#prune()

@@ -1,8 +1,7 @@
-import { open, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import type { Adapter } from 'lowdb'
+import { replaceFile } from './replace-file'
 import { snapshotChunks, type SnapshotShape } from './snapshot-text'
-import { writeAll } from './write-all'
 
 /**
  * lowdb's adapter for the data file, in place of its JSONFile: a snapshot is written to a temp
@@ -25,19 +24,6 @@ export class SnapshotFile<Snapshot extends SnapshotShape> implements Adapter<Sna
   }
 
   async write(snapshot: Snapshot): Promise<void> {
-    const chunks = snapshotChunks(snapshot)
-    const handle = await open(this.#temp, 'w')
-    try {
-      try {
-        for (const chunk of chunks) await writeAll(handle, this.#temp, chunk)
-        await handle.sync()
-      } finally {
-        await handle.close()
-      }
-      await rename(this.#temp, this.file)
-    } catch (error) {
-      await rm(this.#temp, { force: true }).catch(() => undefined)
-      throw error
-    }
+    await replaceFile(this.file, this.#temp, snapshotChunks(snapshot))
   }
 }

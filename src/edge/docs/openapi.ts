@@ -90,10 +90,15 @@ export function negotiatedResponse(response: ResponseDoc): ResponseDoc {
 }
 
 /** A response of an endpoint as it is sent: negotiated, with its path's Allow, and an ETag on a GET's 200 or 304. */
-export function endpointResponse(status: number, response: ResponseDoc, method: string): ResponseDoc {
+export function endpointResponse(
+  status: number,
+  response: ResponseDoc,
+  method: string,
+  negotiated = true,
+): ResponseDoc {
   const headers: HeaderName[] = status === 429 ? [] : ['Allow']
   if (method === 'GET' && (status === 200 || status === 304)) headers.push('ETag')
-  return withHeaders(negotiatedResponse(response), ...headers)
+  return withHeaders(negotiated ? negotiatedResponse(response) : plainResponse(response), ...headers)
 }
 
 /**
@@ -163,6 +168,15 @@ export const PATH_PARAMETERS: Record<string, Parameter> = {
     description: "The secret token of a user's calendar address, as GET /api/users/me/calendar-url/ shows it.",
     schema: t.String({ pattern: '^[A-Za-z0-9_-]+$', examples: ['q3ZfJx0y8Vw2nQm5KkT1bA7sLrE9uHcD4pGiWoYvNz0'] }),
     example: 'q3ZfJx0y8Vw2nQm5KkT1bA7sLrE9uHcD4pGiWoYvNz0',
+  },
+  file: {
+    name: 'file',
+    in: 'path',
+    required: true,
+    description:
+      "A logo's file name: the SHA-256 of its WebP bytes in hex, then .webp (as a club's image_url names it).",
+    schema: t.String({ pattern: '^[0-9a-f]{64}\\.webp$', examples: [`${'3f'.repeat(32)}.webp`] }),
+    example: `${'3f'.repeat(32)}.webp`,
   },
   id: {
     name: 'id',

@@ -1,6 +1,7 @@
 import { apiRoot } from './root'
 import { clubDetail, clubHistory, clubList } from './clubs'
 import { importList } from './imports'
+import { clubLogo, logoFile } from './logos'
 import { memberDetail, memberList, officerList, subscriberList } from './members'
 import { favoriteDetail, favoriteList, subscriptionDetail, subscriptionList } from './saved-clubs'
 import { myRequests, requestAccept, requestDetail, requestList } from './join-requests'
@@ -17,6 +18,8 @@ export const ENDPOINTS = [
   clubCalendar,
   directoryCalendar,
   userCalendar,
+  clubLogo,
+  logoFile,
   importList,
   memberList,
   memberDetail,

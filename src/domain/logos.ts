@@ -1,0 +1,152 @@
+import { requireUser, type Caller } from './caller'
+import type { Catalog } from './catalog'
+import type { ClubService } from './clubs'
+import { StorageUnavailable, ValidationFailed } from './errors'
+import type { ClubRecord } from '../model/club'
+
+/** The sizes a logo is served in: as sent (at most 4,096 px a side), and two square thumbnails. */
+export const LOGO_SIZES = ['full', '64', '256'] as const
+export type LogoSize = (typeof LOGO_SIZES)[number]
+
+/** A logo's name: the SHA-256 of its stored WebP bytes, in hex. */
+export const LOGO_NAME = /^[0-9a-f]{64}$/
+
+/** The path a logo is served at; `image_url` is this path on the service's own origin. */
+export const logoPath = (name: string) => `/api/logos/${name}.webp`
+
+const LOGO_URL_PATH = /\/api\/logos\/([0-9a-f]{64})\.webp$/
+
+/**
+ * Where logos are kept, by content: the wiring hands one in (files beside the data file, or memory).
+ * `keep` checks the image (PNG, JPEG or WebP by its bytes, within the limits) before keeping anything.
+ */
+export interface LogoStore {
+  /** Keeps an image as WebP with its thumbnails: its name, or in words why it is refused (nothing is kept). */
+  keep(bytes: Uint8Array): Promise<{ readonly name: string } | { readonly problem: string }>
+  /** A kept logo's WebP bytes in `size`, or null when none is kept by that name. */
+  read(name: string, size: LogoSize): Promise<Uint8Array | null>
+  /** The names of the logos kept. */
+  names(): Promise<readonly string[]>
+  /** Removes a logo with its thumbnails (nothing when none is kept by that name). */
+  remove(name: string): Promise<void>
+}
+
+/** A logo as the edge read it: its bytes, or why they were not read (too big). */
+export type LogoUpload = { readonly bytes: Uint8Array } | { readonly problem: string }
+
+/** The logo name an `image_url` points to, or null when it points to no logo of ours. */
+export function logoNameOf(url: string | null | undefined): string | null {
+  if (!url) return null
+  try {
+    return LOGO_URL_PATH.exec(new URL(url).pathname)?.[1] ?? null
+  } catch {
+    return null
+  }
+}
+
+const imageError = (problem: string) => new ValidationFailed({ image: [problem] })
+
+/**
+ * Club logos (CONTRACT §21): a new logo is kept, then set as `image_url` through the same update
+ * path as a PATCH by the same caller (so it is reviewed like one); a logo no club version points
+ * to any more is swept from the store. Keeping and sweeping take turns, so a sweep never removes
+ * a logo kept for a change not yet made.
+ */
+export class LogoService {
+  /** Logos kept for changes under way, by how many: a sweep leaves them. */
+  readonly #held = new Map<string, number>()
+  #turn: Promise<unknown> = Promise.resolve()
+  #queuedSweep: Promise<void> | null = null
+  /** The catalog version last swept at, and whether a logo was kept since: a sweep with neither moved has nothing to do. */
+  #sweptAt = -1
+  #keptSince = true
+
+  constructor(
+    private readonly clubs: ClubService,
+    private readonly catalog: Catalog,
+    private readonly store: LogoStore,
+  ) {}
+
+  /** Sets club `code`'s logo from an upload, for its owners, officers and admins; `origin` is the service's as the client reached it. */
+  async put(caller: Caller, code: string, upload: LogoUpload, origin: string): Promise<ClubRecord> {
+    const user = requireUser(caller)
+    this.clubs.editable(user, code)
+    if ('problem' in upload) throw imageError(upload.problem)
+    const kept = await this.#inTurn(async () => {
+      const made = await this.store.keep(upload.bytes).catch(() => {
+        throw new StorageUnavailable()
+      })
+      if ('name' in made) this.#hold(made.name)
+      return made
+    })
+    if ('problem' in kept) throw imageError(kept.problem)
+    try {
+      return await this.clubs.update(user, code, { image_url: `${origin}${logoPath(kept.name)}` }, true)
+    } finally {
+      this.#release(kept.name)
+      await this.sweep()
+    }
+  }
+
+  /** Takes club `code`'s logo away (`image_url` null), as a PATCH by the same caller would. */
+  async remove(caller: Caller, code: string): Promise<void> {
+    await this.clubs.update(caller, code, { image_url: null }, true)
+    await this.sweep()
+  }
+
+  /** A kept logo's bytes, or null (a name that is no logo's is none). */
+  read(name: string, size: LogoSize): Promise<Uint8Array | null> {
+    return LOGO_NAME.test(name) ? this.store.read(name, size) : Promise.resolve(null)
+  }
+
+  /**
+   * Removes the logos no club version (a record, archived ones too, or its approved version)
+   * points to. Calls made while one waits share it; a store that fails is tried again next time.
+   */
+  sweep(): Promise<void> {
+    this.#queuedSweep ??= this.#inTurn(async () => {
+      this.#queuedSweep = null
+      const version = this.catalog.version
+      if (version === this.#sweptAt && !this.#keptSince) return
+      this.#keptSince = false
+      try {
+        const kept = await this.store.names()
+        if (kept.length === 0) return void (this.#sweptAt = version)
+        const referenced = this.#referenced()
+        for (const name of kept) if (!referenced.has(name)) await this.store.remove(name)
+        this.#sweptAt = version
+      } catch {
+        this.#keptSince = true
+      }
+    })
+    return this.#queuedSweep
+  }
+
+  #referenced(): Set<string> {
+    const names = new Set(this.#held.keys())
+    for (const record of this.catalog.records()) {
+      for (const url of [record.image_url, record.approved_version?.image_url]) {
+        const name = logoNameOf(url)
+        if (name) names.add(name)
+      }
+    }
+    return names
+  }
+
+  #inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#turn.then(work)
+    this.#turn = run.catch(() => undefined)
+    return run
+  }
+
+  #hold(name: string): void {
+    this.#held.set(name, (this.#held.get(name) ?? 0) + 1)
+    this.#keptSince = true
+  }
+
+  #release(name: string): void {
+    const count = (this.#held.get(name) ?? 1) - 1
+    if (count > 0) this.#held.set(name, count)
+    else this.#held.delete(name)
+  }
+}
