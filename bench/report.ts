@@ -50,6 +50,7 @@ const SCENARIOS: [key: string, title: string, ceiling: boolean][] = [
   ['small-list-gzip', 'The list of 1,000 clubs, gzip, access log on (issue 18)', true],
   ['small-list-304', 'A 304 on the list, access log on (issue 18)', true],
   ['small-404', 'A 404 for an unknown club, access log on (issue 18)', true],
+  ['small-logo-64', 'A club logo’s 64 px thumbnail (WebP), access log on (issue 26)', true],
   ['review-retrieve', 'Retrieve a club whose change awaits review (the public sees its approved version)', false],
   ['review-retrieve-other', 'Retrieve a club not under review, in the same run', false],
   [
@@ -198,6 +199,7 @@ function targets(
     ['small-list-gzip', 'The list of 1,000 clubs, gzip', 0.8],
     ['small-list-304', 'A 304 on the list', 0.8],
     ['small-404', 'A 404 for an unknown club', 0.7],
+    ['small-logo-64', 'A club logo’s 64 px thumbnail', 0.8],
   ] as const) {
     const ours = rps(1000, 'ours', key) ?? 0
     const bare = rps(1000, 'ceiling', key) ?? 0

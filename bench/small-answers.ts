@@ -7,7 +7,8 @@
 // ROUNDS rounds; each keeps its best run (noise only ever takes throughput away).
 import { join } from 'node:path'
 import { measure, settler, type Measured, type Recorder } from './measure'
-import { startAnswerCeiling, startOurs, type Server } from './servers'
+import sharp from 'sharp'
+import { ADMIN_TOKEN, startAnswerCeiling, startOurs, type Server } from './servers'
 
 const ROUNDS = 3
 
@@ -31,6 +32,20 @@ async function record(base: string, { path, headers }: Answer) {
   return { status: res.status, headers: kept, body: Buffer.from(await res.arrayBuffer()).toString('base64') }
 }
 
+/** Gives club `code` a logo (a 512 px PNG made here) and answers its URL. */
+async function uploadLogo(base: string, code: string): Promise<string> {
+  const png = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#1f5fa8' } })
+    .png()
+    .toBuffer()
+  const res = await fetch(`${base}/api/clubs/${code}/logo/`, {
+    method: 'PUT',
+    headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+    body: png,
+  })
+  if (res.status !== 200) throw new Error(`the logo upload answered ${res.status}: ${await res.text()}`)
+  return ((await res.json()) as { image_url: string }).image_url
+}
+
 export async function benchSmallAnswers(size: number, dataSet: string, tmp: string, rec: Recorder): Promise<void> {
   const server = await startOurs(dataSet, join(tmp, `small-${size}-ours.json`), 'info')
   const list = (await (await fetch(`${server.base}/api/clubs/`)).json()) as { code: string }[]
@@ -38,6 +53,7 @@ export async function benchSmallAnswers(size: number, dataSet: string, tmp: stri
   const etag = (await fetch(`${server.base}/api/clubs/`, { headers: { 'Accept-Encoding': 'gzip' } })).headers.get(
     'etag',
   )!
+  const logo = await uploadLogo(server.base, code)
   const answers: Answer[] = [
     {
       key: 'small-retrieve-gzip',
@@ -61,6 +77,14 @@ export async function benchSmallAnswers(size: number, dataSet: string, tmp: stri
       path: '/api/clubs/',
       headers: { 'Accept-Encoding': 'gzip', 'If-None-Match': etag },
       status: 304,
+      gzip: false,
+    },
+    {
+      key: 'small-logo-64',
+      label: 'a logo’s 64 px thumbnail',
+      path: `${new URL(logo).pathname}?size=64`,
+      headers: {},
+      status: 200,
       gzip: false,
     },
     {

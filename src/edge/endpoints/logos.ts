@@ -13,6 +13,37 @@ const LOGO_FILE = /^([0-9a-f]{64})\.webp$/
 const IMAGE = t.String({ format: 'binary', description: 'The image file: PNG, JPEG or WebP.' })
 const WEBP = t.String({ format: 'binary', description: 'A WebP image.' })
 
+/** How many logo files (each size its own) are kept in memory, ready to send. */
+const SERVED_LOGOS = 512
+
+/**
+ * Logo files ready to send, with their ETag: a file at a name never changes, so it is read and
+ * hashed once, not per request. Emptied when the data changes, so a logo swept from storage
+ * (which only follows a change) is not served on from here.
+ */
+class ServedLogos {
+  #version = ''
+  readonly #files = new Map<string, Prepared>()
+
+  async get(version: string, key: string, read: () => Promise<Uint8Array | null>): Promise<Prepared | null> {
+    if (version !== this.#version) {
+      this.#files.clear()
+      this.#version = version
+    }
+    const kept = this.#files.get(key)
+    if (kept) return kept
+    const bytes = await read()
+    if (!bytes) return null
+    if (this.#files.size >= SERVED_LOGOS) this.#files.clear()
+    const file = Prepared.built(bytes, 'image/webp', null)
+    this.#files.set(key, file)
+    return file
+  }
+}
+/** Each directory's own (a test process holds several). */
+const servedBy = new WeakMap<object, ServedLogos>()
+const servedFor = (logos: object) => servedBy.get(logos) ?? servedBy.set(logos, new ServedLogos()).get(logos)!
+
 function logosOf(services: Services) {
   // A directory opened without a logo store keeps none.
   if (!services.logos) throw new NotFound()
@@ -96,9 +127,13 @@ export const logoFile = endpoint({
       async handle({ ex, services, params }) {
         const size = sizeOf(ex.query)
         const name = LOGO_FILE.exec(params.file)?.[1]
-        const bytes = name ? await logosOf(services).read(name, size) : null
-        if (!bytes) throw new NotFound()
-        return { status: 200, body: Prepared.built(bytes, 'image/webp', null), headers: IMMUTABLE }
+        const file = name
+          ? await servedFor(logosOf(services)).get(services.clubs.dataVersion, `${name}@${size}`, () =>
+              logosOf(services).read(name, size),
+            )
+          : null
+        if (!file) throw new NotFound()
+        return { status: 200, body: file, headers: IMMUTABLE }
       },
     },
   },
