@@ -115,6 +115,7 @@ export function createApp({
             favorites: directory.favorites,
             subscriptions: directory.subscriptions,
             members: directory.members,
+            logos: directory.logos,
             requests: directory.requests,
             review: directory.review,
             sessions: directory.sessions,

@@ -61,8 +61,9 @@ describe('the directory at /', () => {
 
   it('keeps a page per host: a logo of this service shows on its own host only', async () => {
     const app = await makeApp()
-    await app.admin.patch('/api/clubs/penn-chess-society/', { image_url: 'http://clubs.example.edu/logo.png' })
-    const logo = '<img class="logo" src="http://clubs.example.edu/logo.png"'
+    const url = `http://clubs.example.edu/api/logos/${'ab'.repeat(32)}.webp`
+    await app.admin.patch('/api/clubs/penn-chess-society/', { image_url: url })
+    const logo = `<img class="logo" src="${url}?size=256"`
     expect((await page(app, '/clubs/penn-chess-society', 'clubs.example.edu')).html).toContain(logo)
     expect((await page(app, '/clubs/penn-chess-society', 'other.example.edu')).html).not.toContain(logo)
   })

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test'
+import sharp from 'sharp'
 import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
 
 // What officers do on the campus site (CONTRACT §20, §11, §12): My clubs, each club's Edit form
@@ -355,5 +356,92 @@ describe('meetings in the edit form (CONTRACT §21)', () => {
     const removed = await olive.saveEdit(CHESS, { meeting_day: '' })
     expect(removed.status).toBe(303)
     expect((await api(`/api/clubs/${CHESS}/`)).meetings).toEqual([])
+  })
+})
+
+describe('the logo on the site (CONTRACT §21)', () => {
+  const png = (width: number, height: number, background = '#1f5fa8') =>
+    sharp({ create: { width, height, channels: 3, background } })
+      .png()
+      .toBuffer()
+
+  /** The logo form as a browser sends it: multipart, the CSRF token and the file. */
+  const logoForm = (csrf: string, file: Uint8Array, type = 'image/png') => {
+    const form = new FormData()
+    form.append('csrf', csrf)
+    form.append('image', new Blob([file as BlobPart], { type }), 'logo.png')
+    return form
+  }
+
+  it('uploads a logo from the edit page, shows its thumbnail, and takes it away', async () => {
+    const { signIn, api, req } = await officers()
+    const olive = await signIn('olive')
+    expect(await (await olive.get(EDIT)).text()).toContain('<label for="image">New logo</label>')
+    const uploaded = await req(`/clubs/${CHESS}/logo`, {
+      method: 'POST',
+      headers: { origin: ORIGIN, cookie: olive.cookie },
+      body: logoForm(olive.csrf, await png(300, 200)),
+    })
+    expect(uploaded.status).toBe(303)
+    const url = (await api(`/api/clubs/${CHESS}/`)).image_url as string
+    expect(url).toMatch(/^http:\/\/localhost\/api\/logos\/[0-9a-f]{64}\.webp$/)
+    const thumbnail = await req(`${new URL(url).pathname}?size=256`)
+    expect((await sharp(Buffer.from(await thumbnail.arrayBuffer())).metadata()).width).toBe(256)
+    expect(await (await olive.get(EDIT)).text()).toContain(`src="${url}?size=256"`)
+    // Reviewed: once the office approves it, the public page shows it.
+    await req(`/api/clubs/${CHESS}/`, { method: 'PATCH', token: ADMIN_TOKEN, json: { approved: true } })
+    const page = await (await req(`/clubs/${CHESS}`, { headers: { accept: 'text/html' } })).text()
+    expect(page).toContain(`<img class="logo" src="${url}?size=256"`)
+
+    const removed = await olive.post(`/clubs/${CHESS}/logo/remove`, { csrf: olive.csrf })
+    expect(removed.status).toBe(303)
+    expect((await api(`/api/clubs/${CHESS}/`)).image_url).toBeNull()
+  })
+
+  it('refuses a file that is not an image beside the logo field (400), and a form without the CSRF token (403)', async () => {
+    const { signIn, api, req } = await officers()
+    const olive = await signIn('olive')
+    const before = (await api(`/api/clubs/${CHESS}/`)).image_url
+    const refused = await req(`/clubs/${CHESS}/logo`, {
+      method: 'POST',
+      headers: { origin: ORIGIN, cookie: olive.cookie },
+      body: logoForm(olive.csrf, new TextEncoder().encode('not an image'), 'image/png'),
+    })
+    expect(refused.status).toBe(400)
+    const html = await refused.text()
+    expect(elementById(html, 'image')['aria-invalid']).toBe('true')
+    expect(html).toMatch(/<span id="image-error" class="error">[^<]+<\/span>/)
+    const forged = await req(`/clubs/${CHESS}/logo`, {
+      method: 'POST',
+      headers: { origin: ORIGIN, cookie: olive.cookie },
+      body: logoForm('wrong', await png(64, 64)),
+    })
+    expect(forged.status).toBe(403)
+    expect((await api(`/api/clubs/${CHESS}/`)).image_url).toBe(before)
+  })
+
+  it('shows the office the approved and the pending logo side by side when an officer changes it', async () => {
+    const { signIn, api, req } = await officers()
+    const olive = await signIn('olive')
+    const send = async (color: string) =>
+      req(`/clubs/${CHESS}/logo`, {
+        method: 'POST',
+        headers: { origin: ORIGIN, cookie: olive.cookie },
+        body: logoForm(olive.csrf, await png(128, 128, color)),
+      })
+    const admin = await signIn('admin')
+    await send('#aa0000')
+    const first = (await api(`/api/clubs/${CHESS}/`)).image_url as string
+    // An officer's logo on an approved club awaits review, like any reviewed field.
+    expect((await api(`/api/clubs/${CHESS}/`)).approved).toBe(false)
+    await req(`/api/clubs/${CHESS}/`, { method: 'PATCH', token: ADMIN_TOKEN, json: { approved: true } })
+    await send('#00aa00')
+    const second = (await api(`/api/clubs/${CHESS}/`)).image_url as string
+    expect(second).not.toBe(first)
+    const review = await (await admin.get('/review')).text()
+    expect(review).toContain(`<img class="logo" src="${new URL(first).pathname}?size=256" alt="The approved logo"`)
+    expect(review).toContain(`<img class="logo" src="${new URL(second).pathname}?size=256" alt="The pending logo"`)
+    // The public keeps the approved logo meanwhile.
+    expect((await readJson(await req(`/api/clubs/${CHESS}/`))).image_url).toBe(first)
   })
 })

@@ -16,6 +16,16 @@ export const logoPath = (name: string) => `/api/logos/${name}.webp`
 
 const LOGO_URL_PATH = /\/api\/logos\/([0-9a-f]{64})\.webp$/
 
+/** The path of the logo `url` names on this service (whatever origin it was set on), or null. */
+export function ownLogoPath(url: string): string | null {
+  const name = LOGO_URL_PATH.exec(url)?.[1]
+  return name ? logoPath(name) : null
+}
+
+/** Whether `url` is a logo this service keeps, on the origin `origin` it is reached at. */
+export const isOwnLogo = (url: string, origin: string) =>
+  url.startsWith(`${origin}/`) && LOGO_URL_PATH.test(url.slice(origin.length))
+
 /**
  * Where logos are kept, by content: the wiring hands one in (files beside the data file, or memory).
  * `keep` checks the image (PNG, JPEG or WebP by its bytes, within the limits) before keeping anything.

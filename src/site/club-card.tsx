@@ -1,4 +1,5 @@
 /** @jsxImportSource preact */
+import { isOwnLogo } from '../domain/logos'
 import type { ClubView } from './club-view'
 
 /** Up to two letters standing for a club without a logo: "Penn Chess Society" → "PC". */
@@ -12,8 +13,12 @@ export function initialsOf(name: string): string {
 
 /** The club's logo when this service holds it, else its initials; decorative either way (the name follows). */
 export function Logo({ club, origin, size }: { club: ClubView; origin: string; size: number }) {
-  const own = club.image_url !== null && club.image_url.startsWith(`${origin}/`)
-  if (own) return <img class="logo" src={club.image_url!} alt="" width={size} height={size} />
+  const own = club.image_url !== null && isOwnLogo(club.image_url, origin)
+  // The service's own square thumbnails: the 64 px one where it fits, else the 256 px one.
+  if (own)
+    return (
+      <img class="logo" src={`${club.image_url!}?size=${size <= 64 ? 64 : 256}`} alt="" width={size} height={size} />
+    )
   return (
     <span class="logo initials" aria-hidden="true">
       {initialsOf(club.name)}

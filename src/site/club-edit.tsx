@@ -1,5 +1,6 @@
 /** @jsxImportSource preact */
 import type { FieldErrors } from '../domain/check'
+import { isOwnLogo } from '../domain/logos'
 import { REVIEWED_FIELDS, WEEKDAYS } from '../model/club'
 import { CsrfField, type Viewer } from './layout'
 import { EDIT_SECTIONS, type EditField, type EditValues, type MeetingRow } from './club-form'
@@ -20,11 +21,16 @@ export interface EditState {
   readonly awaitingReview: boolean
   /** A change this person makes to the reviewed fields is reviewed before the public sees it. */
   readonly reviewed: boolean
+  /** The club's image_url as it stands, and the origin it is this service's own logo on. */
+  readonly logo: string | null
+  readonly origin: string
+  /** Whether this directory keeps logos at all. */
+  readonly logos: boolean
 }
 
 const REVIEWED: ReadonlySet<string> = new Set(REVIEWED_FIELDS)
 const REVIEW_NOTICE =
-  'Your changes are saved. The change to the name, subtitle or description awaits review by the activities office; until it is approved, the public still sees the approved version.'
+  'Your changes are saved. The change to the name, subtitle, description or logo awaits review by the activities office; until it is approved, the public still sees the approved version.'
 
 const errorId = (name: string) => `${name}-error`
 const helpId = (name: string) => `${name}-help`
@@ -202,7 +208,7 @@ function ErrorSummary({ errors }: { errors: FieldErrors }) {
       </h2>
       <ul>
         {entries.map(([field, messages]) => {
-          const label = field === 'tags' ? 'Tags' : field === 'meetings' ? 'Meetings' : LABELS.get(field)
+          const label = LABELS.get(field) ?? { tags: 'Tags', meetings: 'Meetings', image: 'Logo' }[field]
           const text = messages.join(' ')
           if (!label) return <li>{text}</li>
           return (
@@ -240,6 +246,64 @@ function Notice({ state }: { state: EditState }) {
   return null
 }
 
+/** The club's logo: the one it has, a form to upload another (a file), and one to take it away. */
+function LogoForms({ state, viewer }: { state: EditState; viewer: Viewer }) {
+  const messages = state.errors.image
+  const own = state.logo !== null && isOwnLogo(state.logo, state.origin)
+  const base = `/clubs/${state.code}/logo`
+  return (
+    <section class="edit-section logo-forms" aria-labelledby="logo-heading">
+      <h2 id="logo-heading">Logo</h2>
+      {own ? (
+        <p>
+          <img
+            class="logo"
+            src={`${state.logo}?size=256`}
+            alt={`The logo of ${state.name} as it stands`}
+            width={96}
+            height={96}
+          />
+        </p>
+      ) : (
+        <p>{state.logo ? 'The logo is an image on another site.' : 'No logo yet: the club shows its initials.'}</p>
+      )}
+      <form method="post" action={base} enctype="multipart/form-data">
+        <CsrfField viewer={viewer} />
+        <p class="field">
+          <label for="image">New logo</label>
+          <input
+            id="image"
+            name="image"
+            type="file"
+            accept="image/png,image/jpeg,image/webp"
+            required
+            aria-invalid={messages ? 'true' : undefined}
+            aria-describedby={messages ? `${errorId('image')} ${helpId('image')}` : helpId('image')}
+          />
+          <span id={helpId('image')} class="help">
+            PNG, JPEG or WebP, at most 2 MiB and 4,096 px a side.
+            {state.reviewed && ' A new logo is reviewed before the public sees it.'}
+          </span>
+          {messages && (
+            <span id={errorId('image')} class="error">
+              {messages.join(' ')}
+            </span>
+          )}
+        </p>
+        <button type="submit">Upload logo</button>
+      </form>
+      {state.logo && (
+        <form method="post" action={`${base}/remove`}>
+          <CsrfField viewer={viewer} />
+          <button type="submit" class="secondary">
+            Remove the logo
+          </button>
+        </form>
+      )}
+    </section>
+  )
+}
+
 /** A club's edit form (CONTRACT §20): labelled fields, each error beside its field and in a summary. */
 export function ClubEditPage({ state, viewer }: { state: EditState; viewer: Viewer }) {
   return (
@@ -265,6 +329,7 @@ export function ClubEditPage({ state, viewer }: { state: EditState; viewer: View
         <MeetingChoice state={state} />
         <button type="submit">Save</button>
       </form>
+      {state.logos && <LogoForms state={state} viewer={viewer} />}
     </>
   )
 }

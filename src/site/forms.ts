@@ -45,3 +45,32 @@ export function field(form: URLSearchParams, name: string, max = 10_000): string
   if (value.length > max) throw new BadRequest(`The field "${name}" is too long.`)
   return value
 }
+
+/** A file form's fields and its one file, or why the file cannot be taken (too big to read). */
+export interface Upload {
+  readonly form: URLSearchParams
+  readonly file: Uint8Array | null
+}
+
+/**
+ * A form with a file (`multipart/form-data`): read at most `limit` bytes and more for the fields
+ * around it (past that, nothing is parsed: a 413), then its text fields and the file named `name`.
+ */
+export async function readUpload(request: Request, name: string, limit: number): Promise<Upload> {
+  const type = request.headers.get('content-type') ?? ''
+  if (!type.toLowerCase().startsWith('multipart/form-data')) throw new UnsupportedMediaType(type)
+  const bytes = await readCapped(request, limit + MAX_FORM_BYTES)
+  let parsed: FormData
+  try {
+    parsed = await new Response(bytes as BodyInit, { headers: { 'content-type': type } }).formData()
+  } catch {
+    throw new BadRequest('The form could not be read.')
+  }
+  const form = new URLSearchParams()
+  let file: Uint8Array | null = null
+  for (const [field, value] of parsed.entries() as Iterable<[string, string | Blob]>) {
+    if (typeof value === 'string') form.append(field, value)
+    else if (field === name && value.size > 0) file = new Uint8Array(await value.arrayBuffer())
+  }
+  return { form, file }
+}

@@ -4,6 +4,7 @@ import { ANONYMOUS, type Caller } from '../domain/caller'
 import type { ClubService } from '../domain/clubs'
 import type { JoinRequestService } from '../domain/join-requests'
 import type { SavedClubs } from '../domain/saved-clubs'
+import type { LogoService } from '../domain/logos'
 import type { MemberService } from '../domain/members'
 import type { ReviewDesk } from '../domain/review'
 import type { SessionService } from '../domain/sessions'
@@ -11,7 +12,7 @@ import type { TagService } from '../domain/tags'
 import { urlOf } from '../edge/request-facts'
 import { NOSNIFF } from '../edge/respond'
 import { ErrorPage, errorOf, errorTitle } from './error-page'
-import { checkCsrf, checkOrigin, readForm } from './forms'
+import { checkCsrf, checkOrigin, readForm, readUpload } from './forms'
 import type { Viewer } from './layout'
 import { pageAnswer, pageHtml, preparedPage } from './page'
 import type { CampusFlow } from './campus-flow'
@@ -25,6 +26,8 @@ export interface SiteDeps {
   readonly favorites: SavedClubs
   readonly subscriptions: SavedClubs
   readonly members: MemberService
+  /** Club logos; null for a directory that keeps none. */
+  readonly logos: LogoService | null
   readonly requests: JoinRequestService
   readonly review: ReviewDesk
   readonly sessions: SessionService
@@ -147,7 +150,20 @@ export function siteKit(deps: SiteDeps) {
       return handle({ ...visit, form })
     })
 
-  return { deps, viewerOf, page, step, action, answer }
+  /** A POST of a form with a file (`name`, at most `limit` bytes): checked as every form is. */
+  const upload = (
+    name: string,
+    limit: number,
+    handle: (post: FormPost & { file: Uint8Array | null }) => Promise<Response | Shown>,
+  ) =>
+    step(async (visit) => {
+      checkOrigin(visit.request, visit.url.origin)
+      const { form, file } = await readUpload(visit.request, name, limit)
+      if (visit.viewer) checkCsrf(form, visit.viewer.csrf)
+      return handle({ ...visit, form, file })
+    })
+
+  return { deps, viewerOf, page, step, action, upload, answer }
 }
 
 export type SiteKit = ReturnType<typeof siteKit>

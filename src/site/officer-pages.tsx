@@ -1,7 +1,8 @@
 /** @jsxImportSource preact */
 import { Elysia } from 'elysia'
 import { subscriberTable } from '../domain/cells'
-import { ValidationFailed } from '../domain/errors'
+import { NotFound, ValidationFailed } from '../domain/errors'
+import { MAX_LOGO_BYTES } from '../edge/logo-body'
 import { NOSNIFF } from '../edge/respond'
 import { spreadsheet } from '../edge/spreadsheets'
 import type { FieldErrors } from '../domain/check'
@@ -20,7 +21,7 @@ const HIDE = { detail: { hide: true } }
  * members, with Accept and Decline. The same domain services as the API's, with the same rules.
  */
 export function officerPages(kit: SiteKit) {
-  const { clubs, tags, members, requests } = kit.deps
+  const { clubs, tags, members, requests, logos } = kit.deps
 
   function standingOf(record: ClubRecord): ClubStanding {
     const review = clubs.reviewState(record)
@@ -46,6 +47,7 @@ export function officerPages(kit: SiteKit) {
 
   function editPage(
     viewer: Viewer,
+    origin: string,
     club: ClubRecord,
     values: EditValues,
     errors: FieldErrors = {},
@@ -60,6 +62,9 @@ export function officerPages(kit: SiteKit) {
       notice,
       awaitingReview: standingOf(club) === 'change',
       reviewed: clubs.reviewsEdits(callerOf(viewer), club),
+      logo: club.image_url,
+      origin,
+      logos: logos !== null,
     }
     return {
       title: `Edit ${club.name}`,
@@ -72,7 +77,14 @@ export function officerPages(kit: SiteKit) {
     if (!viewer) return signInFirst(url)
     const club = clubs.editable(callerOf(viewer), params.code!)
     const saved = url.searchParams.get('saved')
-    return editPage(viewer, club, valuesOf(club), {}, saved === 'review' ? 'review' : saved ? 'saved' : null)
+    return editPage(
+      viewer,
+      url.origin,
+      club,
+      valuesOf(club),
+      {},
+      saved === 'review' ? 'review' : saved ? 'saved' : null,
+    )
   })
 
   const saveEdit = kit.action(async ({ url, viewer, params, form }) => {
@@ -85,7 +97,8 @@ export function officerPages(kit: SiteKit) {
     try {
       if (Object.keys(changes).length) after = await clubs.update(caller, before.code, changes, true)
     } catch (error) {
-      if (error instanceof ValidationFailed) return editPage(viewer, before, values, error.body as FieldErrors)
+      if (error instanceof ValidationFailed)
+        return editPage(viewer, url.origin, before, values, error.body as FieldErrors)
       throw error
     }
     const reviewedChange = REVIEWED_FIELDS.some((field) => after[field] !== before[field])
@@ -136,10 +149,46 @@ export function officerPages(kit: SiteKit) {
     })
   })
 
+  /** After a logo change: back to the form, which says whether the change awaits review. */
+  const afterLogo = (before: ClubRecord, after: ClubRecord) =>
+    seeOther(
+      `/clubs/${after.code}/edit?saved=${after.image_url !== before.image_url && standingOf(after) === 'change' ? 'review' : '1'}`,
+    )
+
+  const uploadLogo = kit.upload('image', MAX_LOGO_BYTES, async ({ url, viewer, params, file }) => {
+    if (!viewer) return signInFirst(new URL(`/clubs/${params.code}/edit`, url))
+    const caller = callerOf(viewer)
+    const before = clubs.editable(caller, params.code!)
+    if (!logos) throw new NotFound()
+    try {
+      const upload = !file
+        ? { problem: 'Choose an image file to upload.' }
+        : file.byteLength > MAX_LOGO_BYTES
+          ? { problem: 'The image is larger than 2 MiB.' }
+          : { bytes: file }
+      return afterLogo(before, await logos.put(caller, before.code, upload, url.origin))
+    } catch (error) {
+      if (error instanceof ValidationFailed)
+        return editPage(viewer, url.origin, before, valuesOf(before), error.body as FieldErrors)
+      throw error
+    }
+  })
+
+  const removeLogo = kit.action(async ({ url, viewer, params }) => {
+    if (!viewer) return signInFirst(new URL(`/clubs/${params.code}/edit`, url))
+    const caller = callerOf(viewer)
+    const before = clubs.editable(caller, params.code!)
+    if (!logos) throw new NotFound()
+    await logos.remove(caller, before.code)
+    return afterLogo(before, clubs.editable(caller, before.code))
+  })
+
   return new Elysia({ name: 'site-officer-pages' })
     .get('/my-clubs', myClubs, HIDE)
     .get('/clubs/:code/edit', showEdit, HIDE)
     .post('/clubs/:code/edit', saveEdit, HIDE)
+    .post('/clubs/:code/logo', uploadLogo, HIDE)
+    .post('/clubs/:code/logo/remove', removeLogo, HIDE)
     .get('/clubs/:code/requests', people, HIDE)
     .get('/clubs/:code/subscribers.csv', subscribersFile, HIDE)
     .post('/clubs/:code/requests/:username/accept', answer('accept'), HIDE)

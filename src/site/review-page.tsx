@@ -1,4 +1,5 @@
 /** @jsxImportSource preact */
+import { ownLogoPath } from '../domain/logos'
 import type { Case, ReviewedField } from '../domain/review'
 import { DecisionForm } from './decision-form'
 import type { Viewer } from './layout'
@@ -18,8 +19,18 @@ export interface ReviewNotice {
   readonly refused: boolean
 }
 
-const Value = ({ value }: { value: string | null }) =>
-  value === null || value === '' ? <span class="no-value">(empty)</span> : <>{value}</>
+/** A reviewed value as text; a logo of this service's as its picture too, so the two can be compared by eye. */
+function Value({ value, version }: { value: string | null; version: string }) {
+  if (value === null || value === '') return <span class="no-value">(empty)</span>
+  const logo = ownLogoPath(value)
+  if (!logo) return <>{value}</>
+  return (
+    <>
+      <img class="logo" src={`${logo}?size=256`} alt={`The ${version} logo`} width={96} height={96} />
+      <span class="url">{value}</span>
+    </>
+  )
+}
 
 /** The reviewed fields side by side: the approved value (what the public sees) and the pending one. */
 function Comparison({ review }: { review: Case }) {
@@ -46,10 +57,14 @@ function Comparison({ review }: { review: Case }) {
                   {isChanged && <span class="change-mark"> (changed)</span>}
                 </th>
                 <td class={cellClass}>
-                  {approved ? <Value value={approved[field]} /> : <span class="no-value">(none)</span>}
+                  {approved ? (
+                    <Value value={approved[field]} version="approved" />
+                  ) : (
+                    <span class="no-value">(none)</span>
+                  )}
                 </td>
                 <td class={cellClass}>
-                  <Value value={club[field]} />
+                  <Value value={club[field]} version="pending" />
                 </td>
               </tr>
             )
