@@ -1,3 +1,4 @@
+import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
 import { rmSync } from 'node:fs'
@@ -145,6 +146,39 @@ suite('an officer edits their club in a real browser, by keyboard', () => {
         // The one 400 is the refused save this test sent on purpose.
         const refusedSave = /status of 400 .*\/edit\)$/
         expect(watched.problems.filter((problem) => !refusedSave.test(problem))).toEqual([])
+      } finally {
+        await page.context().close()
+      }
+    },
+    TIMEOUT,
+  )
+
+  it(
+    'uploads a logo through the edit page and shows its thumbnail, which loads from the service',
+    async () => {
+      const watched = await watchPage(browser!, new URL(origin).host)
+      const { page } = watched
+      page.setDefaultTimeout(10_000)
+      try {
+        await page.goto(`${origin}/sign-in`)
+        await page.getByLabel('Your token').fill(oliveToken)
+        await Promise.all([page.waitForURL(`${origin}/`), page.getByRole('button', { name: 'Sign in' }).click()])
+        await page.goto(`${origin}/clubs/${CHESS}/edit`)
+        const png = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#7a1fa8' } })
+          .png()
+          .toBuffer()
+        await page.getByLabel('New logo').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: png })
+        await Promise.all([
+          page.waitForURL(/\/edit\?saved=/),
+          page.getByRole('button', { name: 'Upload logo' }).click(),
+        ])
+        await expect(page.getByRole('status').textContent()).resolves.toContain('awaits review')
+        const logo = page.getByRole('img', { name: `The logo of Penn Chess Society as it stands` })
+        await logo.waitFor()
+        expect(await logo.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(256)
+        expect(await axeViolations(page)).toEqual([])
+        expect(offHost(watched)).toEqual([])
+        expect(watched.problems).toEqual([])
       } finally {
         await page.context().close()
       }
