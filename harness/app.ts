@@ -9,6 +9,7 @@ import type { Config } from '../src/config'
 import type { CampusSignIn } from '../src/edge/oidc'
 
 export const ADMIN_TOKEN = 'test-admin-token'
+const TEST_KEY = new Uint8Array(32).fill(42)
 export const SEED_FILE = join(import.meta.dir, '..', 'data', 'seed.json')
 /** A fixed clock, so "not in the future" and timestamps are predictable. */
 export const NOW = new Date('2026-11-22T12:00:00.000Z')
@@ -30,6 +31,8 @@ export async function makeApp(
     campus?: CampusSignIn
     /** Whether the data file's development admin token opens the API (outside production, no CLUBS_ADMIN_TOKEN). */
     developmentAdmin?: boolean
+    /** The service's secret key; the same for every test app unless told (a key file that outlives restarts). */
+    key?: Uint8Array
   } = {},
 ) {
   if (options.dataFile) await openStores.get(options.dataFile)?.close()
@@ -44,6 +47,7 @@ export async function makeApp(
     logFault: () => {},
     campus: options.campus,
     developmentAdmin: options.developmentAdmin,
+    key: options.key ?? TEST_KEY,
   })
   const req = (path: string, init: RequestInit & { token?: string | null; json?: unknown } = {}) => {
     const { token = null, json, ...rest } = init

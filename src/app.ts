@@ -29,6 +29,8 @@ export interface AppDeps {
   readonly data: Snapshot
   /** Where club logos are kept (files beside the data file, or memory). */
   readonly logos: LogoStore
+  /** The service's secret key, kept apart from the data file (calendar addresses); a new one when absent. */
+  readonly key?: Uint8Array
   readonly config: Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly'> &
     Partial<Pick<Config, 'rateLimit' | 'site' | 'timezone'>>
   readonly now?: () => Date
@@ -61,6 +63,7 @@ export function createApp({
   store,
   data,
   logos,
+  key,
   config,
   now = () => new Date(),
   logFault = logToStderr,
@@ -75,6 +78,7 @@ export function createApp({
     now,
     timeZone: config.timezone,
     logos,
+    key,
   })
   // What an earlier run left unreferenced (an operator command changed clubs, a crash mid-sweep) goes now.
   if (!config.readOnly) void directory.logos?.sweep()

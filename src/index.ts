@@ -11,6 +11,7 @@ import { serve } from './serve'
 import { openDataFile } from './data-file'
 import { Backups } from './store/backups'
 import { openLogos } from './store/logo-store'
+import { openSecretKey } from './store/secret-key'
 import { StoreError } from './store/store'
 import { backupLog, snapshotWriteWatch } from './storage-log'
 
@@ -36,6 +37,7 @@ async function main() {
     store,
     data,
     logos: openLogos(config.dataFile, { readOnly: config.readOnly }),
+    key: await openSecretKey(config.dataFile, { readOnly: config.readOnly }),
     config,
     version: pkg.version,
     metrics: metrics && { registry: metrics, token: config.metricsToken },

@@ -231,7 +231,7 @@ describe("a user's calendar at a secret address", () => {
   }
   const pathOf = (url: string) => new URL(url).pathname
 
-  it("serves the meetings of the user's favorite clubs without credentials, at an address shown once", async () => {
+  it("serves the meetings of the user's favorite clubs without credentials, at an address shown on every GET", async () => {
     const { app, token } = await withAlice()
     expect((await app.req('/api/users/me/calendar-url/')).status).toBe(401)
     const res = await app.req('/api/users/me/calendar-url/', { token })
@@ -239,8 +239,8 @@ describe("a user's calendar at a secret address", () => {
     expect(res.headers.get('cache-control')).toBe('no-store')
     const { url } = await readJson(res)
     expect(url).toMatch(/^http:\/\/localhost\/api\/calendars\/[A-Za-z0-9_-]{43}\/meetings\.ics$/)
-    // Only its hash is kept: it cannot be shown again.
-    expect(await readJson(await app.req('/api/users/me/calendar-url/', { token }))).toEqual({ url: null })
+    // Derived again from the service's key and the nonce the data file keeps: the same address.
+    expect(await readJson(await app.req('/api/users/me/calendar-url/', { token }))).toEqual({ url })
     const { events } = parse((await calendarOf(app, pathOf(url))).text)
     expect(events.map((event) => event.summary)).toEqual(['Penn Chess Society'])
     await app.req('/api/favorites/', { method: 'POST', token, json: { club: 'robotics-collective' } })
@@ -273,7 +273,7 @@ describe("a user's calendar at a secret address", () => {
     await calendarOf(app, path)
   })
 
-  it('keeps only the SHA-256 of the token in the data file, and the address survives a restart', async () => {
+  it('keeps only the SHA-256 of the token in the data file; the address survives a restart, and a lost key makes a new one', async () => {
     const dir = tempDir('clubs-calendars-')
     dirs.push(dir)
     const file = join(dir, 'db.json')
@@ -285,6 +285,13 @@ describe("a user's calendar at a secret address", () => {
     expect(saved).toContain(sha256(secret))
     const restarted = await makeApp({ dataFile: file })
     expect(parse((await calendarOf(restarted, pathOf(url))).text).events.length).toBe(1)
+    expect((await readJson(await restarted.req('/api/users/me/calendar-url/', { token }))).url).toBe(url)
+    // The key file lost: the address cannot be derived again, so GET makes a new one and the old one goes.
+    const rekeyed = await makeApp({ dataFile: file, key: new Uint8Array(32).fill(7) })
+    const fresh = (await readJson(await rekeyed.req('/api/users/me/calendar-url/', { token }))).url as string
+    expect(fresh).not.toBe(url)
+    expect((await rekeyed.req(pathOf(url))).status).toBe(404)
+    expect(parse((await calendarOf(rekeyed, pathOf(fresh))).text).events.length).toBe(1)
   })
 
   it('gives the bootstrap admin an address too', async () => {

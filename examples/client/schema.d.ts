@@ -648,14 +648,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Make the secret address of your calendar
-         * @description The first time: makes your calendar’s secret address and shows it. Only its hash is kept, so later it answers {"url": null}: POST makes a new one to show (the old one stops working).
+         * The secret address of your calendar
+         * @description Your calendar’s secret address, made the first time you ask. The data file keeps only the hash of its token, which is derived again from the service’s secret key (kept apart from the data file) to show it. POST makes a new one (the old one stops working).
          */
         get: operations["getApiUsersMeCalendar-url"];
         put?: never;
         /**
          * Replace the secret address of your calendar
-         * @description Makes a new secret address and shows it this once; the previous address answers 404 from now on.
+         * @description Makes a new secret address; the previous address answers 404 from now on.
          */
         post: operations["postApiUsersMeCalendar-url"];
         delete?: never;
@@ -7939,7 +7939,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The new address, or null when one was made before. */
+            /** @description Your address. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7949,7 +7949,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        url: string | null;
+                        /**
+                         * Format: uri
+                         * @description The secret address of your calendar: anyone who has it can read it.
+                         * @example https://clubs.example.edu/api/calendars/q3ZfJx0y8Vw2nQm5KkT1bA7sLrE9uHcD4pGiWoYvNz0/meetings.ics
+                         */
+                        url: string;
                     };
                     "text/html": components["schemas"]["BrowsableView"];
                 };
@@ -8065,7 +8070,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The new address, shown this once. */
+            /** @description The new address. */
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

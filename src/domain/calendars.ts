@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { createHash, createHmac } from 'node:crypto'
 import { ANONYMOUS, requireUser, type Caller } from './caller'
 import type { ClubService } from './clubs'
 import { NotFound } from './errors'
@@ -19,6 +19,12 @@ export interface Site {
 export interface CalendarOptions {
   /** The campus time zone (CLUBS_TIMEZONE), an IANA name. */
   readonly timeZone: string
+  /**
+   * The service's secret key (kept apart from the data file): a user's address token is derived
+   * from it and a random nonce the data file keeps, so the address can be shown again while the
+   * data file holds only the token's SHA-256.
+   */
+  readonly key: Uint8Array
   readonly commit: Commit
   readonly now: () => Date
 }
@@ -81,19 +87,24 @@ export class CalendarService {
   }
 
   /**
-   * The token of the caller's secret address, made when they have none yet; null when they have
-   * one, which only its hash keeps: `replace` makes a new one to show.
+   * The token of the caller's secret address: the one they have, derived again from the key and
+   * its nonce, or a new one when they have none (or the key it was made with is gone).
    */
-  async firstToken(caller: Caller): Promise<string | null> {
-    const user = requireUser(caller)
-    if (this.users.directory.get(user.username)?.calendar_sha256) return null
+  async token(caller: Caller): Promise<string> {
+    const { username } = requireUser(caller)
+    const record = this.users.directory.get(username)
+    if (record?.calendar_nonce && record.calendar_sha256) {
+      const token = this.#derive(username, record.calendar_nonce)
+      if (sha256(token) === record.calendar_sha256) return token
+    }
     return this.replace(caller)
   }
 
   /** A new token for the caller's secret address; the previous address is a 404 from now on. */
   async replace(caller: Caller): Promise<string> {
     const { username } = requireUser(caller)
-    const token = newToken()
+    const nonce = newToken()
+    const token = this.#derive(username, nonce)
     const directory = this.users.directory
     const previous = directory.get(username)
     // The bootstrap admin may have no record: CLUBS_ADMIN_TOKEN, not the data file, is their token.
@@ -104,10 +115,14 @@ export class CalendarService {
       created_at: this.options.now().toISOString(),
     }
     await this.options.commit(() => {
-      directory.put({ ...record, calendar_sha256: sha256(token) })
+      directory.put({ ...record, calendar_nonce: nonce, calendar_sha256: sha256(token) })
       return () => (previous ? directory.put(previous) : directory.remove(username))
     })
     return token
+  }
+
+  #derive(username: string, nonce: string): string {
+    return createHmac('sha256', this.options.key).update(`calendar\n${username}\n${nonce}`).digest('base64url')
   }
 
   #text(name: string, clubs: readonly ClubRecord[], site: Site): string {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { Catalog } from './catalog'
 import { Journal } from './journal'
 import { SavedClubs } from './saved-clubs'
@@ -29,6 +30,8 @@ export interface DomainOptions {
   readonly now: () => Date
   /** The campus time zone meetings are in (CLUBS_TIMEZONE); UTC when not said. */
   readonly timeZone?: string
+  /** The service's secret key (calendar addresses); a new one each time when none is given. */
+  readonly key?: Uint8Array
   /** Where club logos are kept; without one, the directory keeps none (operator commands). */
   readonly logos?: LogoStore
 }
@@ -40,7 +43,7 @@ export interface DomainOptions {
 export function openDirectory(
   store: Persistence,
   data: Snapshot,
-  { autoApprove, now, timeZone = 'UTC', logos: logoStore }: DomainOptions,
+  { autoApprove, now, timeZone = 'UTC', logos: logoStore, key = randomBytes(32) }: DomainOptions,
 ) {
   const catalog = new Catalog(data.clubs, data.tags)
   const relations = new Relations(data)
@@ -99,7 +102,7 @@ export function openDirectory(
     imports: new ImportService(clubs, tags, commit),
     review: new ReviewDesk(clubs, relations),
     sessions,
-    calendars: new CalendarService(clubs, relations.favorites, users, { timeZone, commit, now }),
+    calendars: new CalendarService(clubs, relations.favorites, users, { timeZone, key, commit, now }),
     logos,
     health: () => ({ clubs: catalog.countLive(), version: catalog.version }),
   }

@@ -23,6 +23,8 @@ export const UserRecord = t.Object({
   email: t.Optional(t.String({ maxLength: MAX_EMAIL_LENGTH })),
   /** The SHA-256 of the token in their calendar's secret address (CONTRACT §21); none until they ask for one. */
   calendar_sha256: t.Optional(t.String({ pattern: '^[0-9a-f]{64}$' })),
+  /** With the service's secret key, what derives that token again, so the address can be shown again. */
+  calendar_nonce: t.Optional(t.String({ pattern: '^[A-Za-z0-9_-]+$' })),
 })
 export type UserRecord = typeof UserRecord.static
 

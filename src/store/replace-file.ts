@@ -8,8 +8,13 @@ import { writeAll } from './write-all'
  * it took is free again, and leaves `file` as it was. Syncing the folder, which makes the rename
  * itself durable, is the caller's (one sync can cover several files).
  */
-export async function replaceFile(file: string, temp: string, chunks: Iterable<string | Uint8Array>): Promise<void> {
-  const handle = await open(temp, 'w')
+export async function replaceFile(
+  file: string,
+  temp: string,
+  chunks: Iterable<string | Uint8Array>,
+  { mode = 0o644 } = {},
+): Promise<void> {
+  const handle = await open(temp, 'w', mode)
   try {
     try {
       for (const chunk of chunks) await writeAll(handle, temp, chunk)

@@ -128,31 +128,26 @@ export const calendarUrl = endpoint({
   path: '/api/users/me/calendar-url/',
   name: 'My Calendar Address',
   description:
-    'The secret address of a calendar of your favorite clubs’ meetings, for calendar apps (which send no credentials). Only its hash is kept: it is shown when made.',
+    'The secret address of a calendar of your favorite clubs’ meetings, for calendar apps (which send no credentials). The data file keeps only its hash.',
   tag: 'calendars',
   actions: {
     GET: {
-      summary: 'Make the secret address of your calendar',
+      summary: 'The secret address of your calendar',
       description:
-        'The first time: makes your calendar’s secret address and shows it. Only its hash is kept, so later it answers {"url": null}: POST makes a new one to show (the old one stops working).',
+        'Your calendar’s secret address, made the first time you ask. The data file keeps only the hash of its token, which is derived again from the service’s secret key (kept apart from the data file) to show it. POST makes a new one (the old one stops working).',
       access: 'user',
-      responses: {
-        200: json(
-          t.Object({ url: t.Union([SECRET_URL, t.Null()]) }),
-          'The new address, or null when one was made before.',
-        ),
-      },
-      errors: [401, 403],
+      responses: { 200: json(t.Object({ url: SECRET_URL }), 'Your address.') },
+      errors: [401, 403, 503],
       async handle({ ex, caller, services }) {
-        const token = await services.calendars.firstToken(caller)
-        return { status: 200, body: { url: token === null ? null : secretUrl(ex, token) }, headers: NO_STORE }
+        const token = await services.calendars.token(caller)
+        return { status: 200, body: { url: secretUrl(ex, token) }, headers: NO_STORE }
       },
     },
     POST: {
       summary: 'Replace the secret address of your calendar',
-      description: 'Makes a new secret address and shows it this once; the previous address answers 404 from now on.',
+      description: 'Makes a new secret address; the previous address answers 404 from now on.',
       access: 'user',
-      responses: { 201: json(t.Object({ url: SECRET_URL }), 'The new address, shown this once.') },
+      responses: { 201: json(t.Object({ url: SECRET_URL }), 'The new address.') },
       errors: [401, 403, 405, 503],
       async handle({ ex, caller, services }) {
         const token = await services.calendars.replace(caller)
