@@ -62,9 +62,11 @@ async function start(dataFile: string, env: Record<string, string> = {}) {
 
 const description = (i: number) => `Club ${i}. `.padEnd(5_000, 'x')
 
-/** What the folder holds besides the data file, its backup, its lock and the filler: no temp file. */
+/** What the folder holds besides the data file, its backup, lock, key and logos, and the filler: no temp file. */
 const leftovers = (dir: string) =>
-  readdirSync(dir).filter((name) => !['db.json', 'db.json.bak', 'db.json.lock', 'filler'].includes(name))
+  readdirSync(dir).filter(
+    (name) => !['db.json', 'db.json.bak', 'db.json.lock', 'db.json.key', 'logos', 'filler'].includes(name),
+  )
 
 describe('a nearly full disk (a few KiB free)', () => {
   it.skipIf(SKIP_TMPFS).each([4, 12, 20, 40])(
