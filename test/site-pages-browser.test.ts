@@ -1,3 +1,4 @@
+import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
 import { rmSync } from 'node:fs'
@@ -73,6 +74,38 @@ suite('every page of the site in Chromium', () => {
     await api('/api/clubs/lantern-society/', { subtitle: 'Paper lanterns, and now kites' }, tokens.officer, 'PATCH')
     await api('/api/clubs/lantern-society/requests/', { message: 'I would love to fold lanterns.' }, tokens.student)
     await api('/api/favorites/', { club: 'penn-chess-society' }, tokens.student)
+    // The chess club's profile (CONTRACT §21): a logo, two meetings, and an officer people can ask.
+    const logo = await sharp({ create: { width: 256, height: 256, channels: 3, background: '#0b4a8b' } })
+      .composite([
+        {
+          input: Buffer.from('<svg width="256" height="256"><circle cx="128" cy="128" r="80" fill="#f2c14e"/></svg>'),
+        },
+      ])
+      .png()
+      .toBuffer()
+    const uploaded = await fetch(`${origin}/api/clubs/penn-chess-society/logo/`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${TOKEN}` },
+      body: logo,
+    })
+    expect(uploaded.status).toBe(200)
+    await api(
+      '/api/clubs/penn-chess-society/',
+      {
+        meetings: [
+          { day: 'tuesday', start: '19:00', end: '21:30', location: 'Houston Hall 202', note: 'Open play' },
+          { day: 'saturday', start: '10:00', end: '12:00', location: 'Van Pelt Library, room 4', note: 'Lessons' },
+        ],
+      },
+      TOKEN,
+      'PATCH',
+    )
+    await api('/api/clubs/penn-chess-society/members/', {
+      username: 'olive',
+      role: 'officer',
+      title: 'President',
+      public: true,
+    })
   }, TIMEOUT)
 
   afterAll(async () => {

@@ -88,7 +88,7 @@ export function ClubPage({
                   Every {DAY_NAMES[meeting.day]}, {meeting.start}–{meeting.end}
                 </strong>
                 {meeting.location && <> · {meeting.location}</>}
-                {meeting.note && <span class="help"> {meeting.note}</span>}
+                {meeting.note && <span class="help"> — {meeting.note}</span>}
               </li>
             ))}
           </ul>
