@@ -55,9 +55,14 @@ export class Exchange {
     return (this.#url ??= new URL(this.href))
   }
 
-  /** The query parameters, read without parsing a URL that has none. */
+  #query: URLSearchParams | null = null
+
+  /** The query parameters, read without parsing the whole URL (a request sends no fragment). */
   get query(): URLSearchParams {
-    return this.href.includes('?') ? this.url.searchParams : NO_QUERY
+    if (this.#query) return this.#query
+    if (this.#url) return (this.#query = this.#url.searchParams)
+    const at = this.href.indexOf('?')
+    return (this.#query = at < 0 ? NO_QUERY : new URLSearchParams(this.href.slice(at + 1)))
   }
 }
 

@@ -25,12 +25,17 @@ class ServedLogos {
   #version = ''
   readonly #files = new Map<string, Prepared>()
 
-  async get(version: string, key: string, read: () => Promise<Uint8Array | null>): Promise<Prepared | null> {
+  /** The file kept for `key` in data version `version`, or undefined. */
+  kept(version: string, key: string): Prepared | undefined {
     if (version !== this.#version) {
       this.#files.clear()
       this.#version = version
     }
-    const kept = this.#files.get(key)
+    return this.#files.get(key)
+  }
+
+  async get(version: string, key: string, read: () => Promise<Uint8Array | null>): Promise<Prepared | null> {
+    const kept = this.kept(version, key)
     if (kept) return kept
     const bytes = await read()
     if (!bytes) return null
@@ -124,16 +129,23 @@ export const logoFile = endpoint({
         200: { description: 'The logo.', content: { 'image/webp': { schema: WEBP } } },
       },
       errors: [400, 404],
-      async handle({ ex, services, params }) {
+      handle({ ex, services, params }) {
         const size = sizeOf(ex.query)
         const name = LOGO_FILE.exec(params.file)?.[1]
-        const file = name
-          ? await servedFor(logosOf(services)).get(services.clubs.dataVersion, `${name}@${size}`, () =>
-              logosOf(services).read(name, size),
-            )
-          : null
-        if (!file) throw new NotFound()
-        return { status: 200, body: file, headers: IMMUTABLE }
+        if (!name) throw new NotFound()
+        const logos = logosOf(services)
+        const served = servedFor(logos)
+        const key = `${name}@${size}`
+        const version = services.clubs.dataVersion
+        // Kept: answered at once, no promise in the way (a logo is a small answer, asked for often).
+        const kept = served.kept(version, key)
+        if (kept) return { status: 200, body: kept, headers: IMMUTABLE }
+        return served
+          .get(version, key, () => logos.read(name, size))
+          .then((file) => {
+            if (!file) throw new NotFound()
+            return { status: 200 as const, body: file, headers: IMMUTABLE }
+          })
       },
     },
   },
