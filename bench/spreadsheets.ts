@@ -21,7 +21,7 @@ export interface SpreadsheetResult {
   readonly sameBytes: { readonly fields: string; readonly bytes: number }
   readonly importRows: number
   readonly importMs: number
-  readonly importCounts: { created: number; updated: number; unchanged: number }
+  readonly importCounts: { created: number; updated: number; unchanged: number; tags_created: string[] }
   /** Snapshot writes the import made, from the data file and its `.bak` (see `writesSince`); 2 means two or more. */
   readonly importWrites: number
 }
@@ -112,7 +112,7 @@ export async function benchSpreadsheets(
   const importCounts = (await imported.json()) as SpreadsheetResult['importCounts']
   const importMs = performance.now() - importStarted
   const importWrites = await writesSince(dataFile, inodeBefore)
-  const expected = { created: IMPORT_ROWS - UPDATED_ROWS, updated: UPDATED_ROWS, unchanged: 0 }
+  const expected = { created: IMPORT_ROWS - UPDATED_ROWS, updated: UPDATED_ROWS, unchanged: 0, tags_created: [] }
   if (imported.status !== 201 || JSON.stringify(importCounts) !== JSON.stringify(expected))
     throw new Error(`spreadsheets bench: the import answered ${imported.status} ${JSON.stringify(importCounts)}`)
   rec.say(`  import of ${IMPORT_ROWS} rows: ${importMs.toFixed(0)} ms, ${importWrites} snapshot write(s)`)

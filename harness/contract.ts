@@ -85,6 +85,9 @@ export const WRITABLE_FIELDS = [
   'meetings',
 ]
 
+/** The writable fields a PUT must carry (CONTRACT §3.4): all but §21's meetings, which a client from before them leaves as they are. */
+export const PUT_REQUIRED_FIELDS = WRITABLE_FIELDS.filter((field) => field !== 'meetings')
+
 /** Case- and accent-insensitive, as a person compares names (CONTRACT §6). */
 export const fold = (s: string) => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase()
 

@@ -8,7 +8,7 @@ import { BodyCheck, checkClubBody, type ClubMode } from '../src/domain/check'
 import { MEMBER_BODY } from '../src/domain/members'
 import { SAVED_CLUB_BODY } from '../src/domain/saved-clubs'
 import { USER_BODY } from '../src/domain/users'
-import { WRITABLE_FIELDS } from '../harness/contract'
+import { PUT_REQUIRED_FIELDS } from '../harness/contract'
 import { CLUB_DEFAULTS } from '../src/model/club'
 
 const TODAY = '2026-11-23'
@@ -342,7 +342,7 @@ const rows: Row[] = [
     check: 'replace',
     body: { ...A, colour: 'red' },
     errors: {
-      ...Object.fromEntries(WRITABLE_FIELDS.filter((f) => f !== 'name').map((f) => [f, [REQUIRED]])),
+      ...Object.fromEntries(PUT_REQUIRED_FIELDS.filter((f) => f !== 'name').map((f) => [f, [REQUIRED]])),
       colour: ['Unknown field.'],
     },
     fields: A,

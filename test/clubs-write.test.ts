@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { DETAIL_ONLY_FIELDS, LIST_FIELDS, WRITABLE_FIELDS } from '../harness/contract'
+import { DETAIL_ONLY_FIELDS, LIST_FIELDS, PUT_REQUIRED_FIELDS } from '../harness/contract'
 import { ADMIN_TOKEN, makeApp, NOW, readJson } from '../harness/app'
 
 // Writing clubs through `app.handle`: create, update (PUT), partial update (PATCH), destroy,
@@ -617,7 +617,7 @@ describe('update (PUT)', () => {
     const res = await app.admin.put(CHESS_URL, {})
     expect(res.status).toBe(400)
     expect(await readJson(res)).toEqual(
-      Object.fromEntries(WRITABLE_FIELDS.map((field) => [field, ['This field is required.']])),
+      Object.fromEntries(PUT_REQUIRED_FIELDS.map((field) => [field, ['This field is required.']])),
     )
   })
 

@@ -132,12 +132,16 @@ describe('meetings on write', () => {
     expect((await app.admin.get('/api/clubs/never-made/')).status).toBe(404)
   })
 
-  it('lists meetings among the fields a PUT must carry', async () => {
+  it('keeps the meetings on a PUT that does not carry them (a client from before them), and replaces them when it does', async () => {
     const app = await makeApp()
+    const meetings = [{ day: 'monday', start: '17:00', end: '18:00', location: 'Room 1', note: '' }]
+    expect((await app.admin.patch(CHESS_URL, { meetings })).status).toBe(200)
     const { meetings: _left, ...rest } = await detailOf(app)
-    const res = await app.admin.put(CHESS_URL, rest)
-    expect(res.status).toBe(400)
-    expect(await readJson(res)).toEqual({ meetings: ['This field is required.'] })
+    const res = await app.admin.put(CHESS_URL, { ...rest, subtitle: 'Put without meetings' })
+    expect(res.status).toBe(200)
+    expect((await detailOf(app)).meetings).toEqual(meetings)
+    expect((await app.admin.put(CHESS_URL, { ...rest, meetings: [] })).status).toBe(200)
+    expect((await detailOf(app)).meetings).toEqual([])
   })
 })
 

@@ -2025,8 +2025,13 @@ export interface operations {
                         [key: string]: unknown;
                     }))[];
                     active: boolean;
+                    /**
+                     * @description Create only. Derived from the name when absent.
+                     * @example go-club
+                     */
+                    code?: string;
                     /** @description When the club meets, every week: at most 10. */
-                    meetings: {
+                    meetings?: {
                         /** @description monday to sunday. */
                         day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
                         /**
@@ -2044,11 +2049,6 @@ export interface operations {
                         /** @description Anything else; "" when absent. */
                         note?: string;
                     }[];
-                    /**
-                     * @description Create only. Derived from the name when absent.
-                     * @example go-club
-                     */
-                    code?: string;
                     /** @description Admin only: approve (true) or reject (false). */
                     approved?: boolean;
                     /** @description Admin only. */

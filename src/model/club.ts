@@ -174,9 +174,16 @@ export const ClubCreate = t.Composite(
     additionalProperties: false,
   },
 )
-/** What a PUT takes: every writable field but the code, which may be sent back unchanged. */
+/**
+ * What a PUT takes: every writable field of the spec, the code sent back unchanged or not at all,
+ * and the meetings (CONTRACT §21) or not: a client from before them keeps them as they are.
+ */
 export const ClubReplace = t.Composite(
-  [t.Omit(ClubWrite, ['code']), t.Partial(t.Pick(ClubWrite, ['code'])), t.Partial(ApprovalWrite)],
+  [
+    t.Omit(ClubWrite, ['code', 'meetings']),
+    t.Partial(t.Pick(ClubWrite, ['code', 'meetings'])),
+    t.Partial(ApprovalWrite),
+  ],
   {
     additionalProperties: false,
   },
