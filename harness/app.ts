@@ -33,14 +33,17 @@ export async function makeApp(
     developmentAdmin?: boolean
     /** The service's secret key; the same for every test app unless told (a key file that outlives restarts). */
     key?: Uint8Array
+    /** How many change log events to keep at least (CONTRACT §18 keeps 10,000). */
+    keepChanges?: number
   } = {},
 ) {
   if (options.dataFile) await openStores.get(options.dataFile)?.close()
-  const { store, data } = await openDataFile(options.dataFile ?? IN_MEMORY, SEED_FILE)
+  const { store, data, changes } = await openDataFile(options.dataFile ?? IN_MEMORY, SEED_FILE)
   if (options.dataFile) openStores.set(options.dataFile, store)
   const app = createApp({
     store,
     data,
+    changes: options.keepChanges ? { ...changes, keep: options.keepChanges } : changes,
     logos: openLogos(options.dataFile ?? IN_MEMORY),
     config: { adminToken: ADMIN_TOKEN, autoApprove: false, readOnly: false, ...options.config },
     now: options.now ?? (() => NOW),

@@ -54,9 +54,9 @@ async function main(command: OperatorCommand, args: readonly string[]): Promise<
     )
     return 1
   }
-  const { store, data } = await openDataFile(config.dataFile, config.seedFile)
+  const { store, data, changes } = await openDataFile(config.dataFile, config.seedFile)
   try {
-    const directory = openDirectory(store, data, { autoApprove: config.autoApprove, now: () => new Date() })
+    const directory = openDirectory(store, data, { autoApprove: config.autoApprove, now: () => new Date(), changes })
     return await command.run(args, directory, describeDataFile(config), config)
   } finally {
     await store.close()

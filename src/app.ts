@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import type { Config } from './config'
 import type { DataFile } from './data-file'
 import { ANONYMOUS } from './domain/caller'
-import { openDirectory } from './domain/directory'
+import { openDirectory, type KeptChanges } from './domain/directory'
 import type { LogoStore } from './domain/logos'
 import type { Snapshot } from './model/snapshot'
 import { AnswerCaches } from './edge/answer-cache'
@@ -27,6 +27,8 @@ const DEFAULT_SITE = { title: 'Club Directory' }
 export interface AppDeps {
   readonly store: DataFile
   readonly data: Snapshot
+  /** The change log the store found beside the data; a new one when absent. */
+  readonly changes?: KeptChanges
   /** Where club logos are kept (files beside the data file, or memory). */
   readonly logos: LogoStore
   /** The service's secret key, kept apart from the data file (calendar addresses); a new one when absent. */
@@ -62,6 +64,7 @@ const logToStderr: LogFault = (error, request) =>
 export function createApp({
   store,
   data,
+  changes,
   logos,
   key,
   config,
@@ -79,6 +82,7 @@ export function createApp({
     timeZone: config.timezone,
     logos,
     key,
+    changes,
   })
   // What an earlier run left unreferenced (an operator command changed clubs, a crash mid-sweep) goes now.
   if (!config.readOnly) void directory.logos?.sweep()

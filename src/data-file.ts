@@ -1,4 +1,8 @@
 import type { StoredSnapshot } from './model/snapshot'
+import { CHANGE_TYPES } from './model/change'
+import type { KeptChanges } from './domain/directory'
+import type { LoggedChange } from './domain/change-log'
+import type { ReadLog } from './store/change-file'
 import { emptySnapshot, snapshotOfClubs } from './domain/seed'
 import { snapshotProblem, upgradeSnapshot } from './domain/snapshot-format'
 import { IN_MEMORY, Store, StoreError } from './store/store'
@@ -37,7 +41,17 @@ export async function openDataFile(
               ? await opened.store.keepCopy(`.v${opened.data.version}.bak`)
               : null,
         }
-  return { ...opened, data, upgradedFrom }
+  return { ...opened, data, upgradedFrom, changes: keptChanges(opened.store.file, opened.log) }
+}
+
+const KNOWN_TYPES: ReadonlySet<string> = new Set(CHANGE_TYPES)
+
+/** The change log's events as the directory keeps them: each of a type this release knows. */
+function keptChanges(dataFile: string, { lines, trimmedUpTo }: ReadLog): KeptChanges {
+  const unknown = lines.find((line) => !KNOWN_TYPES.has(line.type))
+  if (unknown)
+    throw new StoreError(`${dataFile}.changes`, `event ${unknown.seq} has the unknown type "${unknown.type}"`)
+  return { kept: lines as LoggedChange[], trimmedUpTo }
 }
 
 /** What a new data file starts from (CONTRACT §15): nothing, a list of clubs in the write shape, or a data file. */

@@ -36,6 +36,7 @@ async function main() {
   const app = createApp({
     store,
     data,
+    changes: opened.changes,
     logos: openLogos(config.dataFile, { readOnly: config.readOnly }),
     key: await openSecretKey(config.dataFile, { readOnly: config.readOnly }),
     config,

@@ -62,10 +62,11 @@ async function start(dataFile: string, env: Record<string, string> = {}) {
 
 const description = (i: number) => `Club ${i}. `.padEnd(5_000, 'x')
 
-/** What the folder holds besides the data file, its backup, lock, key and logos, and the filler: no temp file. */
+/** What the folder holds besides the data file, its backup, change log, lock, key and logos, and the filler: no temp file. */
 const leftovers = (dir: string) =>
   readdirSync(dir).filter(
-    (name) => !['db.json', 'db.json.bak', 'db.json.lock', 'db.json.key', 'logos', 'filler'].includes(name),
+    (name) =>
+      !['db.json', 'db.json.bak', 'db.json.changes', 'db.json.lock', 'db.json.key', 'logos', 'filler'].includes(name),
   )
 
 describe('a nearly full disk (a few KiB free)', () => {

@@ -165,7 +165,7 @@ describe('durability', () => {
     const dir = freshDir()
     const { admin } = await makeApp({ dataFile: join(dir, 'db.json') })
     await Promise.all(Array.from({ length: 10 }, (_, i) => admin.post('/api/clubs/', { name: `Atomic ${i}` })))
-    expect(readdirSync(dir).sort()).toEqual(['db.json', 'db.json.bak', 'db.json.lock'])
+    expect(readdirSync(dir).sort()).toEqual(['db.json', 'db.json.bak', 'db.json.changes', 'db.json.lock'])
   })
 
   it('does not change the file for a refused write', async () => {

@@ -63,6 +63,8 @@ export class Catalog {
   #version = 0
   /** Live clubs of a view in each order asked for, kept in order on every change instead of sorted per request. */
   #sorted = new Map<string, { view: View; order: Order; entries: Entry[] }>()
+  /** Told the code of each club about to change, while a change set is being recorded. */
+  #beforeChange: ((code: string) => void) | null = null
 
   constructor(clubs: readonly ClubRecord[], tags: readonly Tag[]) {
     for (const tag of tags) this.#setTag(tag.id, tag)
@@ -144,6 +146,8 @@ export class Catalog {
   changeTag(id: number, tag: Tag | null, restamp: (record: ClubRecord) => ClubRecord): () => void {
     const before = this.#tags.get(id) ?? null
     const carriers = [...this.#slots.values()].map((slot) => slot.current.record).filter((r) => r.tags.includes(id))
+    // Told before the name changes, so what they showed is seen with the old name.
+    for (const record of carriers) this.#beforeChange?.(record.code)
     this.#setTag(id, tag)
     for (const record of carriers) this.put(restamp(record))
     this.#version++
@@ -175,6 +179,7 @@ export class Catalog {
 
   /** Stores `record`, replacing the club with its code; returns the record it replaced. */
   put(record: ClubRecord): ClubRecord | undefined {
+    this.#beforeChange?.(record.code)
     const before = this.#slots.get(record.code)
     const previous = before?.current.record
     if (previous) this.#releaseNames(previous)
@@ -231,6 +236,19 @@ export class Catalog {
     this.#resort(this.#slots.get(record.code), undefined)
     this.#slots.delete(record.code)
     this.#version++
+  }
+
+  /**
+   * Runs `change`, telling `beforeChange` the code of each club it is about to change (maybe
+   * more than once), before it changes: the one place a write's effect on the clubs is seen.
+   */
+  observing<T>(beforeChange: (code: string) => void, change: () => T): T {
+    this.#beforeChange = beforeChange
+    try {
+      return change()
+    } finally {
+      this.#beforeChange = null
+    }
   }
 
   /** Every club (archived ones too) and tag, as the data file keeps them. */

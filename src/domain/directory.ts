@@ -17,12 +17,23 @@ import { UserService } from './users'
 import { SessionService } from './sessions'
 import { CalendarService } from './calendars'
 import { LogoService, type LogoStore } from './logos'
-import type { Commit } from './journal'
+import type { Commit, Undo } from './journal'
+import { ChangeLog, type LoggedChange, type PublicChange } from './change-log'
+import { ANONYMOUS_VIEW, detail } from './represent'
 
-/** Where the directory keeps its state: told how to capture it, asked to save it. */
+/** Where the directory keeps its state: told how to capture it and its change log, asked to save it. */
 export interface Persistence {
-  track(capture: () => Snapshot): void
+  track(capture: () => Snapshot, changes?: ChangeLog): void
   save(): Promise<void>
+}
+
+/** The change log as the store found it (CONTRACT §18). */
+export interface KeptChanges {
+  readonly kept: readonly LoggedChange[]
+  /** Every event at or below this number is no longer kept. */
+  readonly trimmedUpTo: number
+  /** How many events to keep at least (tests keep few). */
+  readonly keep?: number
 }
 
 export interface DomainOptions {
@@ -34,6 +45,8 @@ export interface DomainOptions {
   readonly key?: Uint8Array
   /** Where club logos are kept; without one, the directory keeps none (operator commands). */
   readonly logos?: LogoStore
+  /** The change log's events kept so far; a new log when absent. */
+  readonly changes?: KeptChanges
 }
 
 /**
@@ -43,27 +56,52 @@ export interface DomainOptions {
 export function openDirectory(
   store: Persistence,
   data: Snapshot,
-  { autoApprove, now, timeZone = 'UTC', logos: logoStore, key = randomBytes(32) }: DomainOptions,
+  { autoApprove, now, timeZone = 'UTC', logos: logoStore, key = randomBytes(32), changes }: DomainOptions,
 ) {
   const catalog = new Catalog(data.clubs, data.tags)
   const relations = new Relations(data)
   const directory = new UserDirectory(data.users)
   const history = new History(data.history)
   const pendingRequests = new PendingRequests(data.requests, (code) => catalog.get(code) !== undefined)
-  store.track(() => ({
-    version: SNAPSHOT_VERSION,
-    ...catalog.snapshot(),
-    users: directory.all(),
-    ...relations.snapshot(),
-    history: history.snapshot(),
-    requests: pendingRequests.snapshot(),
-    sessions: sessions.snapshot(),
-  }))
+  const changeLog = new ChangeLog(changes?.kept ?? [], {
+    issued: data.changes_seq ?? 0,
+    trimmedUpTo: changes?.trimmedUpTo ?? 0,
+    keep: changes?.keep,
+  })
+  store.track(
+    () => ({
+      version: SNAPSHOT_VERSION,
+      ...catalog.snapshot(),
+      users: directory.all(),
+      ...relations.snapshot(),
+      history: history.snapshot(),
+      requests: pendingRequests.snapshot(),
+      sessions: sessions.snapshot(),
+      changes_seq: changeLog.issued,
+    }),
+    changeLog,
+  )
 
   const journal = new Journal(() => store.save())
-  // Any change may leave a logo unreferenced (a new one, an approval, an import): each is followed by a sweep.
+  /** What the public sees of a club now: its anonymous detail as JSON text, or null. */
+  const publicText = (code: string) => {
+    const shown = catalog.get(code, 'public')?.record
+    return shown?.active ? JSON.stringify(detail(shown, ANONYMOUS_VIEW, catalog)) : null
+  }
+  // The one path of every write: its change set (the clubs it touched, as the public saw them
+  // before and sees them after) is numbered in the change log with it, is taken back with it,
+  // and is published once it is on disk. A logo it left unreferenced is swept.
   const commit: Commit = async (apply) => {
-    await journal.commit(apply)
+    await journal.commit(() => {
+      const before = new Map<string, string | null>()
+      const undo: Undo[] = catalog.observing(
+        (code) => before.has(code) || before.set(code, publicText(code)),
+        () => [apply()].flat(),
+      )
+      const changed: PublicChange[] = [...before].map(([code, was]) => ({ code, before: was, after: publicText(code) }))
+      return [...undo, changeLog.record(changed, now().toISOString())]
+    })
+    changeLog.publish()
     void logos?.sweep()
   }
   const clubs = new ClubService(catalog, relations, history, { commit, autoApprove, now })
@@ -104,6 +142,7 @@ export function openDirectory(
     sessions,
     calendars: new CalendarService(clubs, relations.favorites, users, { timeZone, key, commit, now }),
     logos,
+    changes: changeLog,
     health: () => ({ clubs: catalog.countLive(), version: catalog.version }),
   }
 }

@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { Type } from '@sinclair/typebox'
 import { ClubRecord, Tag } from './club'
 import { HistoryRecord } from './history'
 import { JoinRequestRecord } from './join-request'
@@ -22,6 +23,8 @@ export const Snapshot = t.Object({
   requests: t.Array(JoinRequestRecord),
   /** The site's sessions (CONTRACT §20); a file from before the site has none. */
   sessions: t.Optional(t.Array(SessionRecord)),
+  /** The highest change number handed out (CONTRACT §18), so that none is used twice; a file from before the log has none. */
+  changes_seq: t.Optional(Type.Integer({ minimum: 0 })),
 })
 export type Snapshot = typeof Snapshot.static
 

@@ -1,5 +1,5 @@
-/** What the store writes: a format version and lists of records. */
-export type SnapshotShape = { readonly version: number }
+/** What the store writes: a format version, lists of records, and the highest change number handed out. */
+export type SnapshotShape = { readonly version: number; readonly changes_seq?: number }
 
 /** About how much text is handed to the file at a time. */
 const CHUNK_CHARS = 1 << 20
@@ -21,6 +21,7 @@ function recordText(record: object): string {
 function pieces(snapshot: SnapshotShape): string[] {
   const out = [`{\n"version": ${snapshot.version}`]
   for (const [key, value] of Object.entries(snapshot)) {
+    if (key !== 'version' && typeof value === 'number') out.push(`,\n${JSON.stringify(key)}: ${value}`)
     if (!Array.isArray(value)) continue
     out.push(`,\n${JSON.stringify(key)}: [`)
     value.forEach((record, i) => out.push(`${i ? ',' : ''}\n`, recordText(record)))

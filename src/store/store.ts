@@ -3,6 +3,7 @@ import { dirname } from 'node:path'
 import { Low } from 'lowdb'
 import { fsync } from './fsync'
 import { GroupCommit } from './group-commit'
+import { ChangeFile, ChangeFileError, changeFileOf, type LogLine, type ReadLog } from './change-file'
 import { acquireLock } from './lock'
 import { SnapshotFile } from './snapshot-file'
 import type { SnapshotShape } from './snapshot-text'
@@ -19,9 +20,21 @@ export class StoreError extends Error {
 /** Why `data` is not a snapshot this service can use, or null when it is one. */
 export type SnapshotCheck = (data: unknown) => string | null
 
+/** The change log as the store sees it: events to append with each snapshot, and the newest to keep when compacting. */
+export interface LogSource {
+  /** The events numbered since the last call, which the write under way now appends. */
+  handOver(): readonly LogLine[]
+  /** The events kept up to `seq`, newest last. */
+  keptUpTo(seq: number): readonly LogLine[]
+  /** How many events are kept at least. */
+  readonly keep: number
+}
+
 export interface OpenedStore<Snapshot extends SnapshotShape> {
   readonly store: Store<Snapshot>
   readonly data: Snapshot
+  /** The change log beside the data file, as far as the data file vouches for it. */
+  readonly log: ReadLog
   /** Where the data came from: the data file, or the seed (copied to a new data file, or kept in memory). */
   readonly source: 'file' | 'seed'
 }
@@ -35,6 +48,8 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
   #capture: () => Snapshot = () => {
     throw new Error('store: nothing to save; call track() first')
   }
+  #log: LogSource | null = null
+  #changeFile: ChangeFile | null = null
   readonly #commits: GroupCommit
   #lastWriteFailure: Error | null = null
   /** Told of each snapshot write: how long it took (seconds), and why it failed (null when it landed). */
@@ -61,12 +76,15 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
     { fromSeed = false, readOnly = false } = {},
   ): Promise<OpenedStore<Snapshot>> {
     if (dataFile === IN_MEMORY) {
-      return { store: new Store<Snapshot>(IN_MEMORY, null), data: await seed(), source: 'seed' }
+      const data = await seed()
+      return { store: new Store<Snapshot>(IN_MEMORY, null), data, source: 'seed', log: noLog(data) }
     }
     if (readOnly) {
       const existing = await readSnapshotIfAny<Snapshot>(dataFile, check)
       const store = new Store<Snapshot>(dataFile, null)
-      return existing ? { store, data: existing, source: 'file' } : { store, data: await seed(), source: 'seed' }
+      const data = existing ?? (await seed())
+      const { log } = existing ? await openLog(dataFile, data, false) : { log: noLog(data) }
+      return { store, data, source: existing ? 'file' : 'seed', log }
     }
     const fail = (what: string) => (e: NodeJS.ErrnoException) => {
       throw new StoreError(dataFile, `cannot ${what} (${e.code ?? e.message})`)
@@ -81,20 +99,24 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
     const store = new Store<Snapshot>(dataFile, db, lock.release)
     try {
       const existing = fromSeed ? null : await readSnapshotIfAny<Snapshot>(dataFile, check)
-      if (existing) return { store, data: existing, source: 'file' }
-      const seeded = await seed()
-      store.track(() => seeded)
+      const data = existing ?? (await seed())
+      const { file, log } = await openLog(dataFile, data, true)
+      store.#changeFile = file
+      if (existing) return { store, data, source: 'file', log }
+      // A seed replacing a data file whose log went further numbers on from there (npm run reset).
+      store.track(() => (log.trimmedUpTo > (data.changes_seq ?? 0) ? { ...data, changes_seq: log.trimmedUpTo } : data))
       await store.save().catch(fail('write it'))
-      return { store, data: seeded, source: 'seed' }
+      return { store, data, source: 'seed', log }
     } catch (e) {
       lock.release()
       throw e
     }
   }
 
-  /** Names the function that captures the current state whenever a snapshot is written. */
-  track(capture: () => Snapshot): void {
+  /** Names the function that captures the current state whenever a snapshot is written, and the change log written with it. */
+  track(capture: () => Snapshot, log: LogSource | null = null): void {
     this.#capture = capture
+    this.#log = log
   }
 
   /** Resolves once a snapshot holding every change made before the call is on disk. */
@@ -149,11 +171,21 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
     try {
       const db = this.db!
       db.data = this.#capture()
-      await this.#keepPrevious()
-      await db.write()
-      // The file was synced before its rename; the folder makes the rename itself durable.
+      // Captured at the same moment: the events of exactly the changes this snapshot holds.
+      const events = this.#log?.handOver() ?? []
+      const takeBack = (await this.#changeFile?.append(events)) ?? null
+      try {
+        await this.#keepPrevious()
+        await db.write()
+      } catch (error) {
+        await takeBack?.()
+        throw error
+      }
+      // The files were synced before their rename; the folder makes the renames themselves durable.
       await fsync(dirname(this.file))
       this.#lastWriteFailure = null
+      // The snapshot has landed: a compaction that fails now is tried again after the next write.
+      await this.#compactLog(db.data.changes_seq ?? 0).catch(() => undefined)
     } catch (error) {
       this.#lastWriteFailure = error instanceof Error ? error : new Error(String(error))
       throw error
@@ -161,7 +193,29 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
       this.onWrite?.((performance.now() - started) / 1000, this.#lastWriteFailure)
     }
   }
+
+  /** Rewrites the change log with the newest events kept once it holds twice as many. */
+  async #compactLog(upTo: number): Promise<void> {
+    const file = this.#changeFile
+    const log = this.#log
+    if (!file || !log || file.lines <= 2 * log.keep) return
+    const kept = log.keptUpTo(upTo).slice(-log.keep)
+    await file.rewrite(kept, kept[0]!.seq - 1)
+  }
 }
+
+/** The change log of a data file, kept up to the changes its snapshot holds. */
+async function openLog(dataFile: string, data: SnapshotShape, writable: boolean) {
+  try {
+    return await ChangeFile.open(changeFileOf(dataFile), data.changes_seq ?? 0, writable)
+  } catch (e) {
+    if (e instanceof ChangeFileError) throw new StoreError(changeFileOf(dataFile), e.message)
+    throw new StoreError(changeFileOf(dataFile), `it cannot be used (${(e as NodeJS.ErrnoException).code ?? e})`)
+  }
+}
+
+/** A store without a log file (in memory, or a read-only seed): every number it handed out is gone. */
+const noLog = (data: SnapshotShape): ReadLog => ({ lines: [], trimmedUpTo: data.changes_seq ?? 0 })
 
 const FAILURE_WORDS: Record<string, string> = {
   ENOSPC: 'no space left on the disk (ENOSPC)',

@@ -11,15 +11,21 @@ export class ShortWrite extends Error {
 }
 
 /**
- * Writes all of `text` at the handle's position, or throws. On a full disk Bun's write returns
+ * Writes all of `text` at the handle's position (or at `position`), or throws. On a full disk Bun's write returns
  * fewer bytes than asked instead of throwing ENOSPC (Node throws), so a caller that trusts one
  * write would keep a truncated file: the rest is written again until it lands or fails loudly.
  */
-export async function writeAll(handle: FileHandle, path: string, text: string | Uint8Array): Promise<void> {
+export async function writeAll(
+  handle: FileHandle,
+  path: string,
+  text: string | Uint8Array,
+  position?: number,
+): Promise<void> {
   const bytes = typeof text === 'string' ? Buffer.from(text) : text
   let offset = 0
   while (offset < bytes.byteLength) {
-    const { bytesWritten } = await handle.write(bytes, offset, bytes.byteLength - offset)
+    const at = position === undefined ? null : position + offset
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.byteLength - offset, at)
     if (bytesWritten <= 0) throw new ShortWrite(path, offset, bytes.byteLength)
     offset += bytesWritten
   }

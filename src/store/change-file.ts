@@ -1,0 +1,172 @@
+import { open, truncate } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { replaceFile } from './replace-file'
+import { writeAll } from './write-all'
+
+/** A change log event as its file keeps it: one JSON object a line. */
+export interface LogLine {
+  readonly seq: number
+  readonly type: string
+  readonly text: string
+}
+
+/** What a change log file held, as far as the data file vouches for it. */
+export interface ReadLog {
+  readonly lines: LogLine[]
+  /** Every event at or below this number is no longer kept. */
+  readonly trimmedUpTo: number
+}
+
+/** The change log beside a data file (CONTRACT §18). */
+export const changeFileOf = (dataFile: string) => `${dataFile}.changes`
+
+const header = (trimmedUpTo: number) => `{"trimmed_up_to":${trimmedUpTo}}\n`
+
+/**
+ * The change log's file: a header line naming what compaction dropped, then one event a line,
+ * oldest first. Each snapshot write appends its new events first (synced), so an event is on
+ * disk before the snapshot that names it; a write that fails takes its lines back. The data file
+ * says which events are real (its `changes_seq`): lines past it, and a line torn by a crash, are
+ * dropped when the file is opened. Compaction rewrites it whole (temp file and rename).
+ */
+export class ChangeFile {
+  #length: number
+  #lines: number
+
+  // No handle is kept open between writes: a test's app left unclosed would have it closed by the
+  // garbage collector, which Bun makes an error. An open per write is nothing beside its sync.
+  private constructor(
+    readonly path: string,
+    length: number,
+    lines: number,
+  ) {
+    this.#length = length
+    this.#lines = lines
+  }
+
+  /** How many events the file holds. */
+  get lines(): number {
+    return this.#lines
+  }
+
+  /**
+   * Reads the log at `path`, keeping the events up to `upTo` (what the data file vouches for);
+   * `writable` opens it for appending, cutting off what is not kept, or creates it.
+   */
+  static async open(path: string, upTo: number, writable: boolean): Promise<{ file: ChangeFile | null; log: ReadLog }> {
+    let bytes: Buffer | null = null
+    try {
+      bytes = Buffer.from(await Bun.file(path).arrayBuffer())
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+    }
+    // With no file, every event the data file numbered is gone (a log deleted, or a data file from before it).
+    const parsed = bytes ? parseLog(bytes, upTo) : { log: { lines: [], trimmedUpTo: upTo }, validBytes: 0 }
+    if (!writable) return { file: null, log: parsed.log }
+    // A new log, or one whose history the data file no longer holds, starts again from its header.
+    if (parsed.validBytes === 0) {
+      await replaceFile(path, join(dirname(path), `.${basename(path)}.tmp`), [header(parsed.log.trimmedUpTo)])
+      parsed.validBytes = Buffer.byteLength(header(parsed.log.trimmedUpTo))
+    }
+    const file = new ChangeFile(path, parsed.validBytes, parsed.log.lines.length)
+    if (bytes && parsed.validBytes < bytes.byteLength) await file.#cut(parsed.validBytes)
+    return { file, log: parsed.log }
+  }
+
+  /** Appends `lines` and syncs them; on failure nothing of them stays. Returns how to take them back. */
+  async append(lines: readonly LogLine[]): Promise<() => Promise<void>> {
+    const before = this.#length
+    const linesBefore = this.#lines
+    if (!lines.length) return async () => {}
+    const takeBack = async () => {
+      await this.#cut(before)
+      this.#lines = linesBefore
+    }
+    const bytes = Buffer.from(lines.map((line) => `${line.text}\n`).join(''))
+    try {
+      const handle = await open(this.path, 'r+')
+      try {
+        await writeAll(handle, this.path, bytes, before)
+        await handle.datasync()
+      } finally {
+        await handle.close()
+      }
+      this.#length = before + bytes.byteLength
+      this.#lines = linesBefore + lines.length
+    } catch (error) {
+      await takeBack()
+      throw error
+    }
+    return takeBack
+  }
+
+  /** Replaces the file with `lines`, dropped events up to `trimmedUpTo`. */
+  async rewrite(lines: readonly LogLine[], trimmedUpTo: number): Promise<void> {
+    const text = header(trimmedUpTo) + lines.map((line) => `${line.text}\n`).join('')
+    await replaceFile(this.path, join(dirname(this.path), `.${basename(this.path)}.tmp`), [text])
+    this.#length = Buffer.byteLength(text)
+    this.#lines = lines.length
+  }
+
+  /** Cuts the file back to `length` bytes, durably: lines of a write that did not land. */
+  async #cut(length: number): Promise<void> {
+    await truncate(this.path, length)
+    const handle = await open(this.path, 'r')
+    try {
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    this.#length = length
+  }
+}
+
+/** Why a change log cannot be used: it was not written by this service, or was changed by hand. */
+export class ChangeFileError extends Error {}
+
+function parseLog(bytes: Buffer, upTo: number): { log: ReadLog; validBytes: number } {
+  const lines: LogLine[] = []
+  let trimmedUpTo = 0
+  let highest = 0
+  let validBytes = 0
+  let start = 0
+  for (let lineNo = 1; start < bytes.byteLength; lineNo++) {
+    const end = bytes.indexOf(10, start)
+    // A last line without its newline was torn by a crash: its write never finished.
+    if (end < 0) break
+    const text = bytes.toString('utf8', start, end)
+    const fail = (why: string) => {
+      throw new ChangeFileError(`line ${lineNo} ${why}; move it away to start a new log`)
+    }
+    let value: { seq?: unknown; type?: unknown; trimmed_up_to?: unknown }
+    try {
+      value = JSON.parse(text)
+    } catch {
+      return fail('is not JSON')
+    }
+    if (lineNo === 1) {
+      if (!Number.isSafeInteger(value.trimmed_up_to)) fail('is not the header {"trimmed_up_to": N}')
+      trimmedUpTo = value.trimmed_up_to as number
+    } else {
+      const seq = value.seq
+      if (!Number.isSafeInteger(seq) || typeof value.type !== 'string') fail('is not an event with seq and type')
+      if ((seq as number) <= (lines.at(-1)?.seq ?? trimmedUpTo)) fail(`numbers ${seq} out of order`)
+      highest = seq as number
+      if (highest <= upTo) {
+        lines.push({ seq: highest, type: value.type as string, text })
+        validBytes = end + 1
+      }
+    }
+    if (lineNo === 1) validBytes = end + 1
+    start = end + 1
+  }
+  if (validBytes === 0) throw new ChangeFileError('it has no header line; move it away to start a new log')
+  if (highest > upTo) {
+    // Events the data file does not hold: a snapshot that never landed after them, or a data file
+    // restored or reset to an earlier state. A follower may have seen them, so nothing kept can be
+    // trusted to continue its copy: the log starts again past every number it used, and every
+    // follower lists again (410).
+    return { log: { lines: [], trimmedUpTo: highest + 1 }, validBytes: 0 }
+  }
+  return { log: { lines, trimmedUpTo }, validBytes }
+}
