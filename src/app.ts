@@ -6,6 +6,7 @@ import { openDirectory, type KeptChanges } from './domain/directory'
 import type { LogoStore } from './domain/logos'
 import type { Snapshot } from './model/snapshot'
 import { AnswerCaches } from './edge/answer-cache'
+import { ChangeStreams } from './edge/change-streams'
 import { Authenticator } from './edge/auth'
 import { browsableAssets } from './edge/browsable/assets'
 import { docsRoutes } from './edge/docs/routes'
@@ -34,7 +35,7 @@ export interface AppDeps {
   /** The service's secret key, kept apart from the data file (calendar addresses); a new one when absent. */
   readonly key?: Uint8Array
   readonly config: Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly'> &
-    Partial<Pick<Config, 'rateLimit' | 'site' | 'timezone'>>
+    Partial<Pick<Config, 'rateLimit' | 'site' | 'timezone' | 'maxStreams'>>
   readonly now?: () => Date
   readonly logFault?: LogFault
   /** The release, as the API docs name it. */
@@ -137,7 +138,13 @@ export function createApp({
               }),
           }),
     )
-    .use(mount(ENDPOINTS, { ...directory, answers }, edge))
+    .use(
+      mount(
+        ENDPOINTS,
+        { ...directory, answers, streams: new ChangeStreams(directory.changes, config.maxStreams ?? 1000, stopping) },
+        edge,
+      ),
+    )
     .use(docsRoutes(version))
     .use(browsableAssets())
 }

@@ -31,6 +31,8 @@ export interface Config {
   readonly production: boolean
   /** The campus site (CONTRACT §20), with the campus's name; null when CLUBS_SITE=false. */
   readonly site: { readonly title: string } | null
+  /** How many change streams (CONTRACT §18) may be open at once. */
+  readonly maxStreams: number
   /** The campus time zone, an IANA name as the platform spells it: meeting times are in it (CONTRACT §21). */
   readonly timezone: string
 }
@@ -118,6 +120,7 @@ export const VARIABLES = [
   'CLUBS_SITE',
   'CLUBS_SITE_TITLE',
   'CLUBS_TIMEZONE',
+  'CLUBS_MAX_STREAMS',
 ] as const
 
 /** `env` with each NAME_FILE read into NAME (its content less one trailing newline); both set is an error. */
@@ -223,7 +226,19 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     production: env.NODE_ENV === 'production',
     site: site(env),
     timezone: timezone(env),
+    maxStreams: maxStreams(env),
   }
+}
+
+function maxStreams(env: Env): number {
+  const raw = text(env, 'CLUBS_MAX_STREAMS', '1000')
+  if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1)
+    throw new ConfigError(
+      'CLUBS_MAX_STREAMS',
+      raw,
+      'how many change streams may be open at once, a whole number from 1',
+    )
+  return Number(raw)
 }
 
 /** An IANA time zone name this platform knows ("Europe/Paris", "UTC"), in its own spelling. */

@@ -43,6 +43,7 @@ describe('loadConfig', () => {
       production: false,
       site: { title: 'Club Directory' },
       timezone: 'UTC',
+      maxStreams: 1000,
     })
   })
 
@@ -69,6 +70,7 @@ describe('loadConfig', () => {
         CLUBS_READ_ONLY: 'true',
         CLUBS_LOG_LEVEL: 'debug',
         CLUBS_RATE_LIMIT: '600',
+        CLUBS_MAX_STREAMS: '50',
       }),
     ).toEqual({
       port: 8080,
@@ -88,7 +90,12 @@ describe('loadConfig', () => {
       production: false,
       site: { title: 'Club Directory' },
       timezone: 'UTC',
+      maxStreams: 50,
     })
+  })
+
+  it.each(['0', '-1', '1.5', 'many', '1000000'])('refuses CLUBS_MAX_STREAMS=%p, naming it', (raw) => {
+    expect(configError({ CLUBS_MAX_STREAMS: raw }).message).toContain('CLUBS_MAX_STREAMS')
   })
 
   it.each([

@@ -53,6 +53,8 @@ describe('the OpenAPI document', () => {
     ['/api/clubs/{code}/', 'patch'],
     ['/api/clubs/{code}/', 'delete'],
     ['/api/clubs/{code}/history/', 'get'],
+    ['/api/changes/', 'get'],
+    ['/api/changes/stream', 'get'],
     ['/api/clubs/{code}/calendar.ics', 'get'],
     ['/api/calendar.ics', 'get'],
     ['/api/calendars/{token}/meetings.ics', 'get'],

@@ -89,6 +89,8 @@ describe('the OpenAPI document, as Swagger UI shows it', () => {
         'GET /api/clubs/',
         'GET /api/clubs/{code}/',
         'GET /api/clubs/{code}/officers/',
+        'GET /api/changes/',
+        'GET /api/changes/stream',
         'GET /api/clubs/{code}/calendar.ics',
         'GET /api/calendar.ics',
         'GET /api/calendars/{token}/meetings.ics',
@@ -131,8 +133,8 @@ describe('the OpenAPI document, as Swagger UI shows it', () => {
         const types = Object.keys(response.content ?? {})
         if (status === '204' || status === '304') expect(`${name} ${status} ${types}`).toBe(`${name} ${status} `)
         else expect(`${name} ${status} ${types.length}`).not.toBe(`${name} ${status} 0`)
-        // A logo or a calendar is a file of its own type: a browser gets the file, not a browsable page of it.
-        const file = types.some((type) => type.startsWith('image/') || type.startsWith('text/calendar'))
+        // A logo, a calendar or the change stream is of its own type: a browser gets it, not a browsable page of it.
+        const file = types.some((type) => /^(image\/|text\/calendar|text\/event-stream)/.test(type))
         if (name.includes(' /api/') && types.length && !file)
           expect(`${name} ${status} ${types}`).toContain('text/html')
       }

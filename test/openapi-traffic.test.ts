@@ -287,6 +287,20 @@ describe('the OpenAPI document describes the traffic', () => {
     await expectStatus(send('POST', '/api/users/me/calendar-url/', { token: bob }), 201)
     await expectStatus(get(secret), 404)
 
+    // The change log (CONTRACT §18): a page, its 304, bad numbers, a since gone; the stream ended by a reset.
+    const changes = await get('/api/changes/?since=0&limit=5')
+    expect(changes.status).toBe(200)
+    await expectStatus(
+      get('/api/changes/?since=0&limit=5', { headers: { 'if-none-match': changes.headers.get('etag')! } }),
+      304,
+    )
+    await expectStatus(get('/api/changes/?limit=0'), 400)
+    await expectStatus(get('/api/changes/?since=99999999'), 410)
+    await expectStatus(get('/api/changes/?format=api'), 200)
+    await expectStatus(get('/api/changes/stream?since=99999999'), 200)
+    await expectStatus(get('/api/changes/stream?since=x'), 400)
+    await expectStatus(get('/api/changes/stream', { token: 'not-a-token' }), 401)
+
     // Imports: a dry run, CSV, a bad row, a file that is neither.
     const rows = [{ code: 'go-club', accepting_members: false, favorite_count: 3 }]
     await expectStatus(send('POST', '/api/imports/?dry_run=true', { token: ADMIN_TOKEN, json: rows }), 200)

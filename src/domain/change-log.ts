@@ -164,7 +164,7 @@ export class ChangeLog {
 
 /** `since`, `limit` or `Last-Event-ID` as a number, or a 400 naming it. */
 export function changeNumber(name: string, value: string, { min, max }: { min: number; max: number }): number {
-  if (!/^\d{1,15}$/.test(value) || Number(value) < min || Number(value) > max)
+  if (!/^\d{1,16}$/.test(value) || Number(value) < min || Number(value) > max)
     throw new BadRequest(`${name} must be a whole number from ${min} to ${max}.`)
   return Number(value)
 }

@@ -259,6 +259,13 @@ export class ClubService {
       record.approved_version = approvedVersion
       submitted.push(event(code, 'submitted', now, user.username, '', reviewed))
     }
+    // While a change awaits review the public sees the approved version, which moves on only when
+    // a field the public sees beside it changes: a change that awaits review changes nothing public.
+    const shown = record.approved_version
+    if (shown) {
+      const publicSince = current.approved_version ? (shown.updated_at ?? current.updated_at) : current.updated_at
+      record.approved_version = { ...shown, updated_at: changesBesideReview(current, record) ? now : publicSince }
+    }
     const { club, events } = decide(record, fields, user, now)
     const recorded = [...submitted, ...events]
     const apply = () => [this.catalog.change(club), ...recorded.map((e) => this.events.append(e))]
@@ -406,4 +413,21 @@ function decide(
   decided.approved_version = approved || revokes ? null : record.approved_version
   const kind = approved ? 'approved' : revokes ? 'revoked' : 'rejected'
   return { club: decided, events: [event(record.code, kind, now, user.username, comment)] }
+}
+
+const NOT_SHOWN_BESIDE_REVIEW: ReadonlySet<string> = new Set([
+  ...REVIEWED_FIELDS,
+  'updated_at',
+  'approved',
+  'approved_by',
+  'approved_on',
+  'approved_comment',
+  'approved_version',
+])
+
+/** Whether `after` differs from `before` in a field the public sees whatever awaits review. */
+function changesBesideReview(before: ClubRecord, after: ClubRecord): boolean {
+  return (Object.keys(after) as (keyof ClubRecord)[]).some(
+    (field) => !NOT_SHOWN_BESIDE_REVIEW.has(field) && JSON.stringify(after[field]) !== JSON.stringify(before[field]),
+  )
 }

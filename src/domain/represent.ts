@@ -1,5 +1,5 @@
 import type { Catalog } from './catalog'
-import { DETAIL_FIELDS, LIST_FIELDS, type ClubRecord, type Tag } from '../model/club'
+import { DETAIL_FIELDS, LIST_FIELDS, type ApprovedVersion, type ClubRecord, type Tag } from '../model/club'
 
 /** What one caller sees of one club beyond the record: their own flags, and the real e-mail. */
 export interface Viewpoint {
@@ -63,7 +63,7 @@ export function detail(record: ClubRecord, view: Viewpoint, catalog: Catalog): R
   const out = listItem(record, view, catalog)
   for (const field of DETAIL_FIELDS) out[field] = record[field]
   // Only a current record that differs from its approved version holds one; the public's view never does.
-  out.approved_version = record.approved_version
+  out.approved_version = record.approved_version && withoutPublicStamp(record.approved_version)
   return out
 }
 
@@ -74,4 +74,9 @@ export function select(item: Representation, fields: readonly string[] | null): 
   for (const field of [...LIST_FIELDS, ...DETAIL_FIELDS])
     if (fields.includes(field) && field in item) out[field] = item[field]
   return out
+}
+
+/** The approved version as shown: its values and decision (when the public view last changed is the public's updated_at). */
+function withoutPublicStamp({ updated_at: _, ...version }: ApprovedVersion): Omit<ApprovedVersion, 'updated_at'> {
+  return version
 }

@@ -24,7 +24,8 @@ import { Exchange, exchangeForError, offering, type BrowsableNotes, type PageInf
 import type { SpreadsheetFormat } from './negotiate'
 import { Prepared } from './prepared'
 import { noteRoute, urlOf } from './request-facts'
-import { reply, replyJson } from './respond'
+import { reply, replyJson, replyStream } from './respond'
+import type { ChangeStreams } from './change-streams'
 
 /** The methods an endpoint may serve, in the order `Allow` lists them (HEAD and OPTIONS come free). */
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
@@ -37,8 +38,11 @@ type ParamsOf<Path extends string> = Path extends `${string}:${infer Name}/${inf
     ? { readonly [K in Name]: string }
     : {}
 
-/** What every handler may use: the directory's services and the edge's answer caches. */
-export type Services = ReturnType<typeof openDirectory> & { readonly answers: AnswerCaches }
+/** What every handler may use: the directory's services, the edge's answer caches and its change streams. */
+export type Services = ReturnType<typeof openDirectory> & {
+  readonly answers: AnswerCaches
+  readonly streams: ChangeStreams
+}
 
 /** One request as a handler sees it: authenticated, its body read and parsed when the action takes one. */
 export interface Call<Params> {
@@ -54,6 +58,8 @@ export interface Answer {
   /** A value to send as JSON, a prepared body, or nothing (204). */
   readonly body?: unknown
   readonly headers?: Record<string, string>
+  /** A body that goes on being written (a stream of events), in place of `body`. */
+  readonly stream?: ReadableStream<Uint8Array>
   /** What the browsable view shows beside the body. */
   readonly notes?: BrowsableNotes
 }
@@ -201,7 +207,8 @@ function handlerOf(page: Endpoint, method: Method, action: Action<{}>, services:
   }
 }
 
-function send(ex: Exchange, { status, body = null, headers, notes }: Answer): Response | Promise<Response> {
+function send(ex: Exchange, { status, body = null, headers, notes, stream }: Answer): Response | Promise<Response> {
+  if (stream) return replyStream(ex, status, stream, headers ?? {})
   return reply(ex, status, body === null || body instanceof Prepared ? body : Prepared.of(body), headers, notes)
 }
 

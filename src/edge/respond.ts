@@ -13,7 +13,7 @@ const BASE_HEADERS = {
   ...NOSNIFF,
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Expose-Headers':
-    'Allow, Content-Disposition, ETag, Link, Location, Retry-After, WWW-Authenticate, X-Request-Id, X-Total-Count',
+    'Allow, Content-Disposition, ETag, Link, Location, Retry-After, WWW-Authenticate, X-Changes-Seq, X-Request-Id, X-Total-Count',
 } as const
 
 const NO_HEADERS: Readonly<Record<string, string>> = {}
@@ -144,6 +144,19 @@ async function browsable(
     // As DRF's browsable renderer does: a 204 can carry no page, so the page that shows it is a 200.
     status: status === 204 ? 200 : status,
     headers: { ...headers, 'Content-Type': 'text/html; charset=utf-8', ...HTML_HEADERS },
+  })
+}
+
+/** An answer whose body goes on being written (a stream of events), with the headers every answer carries. */
+export function replyStream(
+  ex: Exchange,
+  status: number,
+  stream: ReadableStream,
+  extra: Readonly<Record<string, string>>,
+) {
+  return new Response(stream, {
+    status,
+    headers: headersOf({ status, allow: ex.page?.allow, extra, read: false }, null, 'plain'),
   })
 }
 

@@ -235,6 +235,8 @@ export const ApprovedVersion = t.Object({
   approved_by: t.Union([t.String(), t.Null()]),
   approved_on: t.Union([t.String(), t.Null()]),
   approved_comment: t.String(),
+  /** When what the public sees of the club last changed; a file from before the change log has none. */
+  updated_at: t.Optional(t.String()),
 })
 export type ApprovedVersion = typeof ApprovedVersion.static
 

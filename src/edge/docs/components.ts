@@ -3,6 +3,7 @@ import { t, type TSchema } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { ClubDetail, ClubListItem } from '../../model/club'
 import { TagWithCount } from '../../model/tag'
+import { ChangeEvent } from '../../model/change'
 
 // The named parts of the OpenAPI document: schemas that many answers share, and every response
 // header, each said once and referenced wherever it is sent.
@@ -36,6 +37,8 @@ export type SchemaName =
   | 'ClubPage'
   | 'ClubFieldsPage'
   | 'Tag'
+  | 'ChangeEvent'
+  | 'ChangePage'
   | 'BrowsableView'
 
 export const SCHEMAS: Record<SchemaName, TSchema> = {
@@ -55,6 +58,26 @@ export const SCHEMAS: Record<SchemaName, TSchema> = {
   ClubPage: pageOf(schemaRef('ClubListItem'), 'A page of clubs (?page=).'),
   ClubFieldsPage: pageOf(schemaRef('ClubFields'), 'A page of clubs with only the fields ?fields= names.'),
   Tag: TagWithCount,
+  ChangeEvent: t.Object(
+    {
+      ...ChangeEvent.properties,
+      club: t.Union([schemaRef('ClubDetail'), t.Null()], {
+        description: 'The club as an anonymous caller sees it after the change; null for club.removed.',
+      }),
+    },
+    {
+      additionalProperties: false,
+      description:
+        'A change to what the public sees: club.added (approved, or active again), club.changed (its public detail changed, counts and tag names included), club.removed (deleted, revoked or made inactive).',
+    },
+  ),
+  ChangePage: t.Object(
+    {
+      results: t.Array(schemaRef('ChangeEvent')),
+      last_seq: Type.Integer({ minimum: 0, description: 'The newest change number.' }),
+    },
+    { additionalProperties: false, description: 'Changes after since, oldest first.' },
+  ),
   BrowsableView: t.String({
     description:
       'The browsable view (?format=api, or an Accept header preferring text/html): this same answer as an HTML page, with its status, headers and body, links, and a form to send requests.',
@@ -89,6 +112,11 @@ export const HEADERS = {
     true,
   ),
   'X-Total-Count': header('How many clubs match, before paging.', Type.Integer({ minimum: 0, examples: [71] }), true),
+  'X-Changes-Seq': header(
+    'The newest change number this answer reflects: follow GET /api/changes/?since= from it to miss nothing.',
+    Type.Integer({ minimum: 0, examples: [41] }),
+    true,
+  ),
   Link: header(
     'On a page: the absolute URLs of the first, prev, next and last pages, as they exist (RFC 8288).',
     t.String({

@@ -263,7 +263,7 @@ export const clubList = endpoint({
       responses: {
         200: {
           description: 'A bare array, or a page when ?page= is given; a spreadsheet with ?format=csv or xlsx.',
-          headers: headerRefs('X-Total-Count', 'Link', 'Content-Disposition'),
+          headers: headerRefs('X-Total-Count', 'X-Changes-Seq', 'Link', 'Content-Disposition'),
           content: {
             ...json(
               t.Union([
@@ -280,7 +280,7 @@ export const clubList = endpoint({
         },
         304: {
           description: 'Not modified (If-None-Match named the current ETag).',
-          headers: headerRefs('X-Total-Count', 'Link'),
+          headers: headerRefs('X-Total-Count', 'X-Changes-Seq', 'Link'),
         },
       },
       errors: [400, 401, 404],
@@ -295,7 +295,8 @@ export const clubList = endpoint({
         const send = ({ body, headers }: ListAnswer) => ({
           status: 200,
           body,
-          headers,
+          // Read at each answer: a list kept for this data version reflects every change published by now.
+          headers: { ...headers, 'X-Changes-Seq': String(services.changes.lastSeq) },
           notes: ex.format === 'api' ? reviewNotes(call) : undefined,
         })
         const cached = lists.get(version, key)

@@ -7,6 +7,7 @@ import { favoriteDetail, favoriteList, subscriptionDetail, subscriptionList } fr
 import { myRequests, requestAccept, requestDetail, requestList } from './join-requests'
 import { tagDetail, tagList } from './tags'
 import { userDetail, userList, userMe, userToken } from './users'
+import { changeList, changeStream } from './changes'
 import { calendarUrl, clubCalendar, directoryCalendar, userCalendar } from './calendars'
 
 /** Every API endpoint, each declared once. */
@@ -15,6 +16,8 @@ export const ENDPOINTS = [
   clubList,
   clubDetail,
   clubHistory,
+  changeList,
+  changeStream,
   clubCalendar,
   directoryCalendar,
   userCalendar,

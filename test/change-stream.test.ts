@@ -1,0 +1,259 @@
+import { afterAll, describe, expect, it } from 'bun:test'
+import type { Subprocess } from 'bun'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
+import { freePort, ROOT, sleep, spawnService, stopService, waitForHealth } from '../harness/service'
+import { SseReader } from '../harness/sse'
+
+// CONTRACT §18's stream: Server-Sent Events of the change log, against real servers (and a real
+// nginx in front, configured as docs/campus.md says), with real connections held open.
+
+const SKIP_PROXY = process.env.SKIP_PROXY_TESTS === '1'
+const processes: Subprocess[] = []
+const aborts: AbortController[] = []
+
+afterAll(async () => {
+  for (const abort of aborts) abort.abort()
+  for (const proc of processes) await stopService(proc)
+})
+
+async function startService(env: Record<string, string> = {}) {
+  const port = freePort()
+  const dir = tempDir('clubs-stream-')
+  const proc = spawnService(port, {
+    CLUBS_DATA_FILE: join(dir, 'db.json'),
+    CLUBS_ADMIN_TOKEN: ADMIN_TOKEN,
+    CLUBS_LOG_LEVEL: 'warn',
+    ...env,
+  })
+  processes.push(proc)
+  const base = `http://127.0.0.1:${port}`
+  await waitForHealth(base, proc)
+  return { base, proc, port, dir }
+}
+
+const admin = (base: string, path: string, method: string, json?: unknown) =>
+  fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: json === undefined ? undefined : JSON.stringify(json),
+  })
+
+/** Opens the stream at `url`; the test's end closes it. */
+async function follow(url: string, headers: Record<string, string> = {}, tls?: { ca: string }) {
+  const abort = new AbortController()
+  aborts.push(abort)
+  const res = await fetch(url, { headers, signal: abort.signal, ...(tls ? { tls } : {}) } as RequestInit)
+  return { res, reader: res.ok ? new SseReader(res) : null, close: () => abort.abort() }
+}
+
+/** Every field of the detail representation, so one list answer holds each club whole, with its X-Changes-Seq. */
+async function fieldsQuery(base: string) {
+  const probe = await readJson(await fetch(`${base}/api/clubs/penn-chess-society/`))
+  return `fields=${Object.keys(probe).join(',')}`
+}
+
+async function listWhole(base: string, fields: string) {
+  const res = await fetch(`${base}/api/clubs/?${fields}`)
+  const clubs: Record<string, unknown> = {}
+  for (const club of (await readJson(res)) as { code: string }[]) clubs[club.code] = club
+  return { clubs, seq: Number(res.headers.get('x-changes-seq')) }
+}
+
+describe('following the stream', () => {
+  it('keeps a mirror equal to the directory while writes race it: list once, then follow', async () => {
+    const { base } = await startService()
+    const fields = await fieldsQuery(base)
+    const codes = ((await readJson(await fetch(`${base}/api/clubs/?fields=code`))) as { code: string }[]).map(
+      (c) => c.code,
+    )
+    let writing = true
+    const writer = async (n: number) => {
+      for (let i = 0; writing; i++) {
+        const code = codes[(n * 7 + i) % codes.length]!
+        const step = i % 5
+        if (step === 0) await admin(base, `/api/clubs/${code}/`, 'PATCH', { subtitle: `w${n} ${i}` })
+        if (step === 1) await admin(base, `/api/clubs/${code}/`, 'PATCH', { active: false })
+        if (step === 2) await admin(base, `/api/clubs/${code}/`, 'PATCH', { active: true })
+        if (step === 3) {
+          const made = await admin(base, '/api/clubs/', 'POST', { name: `Racer ${n} ${i}`, approved: true })
+          if (made.ok && i % 3 === 0) await admin(base, `/api/clubs/${(await readJson(made)).code}/`, 'DELETE')
+        }
+        if (step === 4) await admin(base, `/api/clubs/${code}/`, 'PATCH', { accepting_members: i % 2 === 0 })
+      }
+    }
+    const writers = [0, 1, 2].map(writer)
+    await sleep(300)
+    // The mirror starts in the middle of the writes.
+    const mirror = await listWhole(base, fields)
+    const { reader } = await follow(`${base}/api/changes/stream?since=${mirror.seq}`)
+    await sleep(1_500)
+    writing = false
+    await Promise.all(writers)
+    const { last_seq } = await readJson(await fetch(`${base}/api/changes/?limit=1`))
+    await reader!.waitFor((m) => m.id === String(last_seq), 5_000)
+    let seq = mirror.seq
+    for (const event of reader!.events()) {
+      expect(event.seq).toBeGreaterThan(seq)
+      seq = event.seq
+      if (event.type === 'club.removed') delete mirror.clubs[event.code]
+      else mirror.clubs[event.code] = event.club
+    }
+    expect(seq).toBe(last_seq)
+    expect(reader!.events().length).toBeGreaterThan(20)
+    expect(mirror.clubs).toEqual((await listWhole(base, fields)).clubs)
+  }, 30_000)
+
+  it('resumes after a reconnection from Last-Event-ID: every event once, none missed', async () => {
+    const { base } = await startService()
+    const first = await follow(`${base}/api/changes/stream`)
+    for (const subtitle of ['a', 'b', 'c']) await admin(base, '/api/clubs/penn-chess-society/', 'PATCH', { subtitle })
+    await first.reader!.waitFor((m) => m.id === '3')
+    first.close()
+    for (const subtitle of ['d', 'e']) await admin(base, '/api/clubs/penn-chess-society/', 'PATCH', { subtitle })
+    const again = await follow(`${base}/api/changes/stream`, { 'Last-Event-ID': '3' })
+    await admin(base, '/api/clubs/penn-chess-society/', 'PATCH', { subtitle: 'f' })
+    await again.reader!.waitFor((m) => m.id === '6')
+    expect(again.reader!.events().map((e) => [e.seq, e.club.subtitle])).toEqual([
+      [4, 'd'],
+      [5, 'e'],
+      [6, 'f'],
+    ])
+    expect(again.res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
+    expect(again.res.headers.get('cache-control')).toBe('no-cache')
+    expect(again.res.headers.get('x-request-id')).toBeTruthy()
+  })
+
+  it('refuses a malformed since or Last-Event-ID with a 400 naming it', async () => {
+    const { base } = await startService()
+    for (const [url, headers, name] of [
+      [`${base}/api/changes/stream?since=-4`, {}, 'since'],
+      [`${base}/api/changes/stream`, { 'Last-Event-ID': 'abc' }, 'Last-Event-ID'],
+    ] as const) {
+      const res = await fetch(url, { headers })
+      expect(res.status).toBe(400)
+      expect((await readJson(res)).detail).toStartWith(`${name} must be`)
+    }
+  })
+
+  it('opens at most CLUBS_MAX_STREAMS streams; past that a 503, and a closed one frees its place', async () => {
+    const { base } = await startService({ CLUBS_MAX_STREAMS: '2' })
+    const a = await follow(`${base}/api/changes/stream`)
+    const b = await follow(`${base}/api/changes/stream`)
+    expect([a.res.status, b.res.status]).toEqual([200, 200])
+    const refused = await fetch(`${base}/api/changes/stream`)
+    expect(refused.status).toBe(503)
+    expect(refused.headers.get('retry-after')).toBe('5')
+    expect((await readJson(refused)).detail).toContain('2 change streams')
+    a.close()
+    let status = 0
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      await sleep(100)
+      const next = await follow(`${base}/api/changes/stream`)
+      status = next.res.status
+      if (status !== 200) await next.res.text()
+    }
+    expect(status).toBe(200)
+  })
+
+  it('stops promptly on SIGTERM with streams open, ending them', async () => {
+    const { base, proc } = await startService()
+    const open = await follow(`${base}/api/changes/stream`)
+    const started = Date.now()
+    proc.kill('SIGTERM')
+    expect(await proc.exited).toBe(0)
+    expect(Date.now() - started).toBeLessThan(4_000)
+    await open.reader!.done
+    expect(open.reader!.ended).toBe(true)
+  })
+})
+
+/** nginx in front of `port`, with docs/campus.md's location block (its proxy_pass pointed at the test's service). */
+async function nginxInFront(port: number) {
+  const dir = tempDir('clubs-stream-nginx-')
+  const doc = readFileSync(join(ROOT, 'docs', 'campus.md'), 'utf8')
+  const block = doc.slice(doc.indexOf('```nginx'))
+  const location = block.slice(block.indexOf('location / {'), block.indexOf('}', block.indexOf('location / {')) + 1)
+  const listen = freePort()
+  const temp = (name: string) => `${name}_temp_path ${join(dir, name)};`
+  writeFileSync(
+    join(dir, 'nginx.conf'),
+    `${process.getuid?.() === 0 ? 'user root;' : ''}
+worker_processes 1;
+daemon off;
+pid ${join(dir, 'nginx.pid')};
+error_log ${join(dir, 'error.log')} warn;
+events { worker_connections 64; }
+http {
+  access_log off;
+  ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(temp).join('\n  ')}
+  server {
+    listen 127.0.0.1:${listen};
+    ${location.replace('127.0.0.1:3000', `127.0.0.1:${port}`)}
+  }
+}
+`,
+  )
+  const nginx = Bun.spawn(['nginx', '-p', dir, '-c', join(dir, 'nginx.conf')], { stderr: 'pipe', stdout: 'pipe' })
+  processes.push(nginx)
+  const base = `http://127.0.0.1:${listen}`
+  for (let i = 0; i < 100; i++) {
+    if (nginx.exitCode !== null) throw new Error(`nginx exited: ${await new Response(nginx.stderr).text()}`)
+    if (
+      await fetch(`${base}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return base
+    await sleep(50)
+  }
+  throw new Error('nginx did not start')
+}
+
+it.skipIf(SKIP_PROXY)(
+  'holds a stream open through a minute without a change, directly and behind nginx, with heartbeats, and then delivers',
+  async () => {
+    const { base, port } = await startService()
+    const proxied = await nginxInFront(port)
+    const direct = await follow(`${base}/api/changes/stream`)
+    const behind = await follow(`${proxied}/api/changes/stream`)
+    await sleep(61_000)
+    for (const { reader } of [direct, behind]) {
+      expect(reader!.ended).toBe(false)
+      expect(reader!.messages.filter((m) => m.comment === 'keep-alive').length).toBeGreaterThanOrEqual(12)
+    }
+    await admin(base, '/api/clubs/penn-chess-society/', 'PATCH', { subtitle: 'After a quiet minute' })
+    for (const { reader } of [direct, behind])
+      expect(JSON.parse((await reader!.waitFor((m) => m.event === 'club.changed')).data!).club.subtitle).toBe(
+        'After a quiet minute',
+      )
+  },
+  90_000,
+)
+
+describe('the stream in process', () => {
+  it('sends what was missed, then each change as it is published', async () => {
+    const app = await makeApp()
+    await app.admin.patch('/api/clubs/penn-chess-society/', { subtitle: 'before' })
+    const reader = new SseReader(await app.req('/api/changes/stream?since=0'))
+    await reader.waitFor((m) => m.id === '1')
+    await app.admin.delete('/api/clubs/mock-trial/')
+    const removed = await reader.waitFor((m) => m.id === '2')
+    expect(removed.event).toBe('club.removed')
+    expect(JSON.parse(removed.data!)).toMatchObject({ seq: 2, type: 'club.removed', code: 'mock-trial', club: null })
+  })
+
+  it('sends one reset event and ends when since is older than what is kept', async () => {
+    const app = await makeApp({ keepChanges: 2 })
+    for (let i = 0; i < 6; i++) await app.admin.patch('/api/clubs/penn-chess-society/', { subtitle: `s${i}` })
+    const res = await app.req('/api/changes/stream?since=0')
+    expect(res.status).toBe(200)
+    const reader = new SseReader(res)
+    await reader.done
+    expect(reader.messages.length).toBe(1)
+    expect(reader.messages[0]!.event).toBe('reset')
+    expect(Object.keys(JSON.parse(reader.messages[0]!.data!))).toEqual(['detail', 'oldest_seq'])
+  })
+})
