@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { join, posix } from 'node:path'
 import { tempDir } from '../harness/app'
 import { npmStart, shellEnvironment, type StartedService } from '../harness/npm-start'
@@ -39,6 +39,8 @@ const variables = new Map<string, string>()
 const issued = new Map<string, string>()
 
 beforeAll(async () => {
+  // The examples run where a reader runs them, the repository's folder: its examples/ is there.
+  symlinkSync(join(ROOT, 'examples'), join(dir, 'examples'))
   service = await npmStart(freePort(), { CLUBS_DATA_FILE: join(dir, 'db.json') })
   if (service.developmentToken === null) throw new Error(`npm start printed no token:\n${service.stdout()}`)
   issued.set('admin', service.developmentToken)
@@ -250,4 +252,11 @@ describe('reading the examples (harness/readme-examples.ts)', () => {
       'roles-1',
     ])
   })
+})
+
+it('shows the mirror client in the README as examples/mirror.ts has it, which the examples above run', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const shown = readme.slice(readme.indexOf('```ts\n', readme.indexOf('## Mirror the directory')) + 6)
+  expect(shown.slice(0, shown.indexOf('```'))).toBe(readFileSync(join(ROOT, 'examples', 'mirror.ts'), 'utf8'))
+  expect(readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8')).toContain('bun examples/mirror.ts 1 &')
 })

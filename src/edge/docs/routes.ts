@@ -78,6 +78,11 @@ export function docsRoutes(version: string) {
                 description:
                   "Clubs' weekly meetings as iCalendar feeds for calendar apps, and your own at a secret address.",
               },
+              {
+                name: 'changes',
+                description:
+                  'Every change to what the public sees, numbered: a page after a number, or a stream of Server-Sent Events, for programs that keep a copy of the directory.',
+              },
               { name: 'operations', description: 'The API root, health and readiness probes, and metrics.' },
             ],
             components: {
