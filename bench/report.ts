@@ -7,6 +7,7 @@ import type { ScaleResult } from './scale'
 import { GOAL_P99_MS, type ExportStallResult } from './export-stall'
 import type { SizeResult } from './scenarios'
 import { GOAL_BYTES, GOAL_RATIO, ratioMet, sitePageSection, weightMet, type SitePageResult } from './site-page'
+import { GOAL_IDLE_KB, GOAL_LAG_P99_MS, type ChangeStreamsResult } from './change-streams'
 
 export interface Results {
   readonly date: string
@@ -33,6 +34,8 @@ export interface Results {
   readonly exportStall: ExportStallResult | null
   /** The campus site's directory page: throughput beside the JSON page, and weight (issue 25); null when skipped. */
   readonly sitePage: SitePageResult | null
+  /** The change stream: a write's lag to 1,000 open streams, and what an idle stream costs (issue 27); null when skipped. */
+  readonly changeStreams: ChangeStreamsResult | null
 }
 
 const DOCS = join(import.meta.dir, '..', 'docs')
@@ -82,12 +85,7 @@ interface Target {
   readonly figure: string
 }
 
-function targets(
-  sizes: readonly SizeResult[],
-  scale: ScaleResult | null,
-  exportStall: ExportStallResult | null,
-  sitePage: SitePageResult | null,
-): Target[] {
+function targets({ sizes, scale, exportStall, sitePage, changeStreams }: Results): Target[] {
   const at = (size: number) => sizes.find((r) => r.size === size)
   const rps = (size: number, server: ServerName, key: string) => find(at(size), server, key)?.rps
   const out: Target[] = []
@@ -239,6 +237,24 @@ function targets(
       `${num(sitePage!.totalBytes)} bytes in ${sitePage!.loaded.length} answers` +
       (sitePage!.offHost.length ? `; from other hosts: ${sitePage!.offHost.join(', ')}` : '; none from another host'),
   )
+  check(
+    `A write reaches the last of ${num(changeStreams?.streams ?? 1000)} open change streams, p99 ≤ ${GOAL_LAG_P99_MS} ms from its acknowledgement`,
+    !!changeStreams,
+    () => changeStreams!.lag.p99 <= GOAL_LAG_P99_MS,
+    () => {
+      const { lag, writes } = changeStreams!
+      return `p99 ${lag.p99.toFixed(1)} ms (p50 ${lag.p50.toFixed(1)}, max ${lag.max.toFixed(1)}) over ${writes} writes`
+    },
+  )
+  check(
+    `An idle change stream costs the server ≤ ${GOAL_IDLE_KB} KB of RSS (${num(changeStreams?.idle.streams ?? 10_000)} held open)`,
+    !!changeStreams,
+    () => changeStreams!.idle.kbEach <= GOAL_IDLE_KB,
+    () => {
+      const { kbEach, rssBeforeMb, rssAfterMb } = changeStreams!.idle
+      return `${kbEach.toFixed(1)} KB each (${num(rssBeforeMb)} MB before, ${num(rssAfterMb)} MB with them)`
+    },
+  )
   return out
 }
 
@@ -329,7 +345,7 @@ export function markdown(results: Results): string {
     '',
     '## Targets',
     '',
-    ...targets(sizes, results.scale, results.exportStall, results.sitePage).map(
+    ...targets(results).map(
       (t) => `- **${t.met === null ? 'NOT MEASURED' : t.met ? 'MET' : 'NOT MET'}** — ${t.text}: ${t.figure}.`,
     ),
     '',
@@ -421,7 +437,7 @@ export function summary(results: Results): string {
     )
   }
   lines.push('')
-  for (const t of targets(results.sizes, results.scale, results.exportStall, results.sitePage))
+  for (const t of targets(results))
     lines.push(`${t.met === null ? 'NOT MEASURED' : t.met ? 'MET    ' : 'NOT MET'}  ${t.text}: ${t.figure}`)
   return lines.join('\n')
 }

@@ -14,6 +14,7 @@ import { benchSize, type SizeResult } from './scenarios'
 import { benchScale, SCALE } from './scale'
 import { benchExportStall, STALL_CLUBS } from './export-stall'
 import { benchSitePage, SITE_PAGE_CLUBS } from './site-page'
+import { benchChangeStreams, STREAMS_OPEN } from './change-streams'
 import { ROOT } from './servers'
 
 const USAGE = `usage: npm run bench [-- --help]
@@ -28,6 +29,7 @@ summary. A full run takes 8 minutes or more.
   BENCH_SCALE=0            clubs in the scale profile (default 100000; 0 skips it)
   EXPORT_STALL_CLUBS=0     clubs in the export-stall row (default 20000; 0 skips it)
   SITE_PAGE_CLUBS=0        clubs in the directory page rows (default 1000; 0 skips them)
+  STREAMS_OPEN=0           change streams open for the lag row (default 1000; 0 skips the stream rows)
   BENCH_KEEP=1             keep the temp folder (data sets, server logs)
 
 Needs wrk (Debian: apt-get install wrk).`
@@ -102,6 +104,7 @@ async function main() {
   const scale = SCALE ? await benchScale(tmp, say) : null
   const exportStall = STALL_CLUBS ? await benchExportStall(tmp, say) : null
   const sitePage = SITE_PAGE_CLUBS ? await benchSitePage(tmp, say) : null
+  const changeStreams = STREAMS_OPEN ? await benchChangeStreams(tmp, say) : null
   const results: Results = {
     date: new Date().toISOString(),
     machine: await machine(loadBefore),
@@ -112,6 +115,7 @@ async function main() {
     scale,
     exportStall,
     sitePage,
+    changeStreams,
   }
   const files = await writeReport(results)
   say('')

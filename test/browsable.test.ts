@@ -186,6 +186,7 @@ describe('the browsable API root', () => {
     expect([...directory.matchAll(/<li><a href="([^"]+)">([^<]+)<\/a>/g)].map((m) => [m[1], m[2]])).toEqual([
       ['/api/clubs/?format=api', 'Club List'],
       ['/api/tags/?format=api', 'Tag List'],
+      ['/api/changes/?format=api', 'Change List'],
       ['/api/favorites/?format=api', 'Favorites'],
       ['/api/subscriptions/?format=api', 'Subscriptions'],
       ['/api/users/?format=api', 'Users'],

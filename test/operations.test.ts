@@ -177,6 +177,7 @@ describe('probes', () => {
     expect(await readJson(root)).toEqual({
       clubs: 'http://localhost/api/clubs/',
       tags: 'http://localhost/api/tags/',
+      changes: 'http://localhost/api/changes/',
       favorites: 'http://localhost/api/favorites/',
       subscriptions: 'http://localhost/api/subscriptions/',
       users: 'http://localhost/api/users/',

@@ -180,6 +180,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/changes/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Changes after a number
+         * @description The changes after since, oldest first, at most limit (1-1000, default 100); ask again from the last one's seq until results is empty.
+         */
+        get: operations["getApiChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/changes/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow changes as they happen
+         * @description Server-Sent Events: the changes after since (or the Last-Event-ID header, which browsers send when they reconnect), then each new one, as "id: <seq>", "event: <type>", "data: <the change as JSON>"; a comment line every few seconds keeps proxies from closing it. Without either: from now. When since is no longer kept: one "event: reset" (list again), then the end. At most CLUBS_MAX_STREAMS streams are open at once (503 past that).
+         */
+        get: operations["getApiChangesStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clubs/{code}/calendar.ics": {
         parameters: {
             query?: never;
@@ -959,6 +999,23 @@ export interface components {
             /** @description Clubs you may see that carry it. */
             clubs: number;
         };
+        /** @description A change to what the public sees: club.added (approved, or active again), club.changed (its public detail changed, counts and tag names included), club.removed (deleted, revoked or made inactive). */
+        ChangeEvent: {
+            /** @description Strictly increasing, never reused. */
+            seq: number;
+            type: "club.added" | "club.changed" | "club.removed";
+            code: string;
+            /** Format: date-time */
+            at: string;
+            /** @description The club as an anonymous caller sees it after the change; null for club.removed. */
+            club: components["schemas"]["ClubDetail"] | null;
+        };
+        /** @description Changes after since, oldest first. */
+        ChangePage: {
+            results: components["schemas"]["ChangeEvent"][];
+            /** @description The newest change number. */
+            last_seq: number;
+        };
         /** @description The browsable view (?format=api, or an Accept header preferring text/html): this same answer as an HTML page, with its status, headers and body, links, and a form to send requests. */
         BrowsableView: string;
     };
@@ -976,6 +1033,8 @@ export interface components {
         Location: string;
         /** @description How many clubs match, before paging. */
         "X-Total-Count": number;
+        /** @description The newest change number this answer reflects: follow GET /api/changes/?since= from it to miss nothing. */
+        "X-Changes-Seq": number;
         /** @description On a page: the absolute URLs of the first, prev, next and last pages, as they exist (RFC 8288). */
         Link: string;
         /** @description On a spreadsheet: an attachment, with its file name. */
@@ -1166,6 +1225,8 @@ export interface operations {
                         /** Format: uri */
                         tags: string;
                         /** Format: uri */
+                        changes: string;
+                        /** Format: uri */
                         favorites: string;
                         /** Format: uri */
                         subscriptions: string;
@@ -1328,6 +1389,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Changes-Seq": components["headers"]["X-Changes-Seq"];
                     Link: components["headers"]["Link"];
                     "Content-Disposition": components["headers"]["Content-Disposition"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1346,6 +1408,7 @@ export interface operations {
             304: {
                 headers: {
                     "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Changes-Seq": components["headers"]["X-Changes-Seq"];
                     Link: components["headers"]["Link"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Allow: components["headers"]["Allow"];
@@ -2743,6 +2806,310 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    getApiChanges: {
+        parameters: {
+            query?: {
+                /** @description The last change number you have: from X-Changes-Seq of a list answer, last_seq of a page, or the last event. Default 0: from the oldest kept. */
+                since?: number;
+                /** @description Changes at most in one answer, 1-1000. */
+                limit?: number;
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes after since, and the newest number. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangePage"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "size": [
+                     *         "\"9\" is not a valid choice."
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Some changes after since are no longer kept (the newest 10,000 are), or since is past the newest: list the clubs again and follow from the X-Changes-Seq of that answer. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        oldest_seq: number;
+                    };
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    getApiChangesStream: {
+        parameters: {
+            query?: {
+                /** @description The last change number you have: from X-Changes-Seq of a list answer, last_seq of a page, or the last event. Default 0: from the oldest kept. */
+                since?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An endless text/event-stream. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "size": [
+                     *         "\"9\" is not a valid choice."
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
             401: {

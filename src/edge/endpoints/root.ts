@@ -3,6 +3,7 @@ import { json } from '../docs/openapi'
 import { endpoint, type Endpoint } from '../endpoint'
 import { exchangeForError } from '../exchange'
 import { NOSNIFF } from '../respond'
+import { changeList } from './changes'
 import { clubList } from './clubs'
 import { favoriteList, subscriptionList } from './saved-clubs'
 import { tagList } from './tags'
@@ -11,6 +12,7 @@ import { userList } from './users'
 const Root = t.Object({
   clubs: t.String({ format: 'uri' }),
   tags: t.String({ format: 'uri' }),
+  changes: t.String({ format: 'uri' }),
   favorites: t.String({ format: 'uri' }),
   subscriptions: t.String({ format: 'uri' }),
   users: t.String({ format: 'uri' }),
@@ -29,6 +31,7 @@ const entry = (name: string, page: Endpoint) => ({
 const DIRECTORY = [
   entry('clubs', clubList),
   entry('tags', tagList),
+  entry('changes', changeList),
   entry('favorites', favoriteList),
   entry('subscriptions', subscriptionList),
   entry('users', userList),
@@ -45,7 +48,7 @@ export const apiRoot = endpoint({
   path: '/api/',
   name: 'Club Directory API',
   description:
-    "A university's student clubs. Follow the links: the club list (sort, search, filter, page), tags, your favorites and subscriptions, users, and the interactive API docs.",
+    "A university's student clubs. Follow the links: the club list (sort, search, filter, page), tags, the changes to follow, your favorites and subscriptions, users, and the interactive API docs.",
   tag: 'operations',
   actions: {
     GET: {
