@@ -11,6 +11,8 @@ const HEARTBEAT = encoder.encode(': keep-alive\n\n')
 const BACKLOG_PAGE = 1_000
 /** Bytes a reader may leave unread before its stream is closed (it comes back with Last-Event-ID). */
 const MAX_UNREAD = 16 << 20
+/** Holds no state of its own: one for every stream. */
+const QUEUING = new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 })
 
 /** One Server-Sent Event per change: its number as the id, its type as the event name. */
 const frame = (event: LoggedChange) => `id: ${event.seq}\nevent: ${event.type}\ndata: ${event.text}\n\n`
@@ -51,9 +53,9 @@ export class ChangeStreams {
 
   /**
    * A stream of the events after `since`, then of each new one; when `since` is no longer kept,
-   * one `reset` event and the end. Closed by the client going away, or `closed` firing.
+   * one `reset` event and the end. Closed by the client going away (the runtime cancels it) or a stop.
    */
-  stream(since: number, closed: AbortSignal): ReadableStream<Uint8Array> {
+  stream(since: number): ReadableStream<Uint8Array> {
     if (this.#readers.size >= this.max) throw new TooManyStreams(this.max)
     let backlog: string
     try {
@@ -70,11 +72,10 @@ export class ChangeStreams {
           reader = controller
           controller.enqueue(encoder.encode(`retry: 2000\n\n${backlog}`))
           this.#add(reader)
-          closed.addEventListener('abort', () => this.#drop(reader), { once: true })
         },
         cancel: () => this.#drop(reader),
       },
-      new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }),
+      QUEUING,
     )
   }
 

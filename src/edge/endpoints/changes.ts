@@ -91,7 +91,7 @@ export const changeStream = endpoint({
         const since = given === null ? services.changes.lastSeq : changeNumber(name, given, { min: 0, max: MAX_SEQ })
         return {
           status: 200,
-          stream: services.streams.stream(since, ex.request.signal),
+          stream: services.streams.stream(since),
           headers: {
             'Content-Type': 'text/event-stream; charset=utf-8',
             'Cache-Control': 'no-cache',
