@@ -33,6 +33,8 @@ export interface Config {
   readonly site: { readonly title: string } | null
   /** The campus time zone, an IANA name as the platform spells it: meeting times are in it (CONTRACT §21). */
   readonly timezone: string
+  /** Webhooks may reach loopback, private and link-local addresses (CONTRACT §18): a receiver on this host or network. */
+  readonly webhookAllowPrivate: boolean
 }
 
 /** A setting that stops the start; the message says which variable and why. */
@@ -118,6 +120,7 @@ export const VARIABLES = [
   'CLUBS_SITE',
   'CLUBS_SITE_TITLE',
   'CLUBS_TIMEZONE',
+  'CLUBS_WEBHOOK_ALLOW_PRIVATE',
 ] as const
 
 /** `env` with each NAME_FILE read into NAME (its content less one trailing newline); both set is an error. */
@@ -223,6 +226,7 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     production: env.NODE_ENV === 'production',
     site: site(env),
     timezone: timezone(env),
+    webhookAllowPrivate: flag(env, 'CLUBS_WEBHOOK_ALLOW_PRIVATE'),
   }
 }
 

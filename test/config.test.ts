@@ -43,6 +43,7 @@ describe('loadConfig', () => {
       production: false,
       site: { title: 'Club Directory' },
       timezone: 'UTC',
+      webhookAllowPrivate: false,
     })
   })
 
@@ -69,6 +70,7 @@ describe('loadConfig', () => {
         CLUBS_READ_ONLY: 'true',
         CLUBS_LOG_LEVEL: 'debug',
         CLUBS_RATE_LIMIT: '600',
+        CLUBS_WEBHOOK_ALLOW_PRIVATE: 'true',
       }),
     ).toEqual({
       port: 8080,
@@ -88,6 +90,7 @@ describe('loadConfig', () => {
       production: false,
       site: { title: 'Club Directory' },
       timezone: 'UTC',
+      webhookAllowPrivate: true,
     })
   })
 

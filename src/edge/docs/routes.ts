@@ -78,6 +78,10 @@ export function docsRoutes(version: string) {
                 description:
                   "Clubs' weekly meetings as iCalendar feeds for calendar apps, and your own at a secret address.",
               },
+              {
+                name: 'webhooks',
+                description: 'Signed POSTs of every change to what the public sees, retried until delivered (admins).',
+              },
               { name: 'operations', description: 'The API root, health and readiness probes, and metrics.' },
             ],
             components: {

@@ -8,6 +8,7 @@ import { myRequests, requestAccept, requestDetail, requestList } from './join-re
 import { tagDetail, tagList } from './tags'
 import { userDetail, userList, userMe, userToken } from './users'
 import { calendarUrl, clubCalendar, directoryCalendar, userCalendar } from './calendars'
+import { webhookDeliveries, webhookDetail, webhookList } from './webhooks'
 
 /** Every API endpoint, each declared once. */
 export const ENDPOINTS = [
@@ -40,4 +41,7 @@ export const ENDPOINTS = [
   myRequests,
   userDetail,
   userToken,
+  webhookList,
+  webhookDetail,
+  webhookDeliveries,
 ]
