@@ -39,6 +39,7 @@ export const WebhookWithSecret = t.Object(
     ...Webhook.properties,
     secret: t.String({
       pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
+      examples: ['whsec_dCtIiZ/AR+TWVIym5ZatajEsbhUSwS5CkD3opzYFOmQ='],
       description: '"whsec_" then the base64 of 32 random bytes: verify each delivery with it. Shown this once.',
     }),
   },
