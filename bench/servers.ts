@@ -34,13 +34,22 @@ async function launch(cmd: string[], ready: string, options: Parameters<typeof s
 }
 
 /** OURS: `bun src/index.ts` over a fresh copy of `dataSet` (the service writes to its file); `logLevel` info writes the access log (to `<copy>.out`). */
-export function startOurs(dataSet: string, copy: string, logLevel: 'warn' | 'info' = 'warn'): Promise<Server> {
+export function startOurs(
+  dataSet: string,
+  copy: string,
+  logLevel: 'warn' | 'info' = 'warn',
+  env: Record<string, string> = {},
+): Promise<Server> {
   copyFileSync(dataSet, copy)
-  return startOursOn(copy, logLevel)
+  return startOursOn(copy, logLevel, env)
 }
 
 /** OURS over `dataFile` as it is: a restart over the file an earlier run wrote. */
-export function startOursOn(dataFile: string, logLevel: 'warn' | 'info' = 'warn'): Promise<Server> {
+export function startOursOn(
+  dataFile: string,
+  logLevel: 'warn' | 'info' = 'warn',
+  env: Record<string, string> = {},
+): Promise<Server> {
   const port = freePort()
   return launch([process.execPath, 'src/index.ts'], '/api/clubs/', {
     port,
@@ -56,6 +65,7 @@ export function startOursOn(dataFile: string, logLevel: 'warn' | 'info' = 'warn'
       CLUBS_RATE_LIMIT: '0',
       CLUBS_READ_ONLY: 'false',
       CLUBS_AUTO_APPROVE: 'false',
+      ...env,
     },
   })
 }

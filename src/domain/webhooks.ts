@@ -145,6 +145,7 @@ export class WebhookService {
 
   /** The deliveries due now whose events are on disk, each marked as under way until `release`. */
   take(): DueDelivery[] {
+    if (this.#deliveries.size === 0) return []
     const now = this.now().getTime()
     const published = this.options.published()
     const out: DueDelivery[] = []
@@ -178,6 +179,7 @@ export class WebhookService {
 
   /** Milliseconds until the next delivery that `take` would hand out is due; null when none is waiting. */
   nextDueIn(): number | null {
+    if (this.#deliveries.size === 0) return null
     const published = this.options.published()
     let next = Infinity
     for (const [id, queue] of this.#deliveries) {
