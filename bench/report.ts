@@ -8,6 +8,7 @@ import { GOAL_P99_MS, type ExportStallResult } from './export-stall'
 import type { SizeResult } from './scenarios'
 import { GOAL_BYTES, GOAL_RATIO, ratioMet, sitePageSection, weightMet, type SitePageResult } from './site-page'
 import { GOAL_IDLE_KB, GOAL_LAG_P99_MS, type ChangeStreamsResult } from './change-streams'
+import { GOAL_SLOWDOWN, webhookFanoutLine, type WebhookFanoutResult } from './webhook-fanout'
 
 export interface Results {
   readonly date: string
@@ -36,6 +37,8 @@ export interface Results {
   readonly sitePage: SitePageResult | null
   /** The change stream: a write's lag to 1,000 open streams, and what an idle stream costs (issue 27); null when skipped. */
   readonly changeStreams: ChangeStreamsResult | null
+  /** Writes with and without 50 webhooks getting every event (issue 27); null when skipped. */
+  readonly webhookFanout: WebhookFanoutResult | null
 }
 
 const DOCS = join(import.meta.dir, '..', 'docs')
@@ -85,7 +88,7 @@ interface Target {
   readonly figure: string
 }
 
-function targets({ sizes, scale, exportStall, sitePage, changeStreams }: Results): Target[] {
+function targets({ sizes, scale, exportStall, sitePage, changeStreams, webhookFanout }: Results): Target[] {
   const at = (size: number) => sizes.find((r) => r.size === size)
   const rps = (size: number, server: ServerName, key: string) => find(at(size), server, key)?.rps
   const out: Target[] = []
@@ -254,6 +257,14 @@ function targets({ sizes, scale, exportStall, sitePage, changeStreams }: Results
       const { kbEach, rssBeforeMb, rssAfterMb } = changeStreams!.idle
       return `${kbEach.toFixed(1)} KB each (${num(rssBeforeMb)} MB before, ${num(rssAfterMb)} MB with them)`
     },
+  )
+  check(
+    `Writes while ${webhookFanout?.receivers ?? 50} webhooks get every event: p50 and p99 ≤ ${GOAL_SLOWDOWN}× those with none`,
+    !!webhookFanout,
+    () =>
+      webhookFanout!.with.p50 <= GOAL_SLOWDOWN * webhookFanout!.without.p50 &&
+      webhookFanout!.with.p99 <= GOAL_SLOWDOWN * webhookFanout!.without.p99,
+    () => webhookFanoutLine(webhookFanout!),
   )
   return out
 }

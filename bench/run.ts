@@ -15,6 +15,7 @@ import { benchScale, SCALE } from './scale'
 import { benchExportStall, STALL_CLUBS } from './export-stall'
 import { benchSitePage, SITE_PAGE_CLUBS } from './site-page'
 import { benchChangeStreams, STREAMS_OPEN } from './change-streams'
+import { benchWebhookFanout, FANOUT_WRITES } from './webhook-fanout'
 import { ROOT } from './servers'
 
 const USAGE = `usage: npm run bench [-- --help]
@@ -30,6 +31,7 @@ summary. A full run takes 8 minutes or more.
   EXPORT_STALL_CLUBS=0     clubs in the export-stall row (default 20000; 0 skips it)
   SITE_PAGE_CLUBS=0        clubs in the directory page rows (default 1000; 0 skips them)
   STREAMS_OPEN=0           change streams open for the lag row (default 1000; 0 skips the stream rows)
+  WEBHOOK_FANOUT_WRITES=0  writes in the webhook fan-out row (default 300; 0 skips it)
   BENCH_KEEP=1             keep the temp folder (data sets, server logs)
 
 Needs wrk (Debian: apt-get install wrk).`
@@ -105,6 +107,7 @@ async function main() {
   const exportStall = STALL_CLUBS ? await benchExportStall(tmp, say) : null
   const sitePage = SITE_PAGE_CLUBS ? await benchSitePage(tmp, say) : null
   const changeStreams = STREAMS_OPEN ? await benchChangeStreams(tmp, say) : null
+  const webhookFanout = FANOUT_WRITES ? await benchWebhookFanout(tmp, say) : null
   const results: Results = {
     date: new Date().toISOString(),
     machine: await machine(loadBefore),
@@ -116,6 +119,7 @@ async function main() {
     exportStall,
     sitePage,
     changeStreams,
+    webhookFanout,
   }
   const files = await writeReport(results)
   say('')

@@ -14,7 +14,9 @@ export const SEED_FILE = join(import.meta.dir, '..', 'data', 'seed.json')
 /** A fixed clock, so "not in the future" and timestamps are predictable. */
 export const NOW = new Date('2026-11-22T12:00:00.000Z')
 
-export type TestConfig = Partial<Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly' | 'rateLimit' | 'timezone'>>
+export type TestConfig = Partial<
+  Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly' | 'rateLimit' | 'timezone' | 'webhookAllowPrivate'>
+>
 
 /** The store each data file is open in, so that opening the file again is a restart: the old one lets go first. */
 const openStores = new Map<string, DataFile>()
@@ -35,6 +37,8 @@ export async function makeApp(
     key?: Uint8Array
     /** How many change log events to keep at least (CONTRACT §18 keeps 10,000). */
     keepChanges?: number
+    /** The waits between a failed webhook delivery's attempts (CONTRACT §18's are hours long). */
+    webhookRetries?: readonly number[]
   } = {},
 ) {
   if (options.dataFile) await openStores.get(options.dataFile)?.close()
@@ -51,6 +55,7 @@ export async function makeApp(
     campus: options.campus,
     developmentAdmin: options.developmentAdmin,
     key: options.key ?? TEST_KEY,
+    webhookRetries: options.webhookRetries,
   })
   const req = (path: string, init: RequestInit & { token?: string | null; json?: unknown } = {}) => {
     const { token = null, json, ...rest } = init

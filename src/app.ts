@@ -21,6 +21,8 @@ import { errorHandler, type LogFault } from './edge/error-handler'
 import { rateLimit } from './edge/rate-limit'
 import { CampusFlow } from './site/campus-flow'
 import { siteRoutes } from './site/site'
+import { dispatchWebhooks } from './edge/webhook-dispatch'
+import { WebhookSender } from './edge/webhook-sender'
 
 /** The site as it is when the config does not say (tests that build the app without one). */
 const DEFAULT_SITE = { title: 'Club Directory' }
@@ -35,7 +37,7 @@ export interface AppDeps {
   /** The service's secret key, kept apart from the data file (calendar addresses); a new one when absent. */
   readonly key?: Uint8Array
   readonly config: Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly'> &
-    Partial<Pick<Config, 'rateLimit' | 'site' | 'timezone' | 'maxStreams'>>
+    Partial<Pick<Config, 'rateLimit' | 'site' | 'timezone' | 'maxStreams' | 'webhookAllowPrivate'>>
   readonly now?: () => Date
   readonly logFault?: LogFault
   /** The release, as the API docs name it. */
@@ -46,6 +48,8 @@ export interface AppDeps {
   readonly stopping?: () => boolean
   /** Campus sign-in (CLUBS_OIDC_*): its JWTs authenticate beside the service's own tokens. */
   readonly campus?: CampusSignIn | null
+  /** The waits between a failed webhook delivery's attempts; CONTRACT §18's schedule when absent. */
+  readonly webhookRetries?: readonly number[]
   /** Whether the bootstrap admin's development token in the data file opens the API (outside production, no CLUBS_ADMIN_TOKEN). */
   readonly developmentAdmin?: boolean
 }
@@ -76,7 +80,9 @@ export function createApp({
   stopping = () => false,
   campus = null,
   developmentAdmin = false,
+  webhookRetries,
 }: AppDeps) {
+  const allowPrivate = config.webhookAllowPrivate ?? false
   const directory = openDirectory(store, data, {
     autoApprove: config.autoApprove,
     now,
@@ -84,9 +90,16 @@ export function createApp({
     logos,
     key,
     changes,
+    webhookAllowPrivate: allowPrivate,
+    webhookRetries,
   })
   // What an earlier run left unreferenced (an operator command changed clubs, a crash mid-sweep) goes now.
   if (!config.readOnly) void directory.logos?.sweep()
+  // Deliveries left pending by an earlier run are attempted again from now on.
+  if (!config.readOnly) {
+    const sender = new WebhookSender(allowPrivate)
+    dispatchWebhooks(directory.webhooks, directory.changes, (delivery) => sender.send(delivery))
+  }
   const { clubs } = directory
   const answers = new AnswerCaches(
     (record) => clubs.detail(ANONYMOUS, record),

@@ -35,6 +35,8 @@ export interface Config {
   readonly maxStreams: number
   /** The campus time zone, an IANA name as the platform spells it: meeting times are in it (CONTRACT §21). */
   readonly timezone: string
+  /** Webhooks may reach loopback, private and link-local addresses (CONTRACT §18): a receiver on this host or network. */
+  readonly webhookAllowPrivate: boolean
 }
 
 /** A setting that stops the start; the message says which variable and why. */
@@ -121,6 +123,7 @@ export const VARIABLES = [
   'CLUBS_SITE_TITLE',
   'CLUBS_TIMEZONE',
   'CLUBS_MAX_STREAMS',
+  'CLUBS_WEBHOOK_ALLOW_PRIVATE',
 ] as const
 
 /** `env` with each NAME_FILE read into NAME (its content less one trailing newline); both set is an error. */
@@ -227,6 +230,7 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     site: site(env),
     timezone: timezone(env),
     maxStreams: maxStreams(env),
+    webhookAllowPrivate: flag(env, 'CLUBS_WEBHOOK_ALLOW_PRIVATE'),
   }
 }
 

@@ -44,6 +44,7 @@ describe('loadConfig', () => {
       site: { title: 'Club Directory' },
       timezone: 'UTC',
       maxStreams: 1000,
+      webhookAllowPrivate: false,
     })
   })
 
@@ -71,6 +72,7 @@ describe('loadConfig', () => {
         CLUBS_LOG_LEVEL: 'debug',
         CLUBS_RATE_LIMIT: '600',
         CLUBS_MAX_STREAMS: '50',
+        CLUBS_WEBHOOK_ALLOW_PRIVATE: 'true',
       }),
     ).toEqual({
       port: 8080,
@@ -91,6 +93,7 @@ describe('loadConfig', () => {
       site: { title: 'Club Directory' },
       timezone: 'UTC',
       maxStreams: 50,
+      webhookAllowPrivate: true,
     })
   })
 

@@ -92,6 +92,11 @@ describe('the OpenAPI document', () => {
     ['/api/users/{username}/token/', 'post'],
     ['/api/users/{username}/token/', 'delete'],
     ['/api/users/{username}/', 'patch'],
+    ['/api/webhooks/', 'get'],
+    ['/api/webhooks/', 'post'],
+    ['/api/webhooks/{id}/', 'get'],
+    ['/api/webhooks/{id}/', 'delete'],
+    ['/api/webhooks/{id}/deliveries/', 'get'],
     ['/health', 'get'],
     ['/livez', 'get'],
     ['/readyz', 'get'],
@@ -165,7 +170,7 @@ describe('the OpenAPI document', () => {
     const bodies = ENDPOINTS.flatMap((endpoint) =>
       Object.values(endpoint.actions).flatMap((action) => action.body ?? []),
     )
-    expect(bodies.length).toBe(14)
+    expect(bodies.length).toBe(15)
     for (const { schema, example } of bodies) expect(Value.Check(schema, example)).toBe(true)
   })
 })

@@ -268,6 +268,25 @@ describe('the OpenAPI document describes the traffic', () => {
     await expectStatus(send('PATCH', '/api/users/nobody/', { token: ADMIN_TOKEN, json: { is_admin: true } }), 404)
     await expectStatus(send('PATCH', '/api/users/bob/', { token: bob, json: { is_admin: true } }), 403)
 
+    // Webhooks (CONTRACT §18), admins only: a host that never resolves, so nothing is ever sent.
+    const hook = await send('POST', '/api/webhooks/', {
+      token: ADMIN_TOKEN,
+      json: { url: 'https://hooks.invalid/clubs', events: ['club.removed'] },
+    })
+    expect(hook.status).toBe(201)
+    const hookUrl = `/api/webhooks/${hook.json().id}/`
+    await expectStatus(send('POST', '/api/webhooks/', { token: ADMIN_TOKEN, json: { url: 'http://10.0.0.1/' } }), 400)
+    await expectStatus(send('POST', '/api/webhooks/', { token: bob, json: { url: 'https://hooks.invalid/' } }), 403)
+    await expectStatus(send('POST', '/api/webhooks/', { json: { url: 'https://hooks.invalid/' } }), 401)
+    await expectStatus(get('/api/webhooks/', { token: ADMIN_TOKEN }), 200)
+    await expectStatus(get('/api/webhooks/', { token: bob }), 403)
+    await expectStatus(get(hookUrl, { token: ADMIN_TOKEN }), 200)
+    await expectStatus(get('/api/webhooks/999/', { token: ADMIN_TOKEN }), 404)
+    await expectStatus(get(`${hookUrl}deliveries/`, { token: ADMIN_TOKEN }), 200)
+    await expectStatus(get('/api/webhooks/999/deliveries/', { token: ADMIN_TOKEN }), 404)
+    await expectStatus(send('DELETE', hookUrl, { token: ADMIN_TOKEN }), 204)
+    await expectStatus(send('DELETE', hookUrl, { token: ADMIN_TOKEN }), 404)
+
     // Calendars (CONTRACT §21): a club's, the directory's, and a user's at its secret address.
     const meeting = { day: 'monday', start: '18:00', end: '20:00', location: 'Room 1' }
     await expectStatus(send('PATCH', CLUB, { token: ADMIN_TOKEN, json: { meetings: [meeting] } }), 200)

@@ -768,6 +768,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhooks (admins)
+         * @description Every webhook, oldest first, without its secret.
+         */
+        get: operations["getApiWebhooks"];
+        put?: never;
+        /**
+         * Add a webhook (admins)
+         * @description url is http or https; one naming a loopback, private or link-local address, or a host name resolving to one, is a 400 unless CLUBS_WEBHOOK_ALLOW_PRIVATE=true. events: the types it gets (default all three). The answer shows the secret that signs its deliveries, this once.
+         */
+        post: operations["postApiWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a webhook (admins)
+         * @description The webhook, without its secret.
+         */
+        get: operations["getApiWebhooksById"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook (admins)
+         * @description No event is sent to it from now on; its pending deliveries are dropped.
+         */
+        delete: operations["deleteApiWebhooksById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/deliveries/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a webhook's deliveries (admins)
+         * @description Each event sent or to be sent to it: its webhook-id (message_id, the same on every attempt), its status, how many attempts were made, what the last one got, and when the next one is due.
+         */
+        get: operations["getApiWebhooksByIdDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7368,7 +7436,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The tag id.
+                 * @description The tag id, or the webhook id.
                  * @example 7
                  */
                 id: number;
@@ -7498,7 +7566,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The tag id.
+                 * @description The tag id, or the webhook id.
                  * @example 7
                  */
                 id: number;
@@ -7642,7 +7710,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The tag id.
+                 * @description The tag id, or the webhook id.
                  * @example 7
                  */
                 id: number;
@@ -9181,6 +9249,779 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    getApiWebhooks: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhooks. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        url: string;
+                        description: string;
+                        /** @description The event types it gets; all three when not said. */
+                        events: ("club.added" | "club.changed" | "club.removed")[];
+                        /** Format: date-time */
+                        created_at: string;
+                    }[];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    postApiWebhooks: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://mirror.example.edu/hooks/clubs",
+                 *       "description": "Campus mirror",
+                 *       "events": [
+                 *         "club.added"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Where each event is POSTed: http or https. */
+                    url: string;
+                    description?: string;
+                    /** @description The event types it gets; all three when not said. */
+                    events?: ("club.added" | "club.changed" | "club.removed")[];
+                };
+            };
+        };
+        responses: {
+            /** @description The new webhook; its secret is shown this once. Location names it. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        url: string;
+                        description: string;
+                        /** @description The event types it gets; all three when not said. */
+                        events: ("club.added" | "club.changed" | "club.removed")[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /**
+                         * @description "whsec_" then the base64 of 32 random bytes: verify each delivery with it. Shown this once.
+                         * @example whsec_dCtIiZ/AR+TWVIym5ZatajEsbhUSwS5CkD3opzYFOmQ=
+                         */
+                        secret: string;
+                    };
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "size": [
+                     *         "\"9\" is not a valid choice."
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Body over 1 MiB (over 10 MiB for an import). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body is larger than 1048576 bytes."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported media type \"text/plain\" in request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    getApiWebhooksById: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The tag id, or the webhook id.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        url: string;
+                        description: string;
+                        /** @description The event types it gets; all three when not said. */
+                        events: ("club.added" | "club.changed" | "club.removed")[];
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    deleteApiWebhooksById: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The tag id, or the webhook id.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description In the browsable view: the page showing the 204. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    getApiWebhooksByIdDeliveries: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The tag id, or the webhook id.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries, newest event first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The event delivered. */
+                        seq: number;
+                        /** @description The webhook-id header: the same on every attempt. */
+                        message_id: string;
+                        status: "pending" | "delivered" | "failed";
+                        attempts: number;
+                        /** @description The last attempt's HTTP status; null when it got none. */
+                        last_status_code: number | null;
+                        /** @description Why the last attempt did not deliver: the start of the answer, or what went wrong. */
+                        last_error: string | null;
+                        /** @description When it is tried next; null once delivered or failed. */
+                        next_attempt_at: string | null;
+                    }[];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -136,6 +136,11 @@ export class ChangeLog {
     return out
   }
 
+  /** The events numbered after `seq`, published or not (those of the write under way). */
+  numberedAfter(seq: number): readonly LoggedChange[] {
+    return this.#kept.slice(this.#indexAfter(seq))
+  }
+
   /** The events kept, up to `seq`: what a log file rewritten now holds. */
   keptUpTo(seq: number): readonly LoggedChange[] {
     return this.#kept.slice(0, this.#indexAfter(seq))

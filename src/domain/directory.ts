@@ -20,6 +20,7 @@ import { LogoService, type LogoStore } from './logos'
 import type { Commit, Undo } from './journal'
 import { ChangeLog, type LoggedChange, type PublicChange } from './change-log'
 import { ANONYMOUS_VIEW, detail } from './represent'
+import { WebhookService } from './webhooks'
 
 /** Where the directory keeps its state: told how to capture it and its change log, asked to save it. */
 export interface Persistence {
@@ -47,6 +48,10 @@ export interface DomainOptions {
   readonly logos?: LogoStore
   /** The change log's events kept so far; a new log when absent. */
   readonly changes?: KeptChanges
+  /** Webhooks to loopback, private and link-local addresses are allowed (CLUBS_WEBHOOK_ALLOW_PRIVATE). */
+  readonly webhookAllowPrivate?: boolean
+  /** The waits between a failed delivery's attempts; CONTRACT §18's when not said (tests cannot wait 10 h). */
+  readonly webhookRetries?: readonly number[]
 }
 
 /**
@@ -56,7 +61,16 @@ export interface DomainOptions {
 export function openDirectory(
   store: Persistence,
   data: Snapshot,
-  { autoApprove, now, timeZone = 'UTC', logos: logoStore, key = randomBytes(32), changes }: DomainOptions,
+  {
+    autoApprove,
+    now,
+    timeZone = 'UTC',
+    logos: logoStore,
+    key = randomBytes(32),
+    changes,
+    webhookAllowPrivate = false,
+    webhookRetries,
+  }: DomainOptions,
 ) {
   const catalog = new Catalog(data.clubs, data.tags)
   const relations = new Relations(data)
@@ -77,6 +91,7 @@ export function openDirectory(
       history: history.snapshot(),
       requests: pendingRequests.snapshot(),
       sessions: sessions.snapshot(),
+      ...webhooks.snapshot(),
       changes_seq: changeLog.issued,
     }),
     changeLog,
@@ -90,7 +105,8 @@ export function openDirectory(
   }
   // The one path of every write: its change set (the clubs it touched, as the public saw them
   // before and sees them after) is numbered in the change log with it, is taken back with it,
-  // and is published once it is on disk. A logo it left unreferenced is swept.
+  // and is published once it is on disk; its events' webhook deliveries are queued with it, so
+  // they are on disk when it is. A logo it left unreferenced is swept.
   const commit: Commit = async (apply) => {
     await journal.commit(() => {
       const before = new Map<string, string | null>()
@@ -99,7 +115,9 @@ export function openDirectory(
         () => [apply()].flat(),
       )
       const changed: PublicChange[] = [...before].map(([code, was]) => ({ code, before: was, after: publicText(code) }))
-      return [...undo, changeLog.record(changed, now().toISOString())]
+      const numbered = changeLog.issued
+      const unrecord = changeLog.record(changed, now().toISOString())
+      return [...undo, unrecord, webhooks.enqueue(changeLog.numberedAfter(numbered))]
     })
     changeLog.publish()
     void logos?.sweep()
@@ -128,6 +146,11 @@ export function openDirectory(
     now,
   )
   const tags = new TagService(catalog, clubs, commit, now)
+  const webhooks = new WebhookService(data.webhooks ?? [], data.webhook_deliveries ?? [], commit, now, {
+    allowPrivate: webhookAllowPrivate,
+    published: () => changeLog.lastSeq,
+    retryDelays: webhookRetries,
+  })
   const logos = logoStore ? new LogoService(clubs, catalog, logoStore) : null
   return {
     clubs,
@@ -143,6 +166,7 @@ export function openDirectory(
     calendars: new CalendarService(clubs, relations.favorites, users, { timeZone, key, commit, now }),
     logos,
     changes: changeLog,
+    webhooks,
     health: () => ({ clubs: catalog.countLive(), version: catalog.version }),
   }
 }

@@ -31,7 +31,19 @@ export function snapshotProblem(data: unknown): string | null {
   if (tagIds.size !== snapshot.tags.length) return '/tags: a tag id appears twice'
   const orphan = snapshot.clubs.find((club) => club.tags.some((id) => !tagIds.has(id)))
   if (orphan) return `/clubs: "${orphan.code}" names a tag that does not exist`
-  return 'requests' in snapshot ? requestsProblem(snapshot.requests, codes) : null
+  if (!('requests' in snapshot)) return null
+  return requestsProblem(snapshot.requests, codes) ?? webhooksProblem(snapshot)
+}
+
+/** Why the webhook deliveries do not fit the webhooks, or null: each names one, and a pending one carries its event. */
+function webhooksProblem({ webhooks = [], webhook_deliveries = [] }: StoredCurrent): string | null {
+  const ids = new Set(webhooks.map((hook) => hook.id))
+  if (ids.size !== webhooks.length) return '/webhooks: a webhook id appears twice'
+  const stray = webhook_deliveries.find((delivery) => !ids.has(delivery.webhook))
+  if (stray) return `/webhook_deliveries: a delivery names the webhook ${stray.webhook}, which does not exist`
+  const bare = webhook_deliveries.find((delivery) => delivery.status === 'pending' && delivery.body === undefined)
+  if (bare) return `/webhook_deliveries: the pending delivery of event ${bare.seq} lacks its body`
+  return null
 }
 
 /** Why the join requests do not fit the clubs, or null: each names a club, and no one asks one club twice. */

@@ -182,7 +182,7 @@ export const PATH_PARAMETERS: Record<string, Parameter> = {
     name: 'id',
     in: 'path',
     required: true,
-    description: 'The tag id.',
+    description: 'The tag id, or the webhook id.',
     schema: Type.Integer({ minimum: 1, examples: [7] }),
     example: 7,
   },

@@ -83,6 +83,10 @@ export function docsRoutes(version: string) {
                 description:
                   'Every change to what the public sees, numbered: a page after a number, or a stream of Server-Sent Events, for programs that keep a copy of the directory.',
               },
+              {
+                name: 'webhooks',
+                description: 'Signed POSTs of every change to what the public sees, retried until delivered (admins).',
+              },
               { name: 'operations', description: 'The API root, health and readiness probes, and metrics.' },
             ],
             components: {

@@ -9,6 +9,7 @@ import { tagDetail, tagList } from './tags'
 import { userDetail, userList, userMe, userToken } from './users'
 import { changeList, changeStream } from './changes'
 import { calendarUrl, clubCalendar, directoryCalendar, userCalendar } from './calendars'
+import { webhookDeliveries, webhookDetail, webhookList } from './webhooks'
 
 /** Every API endpoint, each declared once. */
 export const ENDPOINTS = [
@@ -43,4 +44,7 @@ export const ENDPOINTS = [
   myRequests,
   userDetail,
   userToken,
+  webhookList,
+  webhookDetail,
+  webhookDeliveries,
 ]

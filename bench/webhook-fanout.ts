@@ -1,0 +1,132 @@
+// Issue 27: does a webhook fan-out slow writes? A club PATCHed one write after another, with no
+// webhook, then with 50 webhooks each wanting every event (50 real receivers on loopback answering
+// 204): the write's time from request to answer, p50 and p99, and, with the receivers, the time
+// from a write's answer to its event reaching the last of them. Goal: p99 within noise of none.
+//   bun bench/webhook-fanout.ts            (or as part of npm run bench)
+//   WEBHOOK_FANOUT_WRITES=300 WEBHOOK_FANOUT_RECEIVERS=50
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { writeDataSet } from './generate'
+import { stopAll } from './procs'
+import { ADMIN_TOKEN, startOurs } from './servers'
+
+export const FANOUT_WRITES = Number(process.env.WEBHOOK_FANOUT_WRITES ?? 300)
+const RECEIVERS = Number(process.env.WEBHOOK_FANOUT_RECEIVERS ?? 50)
+const CLUBS = 1000
+/** Writes may be this much slower with the receivers than without (noise on a shared machine). */
+export const GOAL_SLOWDOWN = 1.3
+
+export interface Percentiles {
+  readonly p50: number
+  readonly p99: number
+  readonly max: number
+}
+
+export interface WebhookFanoutResult {
+  readonly writes: number
+  readonly receivers: number
+  readonly without: Percentiles
+  readonly with: Percentiles
+  /** From a write's answer to its event at the last receiver. */
+  readonly delivered: Percentiles
+}
+
+function percentiles(samples: readonly number[]): Percentiles {
+  const sorted = [...samples].sort((a, b) => a - b)
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0
+  return { p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? 0 }
+}
+
+export async function benchWebhookFanout(tmp: string, say: (line: string) => void): Promise<WebhookFanoutResult> {
+  const dataSet = join(tmp, `webhook-fanout-${CLUBS}.json`)
+  await writeDataSet(CLUBS, dataSet)
+  const server = await startOurs(dataSet, join(tmp, 'webhook-fanout-db.json'), 'warn', {
+    CLUBS_WEBHOOK_ALLOW_PRIVATE: 'true',
+  })
+  /** When each write's event reached each receiver, by the subtitle it set. */
+  const arrivals = new Map<string, number[]>()
+  const receivers = Array.from({ length: RECEIVERS }, () =>
+    Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      async fetch(request) {
+        const { club } = (await request.json()) as { club: { subtitle: string } }
+        const times = arrivals.get(club.subtitle) ?? []
+        times.push(performance.now())
+        arrivals.set(club.subtitle, times)
+        return new Response(null, { status: 204 })
+      },
+    }),
+  )
+  const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }
+  const club = `${server.base}/api/clubs/penn-chess-society/`
+  let n = 0
+  /** `count` writes one after the other: each one's time, and when it was answered, by the subtitle it set. */
+  const writes = async (count: number) => {
+    const times: number[] = []
+    const answered = new Map<string, number>()
+    for (let i = 0; i < count; i++) {
+      const subtitle = `Write ${++n}`
+      const start = performance.now()
+      const res = await fetch(club, { method: 'PATCH', headers, body: JSON.stringify({ subtitle }) })
+      await res.arrayBuffer()
+      if (res.status !== 200) throw new Error(`a write answered ${res.status}`)
+      times.push(performance.now() - start)
+      answered.set(subtitle, performance.now())
+    }
+    return { times, answered }
+  }
+  try {
+    await writes(30) // warm-up
+    const without = percentiles((await writes(FANOUT_WRITES)).times)
+    for (const receiver of receivers) {
+      const res = await fetch(`${server.base}/api/webhooks/`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ url: `http://127.0.0.1:${receiver.port}/hook` }),
+      })
+      if (res.status !== 201) throw new Error(`adding a webhook answered ${res.status}: ${await res.text()}`)
+    }
+    await writes(30)
+    const loaded = await writes(FANOUT_WRITES)
+    const deadline = performance.now() + 30_000
+    const last = `Write ${n}`
+    while ((arrivals.get(last)?.length ?? 0) < RECEIVERS && performance.now() < deadline) await Bun.sleep(50)
+    const delivered = [...loaded.answered].flatMap(([subtitle, at]) => {
+      const times = arrivals.get(subtitle)
+      return times?.length === RECEIVERS ? [Math.max(...times) - at] : []
+    })
+    const result: WebhookFanoutResult = {
+      writes: FANOUT_WRITES,
+      receivers: RECEIVERS,
+      without,
+      with: percentiles(loaded.times),
+      delivered: percentiles(delivered),
+    }
+    say(webhookFanoutLine(result))
+    return result
+  } finally {
+    for (const receiver of receivers) receiver.stop(true)
+    await server.stop()
+  }
+}
+
+export function webhookFanoutLine(r: WebhookFanoutResult): string {
+  const ms = (n: number) => `${n.toFixed(1)} ms`
+  return (
+    `Webhook fan-out (${r.writes} writes one after another, ${r.receivers} webhooks each getting every event): ` +
+    `write p50 ${ms(r.with.p50)}, p99 ${ms(r.with.p99)} (no webhook: p50 ${ms(r.without.p50)}, p99 ${ms(r.without.p99)}); ` +
+    `answer to the last receiver's delivery p50 ${ms(r.delivered.p50)}, p99 ${ms(r.delivered.p99)}`
+  )
+}
+
+if (import.meta.main) {
+  const tmp = mkdtempSync(join(tmpdir(), 'club-webhook-fanout-'))
+  try {
+    await benchWebhookFanout(tmp, console.log)
+  } finally {
+    await stopAll()
+    rmSync(tmp, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,296 @@
+import { randomBytes } from 'node:crypto'
+import { requireUser, type Caller } from './caller'
+import type { LoggedChange } from './change-log'
+import { BodyCheck, fieldsOrRefuse } from './check'
+import { NotFound, PermissionDenied, ValidationFailed } from './errors'
+import type { Commit, Undo } from './journal'
+import { checkWebhookUrl, HostUnresolved, resolveTarget, TargetRefused } from './webhook-targets'
+import { CHANGE_TYPES } from '../model/change'
+import { WebhookCreate, type Delivery, type DeliveryRecord, type Webhook, type WebhookRecord } from '../model/webhook'
+
+/** How long a failed delivery waits before each next attempt (CONTRACT §18); failed after the last. */
+export const RETRY_DELAYS_MS: readonly number[] = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000].map((s) => s * 1000)
+/** Delivered and failed deliveries kept per webhook, newest first: the data file does not grow without end. */
+export const KEPT_FINISHED = 100
+/** Attempts at once to one webhook: a slow receiver holds its own deliveries back, no one else's. */
+const MAX_IN_FLIGHT = 5
+/** How soon after an attempt its outcome is on disk at the latest. */
+const OUTCOMES_SAVED_WITHIN_MS = 1_000
+
+const WEBHOOK_BODY = new BodyCheck(WebhookCreate, {
+  notAnObject: 'Send an object: {"url": "https://...", "description": "...", "events": ["club.added"]}.',
+  fields: { url: { invalid: 'Enter a valid URL (http or https).' } },
+  trimmed: ['url', 'description'],
+  items: { events: 'Event type' },
+})
+
+/** A delivery to attempt now: where, what, and the secret that signs it. */
+export interface DueDelivery {
+  readonly webhook: number
+  readonly seq: number
+  readonly messageId: string
+  readonly url: string
+  readonly secret: string
+  readonly body: string
+}
+
+/** What one attempt came to: a 2xx delivers; anything else is retried, then fails. */
+export type Outcome =
+  | { readonly delivered: true; readonly statusCode: number }
+  | { readonly delivered: false; readonly statusCode: number | null; readonly error: string }
+
+export interface WebhookOptions {
+  readonly allowPrivate: boolean
+  /** The newest event number on disk: no delivery is attempted before its event is. */
+  readonly published: () => number
+  readonly retryDelays?: readonly number[]
+}
+
+const shown = ({ secret: _, ...webhook }: WebhookRecord): Webhook => webhook
+const answered = ({ webhook: _, body: __, ...delivery }: DeliveryRecord): Delivery => delivery
+
+/**
+ * Webhooks (CONTRACT §18): admins add and remove them; each event is queued, in the commit of
+ * the write that made it, for every webhook that wants its type, so that a delivery is on disk
+ * as soon as its event is. Attempts (made at the edge, which knows HTTP) settle each delivery:
+ * delivered, tried again on the schedule, or failed.
+ */
+export class WebhookService {
+  readonly #hooks = new Map<number, WebhookRecord>()
+  /** By webhook, then by event number, in the order queued. */
+  readonly #deliveries = new Map<number, Map<number, DeliveryRecord>>()
+  readonly #inFlight = new Map<number, Set<number>>()
+  readonly #retryDelays: readonly number[]
+  #saving: ReturnType<typeof setTimeout> | null = null
+
+  constructor(
+    hooks: readonly WebhookRecord[],
+    deliveries: readonly DeliveryRecord[],
+    private readonly commit: Commit,
+    private readonly now: () => Date,
+    private readonly options: WebhookOptions,
+  ) {
+    for (const hook of hooks) this.#hooks.set(hook.id, hook)
+    for (const delivery of deliveries) this.#queueOf(delivery.webhook).set(delivery.seq, delivery)
+    this.#retryDelays = options.retryDelays ?? RETRY_DELAYS_MS
+  }
+
+  list(caller: Caller): Webhook[] {
+    requireAdmin(caller)
+    return [...this.#hooks.values()].map(shown)
+  }
+
+  retrieve(caller: Caller, id: string): Webhook {
+    requireAdmin(caller)
+    return shown(this.#find(id))
+  }
+
+  /** Adds a webhook; answers it with its secret, shown this once. */
+  async create(caller: Caller, body: unknown): Promise<Webhook & { secret: string }> {
+    requireAdmin(caller)
+    const fields = fieldsOrRefuse(WEBHOOK_BODY.check(body))
+    const url = await this.#vet(fields.url)
+    const events = CHANGE_TYPES.filter((type) => fields.events?.includes(type) ?? true)
+    if (events.length === 0) throw new ValidationFailed({ events: ['Choose at least one event type.'] })
+    const record: WebhookRecord = {
+      id: Math.max(0, ...this.#hooks.keys()) + 1,
+      url: url.href,
+      description: fields.description ?? '',
+      events,
+      created_at: this.now().toISOString(),
+      secret: `whsec_${randomBytes(32).toString('base64')}`,
+    }
+    await this.commit(() => {
+      this.#hooks.set(record.id, record)
+      return () => this.#hooks.delete(record.id)
+    })
+    return { ...shown(record), secret: record.secret }
+  }
+
+  /** Removes a webhook and every delivery it has: none pending is attempted again. */
+  async destroy(caller: Caller, id: string): Promise<void> {
+    requireAdmin(caller)
+    const hook = this.#find(id)
+    await this.commit(() => {
+      const queue = this.#deliveries.get(hook.id)
+      this.#hooks.delete(hook.id)
+      this.#deliveries.delete(hook.id)
+      return () => {
+        this.#hooks.set(hook.id, hook)
+        if (queue) this.#deliveries.set(hook.id, queue)
+      }
+    })
+  }
+
+  /** A webhook's deliveries, newest event first. */
+  deliveries(caller: Caller, id: string): Delivery[] {
+    requireAdmin(caller)
+    const hook = this.#find(id)
+    return [...(this.#deliveries.get(hook.id)?.values() ?? [])].sort((a, b) => b.seq - a.seq).map(answered)
+  }
+
+  /** Queues `events` for every webhook that wants their type; called in the commit that numbered them. */
+  enqueue(events: readonly LoggedChange[]): Undo {
+    if (this.#hooks.size === 0 || events.length === 0) return () => {}
+    const at = this.now().toISOString()
+    const queued: DeliveryRecord[] = []
+    for (const event of events)
+      for (const hook of this.#hooks.values()) {
+        if (!hook.events.includes(event.type)) continue
+        const delivery = pending(hook.id, event, at)
+        this.#queueOf(hook.id).set(event.seq, delivery)
+        queued.push(delivery)
+      }
+    return () => {
+      for (const { webhook, seq } of queued) this.#deliveries.get(webhook)?.delete(seq)
+    }
+  }
+
+  /** The deliveries due now whose events are on disk, each marked as under way until `release`. */
+  take(): DueDelivery[] {
+    if (this.#deliveries.size === 0) return []
+    const now = this.now().getTime()
+    const published = this.options.published()
+    const out: DueDelivery[] = []
+    for (const [id, queue] of this.#deliveries) {
+      const hook = this.#hooks.get(id)
+      const flying = this.#inFlight.get(id) ?? new Set<number>()
+      for (const delivery of queue.values()) {
+        if (!hook || flying.size >= MAX_IN_FLIGHT) break
+        if (!isDue(delivery, now, published) || flying.has(delivery.seq)) continue
+        flying.add(delivery.seq)
+        out.push({
+          webhook: id,
+          seq: delivery.seq,
+          messageId: delivery.message_id,
+          url: hook.url,
+          secret: hook.secret,
+          body: delivery.body!,
+        })
+      }
+      if (flying.size) this.#inFlight.set(id, flying)
+    }
+    return out
+  }
+
+  /** Lets `take` hand out this delivery again (when still pending and due). */
+  release({ webhook, seq }: DueDelivery): void {
+    const flying = this.#inFlight.get(webhook)
+    flying?.delete(seq)
+    if (flying?.size === 0) this.#inFlight.delete(webhook)
+  }
+
+  /** Milliseconds until the next delivery that `take` would hand out is due; null when none is waiting. */
+  nextDueIn(): number | null {
+    if (this.#deliveries.size === 0) return null
+    const published = this.options.published()
+    let next = Infinity
+    for (const [id, queue] of this.#deliveries) {
+      const flying = this.#inFlight.get(id)
+      if ((flying?.size ?? 0) >= MAX_IN_FLIGHT) continue
+      for (const delivery of queue.values())
+        if (delivery.status === 'pending' && delivery.seq <= published && !flying?.has(delivery.seq))
+          next = Math.min(next, Date.parse(delivery.next_attempt_at!))
+    }
+    return next === Infinity ? null : Math.max(0, next - this.now().getTime())
+  }
+
+  /**
+   * Notes what an attempt came to — delivered, due again after the next delay, or failed after the
+   * last — and saves it with the next write, or within a second. Outcomes are not worth a write of
+   * their own each (fifty receivers of one event would queue fifty writes ahead of the next
+   * client's): one lost in a crash is an attempt made again, which delivery at least once allows.
+   */
+  settle({ webhook, seq }: DueDelivery, outcome: Outcome): void {
+    const queue = this.#deliveries.get(webhook)
+    const was = queue?.get(seq)
+    if (!queue || !was || was.status !== 'pending') return
+    const attempts = was.attempts + 1
+    const delay = this.#retryDelays[attempts - 1]
+    const finished = outcome.delivered || delay === undefined
+    const next: DeliveryRecord = {
+      ...was,
+      status: outcome.delivered ? 'delivered' : finished ? 'failed' : 'pending',
+      attempts,
+      last_status_code: outcome.statusCode,
+      last_error: outcome.delivered ? null : outcome.error,
+      next_attempt_at: finished ? null : new Date(this.now().getTime() + delay!).toISOString(),
+    }
+    if (finished) delete next.body
+    queue.set(seq, next)
+    if (finished) dropOldFinished(queue)
+    this.#saveSoon()
+  }
+
+  /** Saves the outcomes noted so far within OUTCOMES_SAVED_WITHIN_MS (any write in between saves them too). */
+  #saveSoon(): void {
+    if (this.#saving) return
+    this.#saving = setTimeout(() => {
+      this.#saving = null
+      // A failed save leaves the outcomes in memory: the next write, or the next try, saves them.
+      this.commit(() => []).catch(() => this.#saveSoon())
+    }, OUTCOMES_SAVED_WITHIN_MS)
+    this.#saving.unref?.()
+  }
+
+  snapshot(): { webhooks: WebhookRecord[]; webhook_deliveries: DeliveryRecord[] } {
+    return {
+      webhooks: [...this.#hooks.values()],
+      webhook_deliveries: [...this.#deliveries.values()].flatMap((queue) => [...queue.values()]),
+    }
+  }
+
+  #find(id: string): WebhookRecord {
+    const hook = /^\d{1,9}$/.test(id) ? this.#hooks.get(Number(id)) : undefined
+    if (!hook) throw new NotFound()
+    return hook
+  }
+
+  #queueOf(webhook: number): Map<number, DeliveryRecord> {
+    let queue = this.#deliveries.get(webhook)
+    if (!queue) this.#deliveries.set(webhook, (queue = new Map()))
+    return queue
+  }
+
+  /** The URL, or a 400 on `url`: not http(s), or (unless allowed) an address, or a name resolving to one, that is not public. */
+  async #vet(text: string): Promise<URL> {
+    try {
+      const url = checkWebhookUrl(text, this.options.allowPrivate)
+      if (!this.options.allowPrivate) await resolveTarget(url, false)
+      return url
+    } catch (e) {
+      // A name that does not resolve yet may once the receiver is set up; each attempt checks again.
+      if (e instanceof HostUnresolved) return new URL(text)
+      if (e instanceof TargetRefused) throw new ValidationFailed({ url: [e.message] })
+      throw e
+    }
+  }
+}
+
+function requireAdmin(caller: Caller): void {
+  if (!requireUser(caller).isAdmin) throw new PermissionDenied()
+}
+
+const isDue = (delivery: DeliveryRecord, now: number, published: number) =>
+  delivery.status === 'pending' && delivery.seq <= published && Date.parse(delivery.next_attempt_at!) <= now
+
+function pending(webhook: number, event: LoggedChange, at: string): DeliveryRecord {
+  return {
+    webhook,
+    seq: event.seq,
+    message_id: `msg_${randomBytes(16).toString('base64url')}`,
+    status: 'pending',
+    attempts: 0,
+    last_status_code: null,
+    last_error: null,
+    next_attempt_at: at,
+    body: event.text,
+  }
+}
+
+/** Drops the oldest delivered and failed deliveries past KEPT_FINISHED; returns them. */
+function dropOldFinished(queue: Map<number, DeliveryRecord>): void {
+  const finished = [...queue.values()].filter((delivery) => delivery.status !== 'pending')
+  const dropped = finished.sort((a, b) => a.seq - b.seq).slice(0, Math.max(0, finished.length - KEPT_FINISHED))
+  for (const delivery of dropped) queue.delete(delivery.seq)
+}

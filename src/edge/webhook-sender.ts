@@ -1,0 +1,124 @@
+import { Webhook } from 'standardwebhooks'
+import { resolveTarget, TargetRefused } from '../domain/webhook-targets'
+import type { DueDelivery, Outcome } from '../domain/webhooks'
+
+/** How long one attempt may take, answer included (CONTRACT §18). */
+export const ATTEMPT_LIMIT_MS = 10_000
+/** How much of a refusing answer is read, for last_error; the rest is never downloaded. */
+const ANSWER_BYTES_READ = 1024
+
+const failed = (statusCode: number | null, error: string): Outcome => ({ delivered: false, statusCode, error })
+
+/** An attempt as the sending thread is asked for it, and its outcome. */
+export interface AttemptRequest {
+  readonly id: number
+  readonly delivery: DueDelivery
+  readonly allowPrivate: boolean
+}
+export interface AttemptResult {
+  readonly id: number
+  readonly outcome: Outcome
+}
+
+/**
+ * Makes attempts on a thread of their own (src/edge/webhook-worker.ts): a fan-out of one event to
+ * fifty receivers is fifty signatures, connections and answers, which on the request thread would
+ * slow the writes that come meanwhile. Never rejects: a lost thread is a failed attempt.
+ */
+export class WebhookSender {
+  #worker: Worker | null = null
+  #next = 0
+  readonly #waiting = new Map<number, (outcome: Outcome) => void>()
+
+  constructor(private readonly allowPrivate: boolean) {}
+
+  send(delivery: DueDelivery): Promise<Outcome> {
+    const id = ++this.#next
+    const outcome = new Promise<Outcome>((resolve) => this.#waiting.set(id, resolve))
+    this.#thread().postMessage({ id, delivery, allowPrivate: this.allowPrivate } satisfies AttemptRequest)
+    return outcome
+  }
+
+  #thread(): Worker {
+    if (this.#worker) return this.#worker
+    // Idle, it keeps no process alive (a test's, or a server that is stopping).
+    const worker = new Worker(new URL('./webhook-worker.ts', import.meta.url).href, { ref: false })
+    worker.onmessage = ({ data }: MessageEvent<AttemptResult>) => {
+      this.#waiting.get(data.id)?.(data.outcome)
+      this.#waiting.delete(data.id)
+    }
+    worker.onerror = (event) => {
+      // The thread is gone: what it held failed, and the next attempt starts a new one.
+      for (const resolve of this.#waiting.values()) resolve(failed(null, `The sending thread failed: ${event.message}`))
+      this.#waiting.clear()
+      this.#worker = null
+    }
+    return (this.#worker = worker)
+  }
+}
+
+/**
+ * One attempt of a delivery, as the Standard Webhooks specification says: the event POSTed as
+ * JSON, signed with the webhook's secret. The host is resolved and checked here, and the request
+ * goes to that very address (with the Host header and, for https, the TLS server name and
+ * certificate check of the host name), so that DNS answering otherwise a moment later changes
+ * nothing. Redirects are not followed; never throws.
+ */
+export async function attemptDelivery(delivery: DueDelivery, allowPrivate: boolean): Promise<Outcome> {
+  const signal = AbortSignal.timeout(ATTEMPT_LIMIT_MS)
+  try {
+    const target = await resolveTarget(new URL(delivery.url), allowPrivate)
+    const sentAt = new Date()
+    const pinned = new URL(target.url)
+    pinned.hostname = target.address.includes(':') ? `[${target.address}]` : target.address
+    const answer = await fetch(pinned, {
+      method: 'POST',
+      body: delivery.body,
+      headers: {
+        host: target.url.host,
+        'content-type': 'application/json',
+        'user-agent': 'club-directory-webhooks',
+        'webhook-id': delivery.messageId,
+        'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+        'webhook-signature': new Webhook(delivery.secret).sign(delivery.messageId, sentAt, delivery.body),
+      },
+      redirect: 'manual',
+      signal,
+      ...(target.hostName && target.url.protocol === 'https:' ? { tls: { serverName: target.hostName } } : {}),
+    })
+    const { status } = answer
+    if (status >= 200 && status < 300) {
+      void answer.body?.cancel().catch(() => undefined)
+      return { delivered: true, statusCode: status }
+    }
+    if (status >= 300 && status < 400) {
+      void answer.body?.cancel().catch(() => undefined)
+      return failed(status, `Redirects are not followed (${status} to ${answer.headers.get('location') ?? 'nowhere'}).`)
+    }
+    const start = await startOf(answer)
+    return failed(status, `The receiver answered ${status}${start ? `: ${start}` : '.'}`)
+  } catch (error) {
+    if (error instanceof TargetRefused) return failed(null, error.message)
+    if (signal.aborted) return failed(null, `No answer within ${ATTEMPT_LIMIT_MS / 1000} s.`)
+    return failed(null, `The request failed: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
+/** The first ANSWER_BYTES_READ bytes of an answer, as text; the rest is cancelled unread. */
+async function startOf(answer: Response): Promise<string> {
+  if (!answer.body) return ''
+  const reader = answer.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  try {
+    while (size < ANSWER_BYTES_READ) {
+      const { done, value } = await reader.read()
+      if (done) break
+      chunks.push(value)
+      size += value.length
+    }
+  } finally {
+    void reader.cancel().catch(() => undefined)
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, ANSWER_BYTES_READ)).trim()
+}

@@ -1,0 +1,500 @@
+import { afterAll, afterEach, describe, expect, it } from 'bun:test'
+import { readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { Webhook } from 'standardwebhooks'
+import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
+import { freePort, sleep, spawnService, stopService, waitForHealth } from '../harness/service'
+import { startReceiver, until } from '../harness/webhook-receiver'
+import { isPublicAddress } from '../src/domain/webhook-targets'
+import { attemptDelivery } from '../src/edge/webhook-sender'
+
+// Webhooks (CONTRACT §18): admins add them; every change to what the public sees is POSTed to
+// each webhook that wants its type, signed as the Standard Webhooks specification says (checked
+// here with its own package), retried on the schedule with the same webhook-id, and kept on
+// disk until delivered. Receivers are real servers on 127.0.0.1, so these apps allow private
+// targets unless a test is about refusing them; the retry schedule is shortened (the real one
+// waits hours).
+
+const CHESS_URL = '/api/clubs/penn-chess-society/'
+const ROBOTICS_URL = '/api/clubs/robotics-collective/'
+const QUICK_RETRIES = [30, 30, 30]
+const ALL_TYPES = ['club.added', 'club.changed', 'club.removed']
+
+const cleanups: (() => unknown)[] = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+const dirs: string[] = []
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+/** A receiver stopped after the test. */
+function receiver(...args: Parameters<typeof startReceiver>) {
+  const started = startReceiver(...args)
+  cleanups.push(started.stop)
+  return started
+}
+
+/** The app on the real clock (deliveries are due by it), allowing receivers on this machine. */
+async function world(options: { allowPrivate?: boolean; dataFile?: string; retries?: number[] } = {}) {
+  const app = await makeApp({
+    now: () => new Date(),
+    config: { webhookAllowPrivate: options.allowPrivate ?? true },
+    webhookRetries: options.retries ?? QUICK_RETRIES,
+    dataFile: options.dataFile,
+  })
+  const addHook = async (body: Record<string, unknown>) => {
+    const res = await app.admin.post('/api/webhooks/', body)
+    expect(res.status).toBe(201)
+    return (await readJson(res)) as { id: number; secret: string; url: string; events: string[] }
+  }
+  const deliveries = async (id: number) => readJson(await app.admin.get(`/api/webhooks/${id}/deliveries/`))
+  const rename = async (url: string, subtitle: string) => {
+    const res = await app.admin.patch(url, { subtitle })
+    expect(res.status).toBe(200)
+  }
+  return { ...app, addHook, deliveries, rename }
+}
+
+/** The body of a request the receiver got, verified with the webhook's secret (throws when the signature is wrong). */
+const verified = (secret: string, { headers, body }: { headers: Record<string, string>; body: string }) =>
+  new Webhook(secret).verify(body, headers) as { seq: number; type: string; code: string; club: unknown }
+
+describe('managing webhooks', () => {
+  it('adds one with its secret shown once, lists and reads it without, and deletes it', async () => {
+    const app = await world()
+    const res = await app.admin.post('/api/webhooks/', {
+      url: 'https://hooks.example.org/clubs',
+      description: 'Mirror',
+      events: ['club.removed', 'club.added'],
+    })
+    expect(res.status).toBe(201)
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    const made = await readJson(res)
+    expect(made).toEqual({
+      id: 1,
+      url: 'https://hooks.example.org/clubs',
+      description: 'Mirror',
+      events: ['club.added', 'club.removed'],
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+      created_at: expect.any(String),
+    })
+    expect(Buffer.from(made.secret.slice(6), 'base64')).toHaveLength(32)
+    expect(res.headers.get('location')).toBe('http://localhost/api/webhooks/1/')
+    const { secret: _, ...shown } = made
+    expect(await readJson(await app.admin.get('/api/webhooks/'))).toEqual([shown])
+    expect(await readJson(await app.admin.get('/api/webhooks/1/'))).toEqual(shown)
+    expect(await readJson(await app.admin.get('/api/webhooks/1/deliveries/'))).toEqual([])
+    // Every type when none is said.
+    expect((await app.addHook({ url: 'http://hooks.example.org/all' })).events).toEqual(ALL_TYPES)
+    expect((await app.admin.delete('/api/webhooks/1/')).status).toBe(204)
+    expect((await app.admin.get('/api/webhooks/1/')).status).toBe(404)
+    expect((await app.admin.delete('/api/webhooks/1/')).status).toBe(404)
+    expect((await readJson(await app.admin.get('/api/webhooks/'))).map((hook: { id: number }) => hook.id)).toEqual([2])
+  })
+
+  it('answers anonymous callers 401 and users 403 on every operation', async () => {
+    const app = await world()
+    await app.addHook({ url: 'https://hooks.example.org/x' })
+    const { token } = await readJson(await app.admin.post('/api/users/', { username: 'alice' }))
+    const calls = [
+      ['GET', '/api/webhooks/'],
+      ['POST', '/api/webhooks/'],
+      ['GET', '/api/webhooks/1/'],
+      ['DELETE', '/api/webhooks/1/'],
+      ['GET', '/api/webhooks/1/deliveries/'],
+    ] as const
+    for (const [method, path] of calls) {
+      const json = method === 'POST' ? { url: 'https://hooks.example.org/y' } : undefined
+      const anonymous = await app.req(path, { method, json })
+      expect([method, path, anonymous.status]).toEqual([method, path, 401])
+      expect(anonymous.headers.get('www-authenticate')).toStartWith('Bearer')
+      const user = await app.req(path, { method, json, token })
+      expect([method, path, user.status]).toEqual([method, path, 403])
+    }
+    expect(await readJson(await app.admin.get('/api/webhooks/'))).toHaveLength(1)
+  })
+
+  it.each([
+    [{}, { url: ['This field is required.'] }],
+    [{ url: 'not a url' }, { url: ['Enter a valid URL (http or https).'] }],
+    [{ url: 'ftp://hooks.example.org/' }, { url: ['Enter a valid URL (http or https).'] }],
+    [{ url: 'javascript:alert(1)' }, { url: ['Enter a valid URL (http or https).'] }],
+    [{ url: 42 }, { url: ['Enter a valid URL (http or https).'] }],
+    [
+      { url: 'https://me:pw@hooks.example.org/' },
+      { url: ['A webhook URL may not hold a user name or password: each delivery is signed instead.'] },
+    ],
+    [{ url: 'https://hooks.example.org/', events: [] }, { events: ['Choose at least one event type.'] }],
+    [
+      { url: 'https://hooks.example.org/', events: ['club.deleted'] },
+      { events: ['Event type 1: "club.deleted" is not a valid choice.'] },
+    ],
+    [
+      { url: 'https://hooks.example.org/', events: 'club.added' },
+      { events: ['Expected a list of items but got type "string".'] },
+    ],
+    [
+      { url: 'https://hooks.example.org/', description: 'x'.repeat(501) },
+      { description: ['Ensure this field has no more than 500 characters.'] },
+    ],
+    [{ url: 'https://hooks.example.org/', secret: 'mine' }, { secret: ['Unknown field.'] }],
+    [
+      [],
+      { non_field_errors: ['Send an object: {"url": "https://...", "description": "...", "events": ["club.added"]}.'] },
+    ],
+  ])('refuses %j with a 400 naming the field', async (body, errors) => {
+    const app = await world()
+    const res = await app.admin.post('/api/webhooks/', body)
+    expect(res.status).toBe(400)
+    expect(await readJson(res)).toEqual(errors)
+    expect(await readJson(await app.admin.get('/api/webhooks/'))).toEqual([])
+  })
+
+  it.each([
+    'http://127.0.0.1:8080/',
+    'http://127.9.9.9/',
+    'http://10.1.2.3/',
+    'http://172.20.0.1/',
+    'http://192.168.1.1/',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://0.0.0.0/',
+    'http://2130706433/',
+    'http://0x7f.1/',
+    'http://[::1]/',
+    'http://[::]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://[::ffff:a00:1]/',
+    'http://[fe80::1]/',
+    'http://[fd12:3456::1]/',
+    'http://[ff02::1]/',
+    'http://localhost:3000/hook',
+  ])('refuses %s, which is not a public address, unless private targets are allowed', async (url) => {
+    const refusing = await world({ allowPrivate: false })
+    const res = await refusing.admin.post('/api/webhooks/', { url })
+    expect(res.status).toBe(400)
+    expect((await readJson(res)).url[0]).toContain('loopback, private or link-local')
+    const allowing = await world({ allowPrivate: true })
+    expect((await allowing.admin.post('/api/webhooks/', { url })).status).toBe(201)
+  })
+
+  it('takes public addresses, and a host name that does not resolve yet', async () => {
+    const app = await world({ allowPrivate: false })
+    for (const url of ['https://93.184.215.14/hook', 'http://[2606:4700::1111]/', 'https://hooks.invalid/x'])
+      expect([url, (await app.admin.post('/api/webhooks/', { url })).status]).toEqual([url, 201])
+  })
+})
+
+describe('which addresses are public', () => {
+  it.each([
+    ['8.8.8.8', true],
+    ['93.184.215.14', true],
+    ['2606:4700::1111', true],
+    ['::ffff:8.8.8.8', true],
+    ['127.0.0.1', false],
+    ['10.0.0.1', false],
+    ['100.64.1.1', false],
+    ['172.31.255.255', false],
+    ['192.168.0.1', false],
+    ['169.254.169.254', false],
+    ['224.0.0.1', false],
+    ['255.255.255.255', false],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['::1', false],
+    ['::ffff:127.0.0.1', false],
+    ['::ffff:7f00:1', false],
+    ['::ffff:a9fe:a9fe', false],
+    ['fe80::1', false],
+    ['fc00::1', false],
+    ['ff02::1', false],
+    ['not an address', false],
+  ])('%s: %p', (address, expected) => {
+    expect(isPublicAddress(address)).toBe(expected)
+  })
+})
+
+describe('delivering events', () => {
+  it('POSTs each event signed as Standard Webhooks says, and records it delivered', async () => {
+    const got = receiver()
+    const app = await world()
+    const hook = await app.addHook({ url: got.url })
+    await app.rename(CHESS_URL, 'Signed and delivered')
+    await until(() => got.received.length === 1, 'the delivery')
+    const [request] = got.received
+    expect(request!.headers['content-type']).toBe('application/json')
+    expect(request!.headers['webhook-id']).toMatch(/^msg_/)
+    expect(Number(request!.headers['webhook-timestamp'])).toBeCloseTo(Date.now() / 1000, -2)
+    const event = verified(hook.secret, request!)
+    expect(event).toMatchObject({ type: 'club.changed', code: 'penn-chess-society' })
+    expect((event.club as { subtitle: string }).subtitle).toBe('Signed and delivered')
+    // Another secret's signature does not match.
+    expect(() =>
+      new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(request!.body, request!.headers),
+    ).toThrow()
+    await until(async () => (await app.deliveries(hook.id))[0]?.status === 'delivered', 'the delivered status')
+    expect(await app.deliveries(hook.id)).toEqual([
+      {
+        seq: event.seq,
+        message_id: request!.headers['webhook-id'],
+        status: 'delivered',
+        attempts: 1,
+        last_status_code: 200,
+        last_error: null,
+        next_attempt_at: null,
+      },
+    ])
+  })
+
+  it('sends each webhook only the types it wants, and only events after it was added', async () => {
+    const all = receiver()
+    const removals = receiver()
+    const app = await world()
+    await app.rename(CHESS_URL, 'Before any webhook')
+    const allHook = await app.addHook({ url: all.url })
+    const removalHook = await app.addHook({ url: removals.url, events: ['club.removed'] })
+    await app.rename(CHESS_URL, 'After')
+    expect((await app.admin.delete(ROBOTICS_URL)).status).toBe(204)
+    await until(() => all.received.length === 2 && removals.received.length === 1, 'both deliveries')
+    expect(all.received.map((request) => verified(allHook.secret, request).type)).toEqual([
+      'club.changed',
+      'club.removed',
+    ])
+    expect(verified(removalHook.secret, removals.received[0]!)).toMatchObject({
+      type: 'club.removed',
+      code: 'robotics-collective',
+      club: null,
+    })
+    await sleep(100)
+    expect(removals.received).toHaveLength(1)
+    expect(await app.deliveries(removalHook.id)).toHaveLength(1)
+  })
+
+  it('tries a refused delivery again with the same webhook-id, and lists deliveries newest first', async () => {
+    const got = receiver((n) => (n === 1 ? new Response('database is down', { status: 500 }) : new Response('ok')))
+    const app = await world()
+    const hook = await app.addHook({ url: got.url })
+    await app.rename(CHESS_URL, 'Retried')
+    await until(() => got.received.length === 1, 'the first attempt')
+    await until(async () => (await app.deliveries(hook.id))[0]?.attempts === 1, 'the first outcome')
+    expect((await app.deliveries(hook.id))[0]).toMatchObject({
+      status: 'pending',
+      last_status_code: 500,
+      last_error: 'The receiver answered 500: database is down',
+      next_attempt_at: expect.any(String),
+    })
+    await until(() => got.received.length === 2, 'the second attempt')
+    const [first, second] = got.received
+    expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']!)
+    expect(verified(hook.secret, second!)).toEqual(verified(hook.secret, first!))
+    await until(async () => (await app.deliveries(hook.id))[0]?.status === 'delivered', 'the delivered status')
+    expect((await app.deliveries(hook.id))[0]).toMatchObject({ attempts: 2, last_status_code: 200, last_error: null })
+    await app.rename(CHESS_URL, 'Again')
+    await until(() => got.received.length === 3, 'the next event')
+    const seqs = (await app.deliveries(hook.id)).map((delivery: { seq: number }) => delivery.seq)
+    expect(seqs).toEqual([...seqs].sort((a, b) => b - a))
+    expect(seqs).toHaveLength(2)
+  })
+
+  it('marks a delivery failed after the whole schedule of a receiver answering 500, then sends it nothing more', async () => {
+    const got = receiver(() => new Response('no', { status: 500 }))
+    const app = await world()
+    const hook = await app.addHook({ url: got.url })
+    await app.rename(CHESS_URL, 'Never taken')
+    await until(async () => (await app.deliveries(hook.id))[0]?.status === 'failed', 'the failed status')
+    expect(got.received).toHaveLength(1 + QUICK_RETRIES.length)
+    expect(new Set(got.received.map((request) => request.headers['webhook-id'])).size).toBe(1)
+    expect((await app.deliveries(hook.id))[0]).toMatchObject({
+      attempts: 1 + QUICK_RETRIES.length,
+      last_status_code: 500,
+      next_attempt_at: null,
+    })
+    await sleep(10 * QUICK_RETRIES[0]!)
+    expect(got.received).toHaveLength(1 + QUICK_RETRIES.length)
+  })
+
+  it('lets a hung receiver delay neither a write nor another receiver, and holds back only its own deliveries', async () => {
+    let release = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const hung = receiver(async () => {
+      await held
+      return new Response('late')
+    })
+    cleanups.unshift(release)
+    const quick = receiver()
+    const app = await world()
+    await app.addHook({ url: hung.url })
+    const quickHook = await app.addHook({ url: quick.url })
+    await app.rename(CHESS_URL, 'One')
+    await until(() => hung.received.length === 1 && quick.received.length === 1, 'the first event at both')
+    // The hung receiver holds its request open; writes are acknowledged and the other receiver served.
+    for (let i = 2; i <= 8; i++) await app.rename(CHESS_URL, `Write ${i}`)
+    await until(() => quick.received.length === 8, 'every event at the quick receiver')
+    expect(quick.received.map((request) => verified(quickHook.secret, request).type)).toEqual(
+      Array(8).fill('club.changed'),
+    )
+    // At most 5 attempts at once to one webhook.
+    await sleep(100)
+    expect(hung.received).toHaveLength(5)
+    release()
+    await until(() => hung.received.length === 8, 'the held-back deliveries once it answers')
+  })
+
+  it('does not follow redirects', async () => {
+    const elsewhere = receiver()
+    const redirecting = receiver(() => Response.redirect(elsewhere.url, 307))
+    const app = await world()
+    const hook = await app.addHook({ url: redirecting.url })
+    await app.rename(CHESS_URL, 'Redirected')
+    await until(async () => (await app.deliveries(hook.id))[0]?.attempts === 1, 'the first outcome')
+    expect((await app.deliveries(hook.id))[0]).toMatchObject({
+      status: 'pending',
+      last_status_code: 307,
+      last_error: `Redirects are not followed (307 to ${elsewhere.url}).`,
+    })
+    expect(elsewhere.received).toEqual([])
+  })
+
+  it('checks the address when it connects: a name resolving to a private address is refused unless allowed', async () => {
+    const got = receiver()
+    const delivery = {
+      webhook: 1,
+      seq: 1,
+      messageId: 'msg_test',
+      url: `http://localhost:${got.port}/hook`,
+      secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+      body: '{"seq":1}',
+    }
+    const refused = await attemptDelivery(delivery, false)
+    expect(refused).toEqual({
+      delivered: false,
+      statusCode: null,
+      error: expect.stringContaining(
+        'resolves to 127.0.0.1, which points to a loopback, private or link-local address',
+      ),
+    })
+    expect(got.received).toEqual([])
+    expect(await attemptDelivery(delivery, true)).toEqual({ delivered: true, statusCode: 200 })
+    // Sent to the address resolved, with the name in the Host header.
+    expect(got.received[0]!.headers.host).toBe(`localhost:${got.port}`)
+  })
+
+  it('reads no more than the start of a long refusal', async () => {
+    const got = receiver(() => new Response('x'.repeat(5_000_000), { status: 503 }))
+    const result = await attemptDelivery(
+      {
+        webhook: 1,
+        seq: 1,
+        messageId: 'msg_long',
+        url: got.url,
+        secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+        body: '{}',
+      },
+      true,
+    )
+    expect(result).toEqual({
+      delivered: false,
+      statusCode: 503,
+      error: `The receiver answered 503: ${'x'.repeat(1024)}`,
+    })
+  })
+})
+
+describe('deliveries on disk', () => {
+  function dataFile() {
+    const dir = tempDir('clubs-webhooks-')
+    dirs.push(dir)
+    return join(dir, 'db.json')
+  }
+
+  it('keeps webhooks and pending deliveries across a restart, and drops those of a deleted webhook', async () => {
+    const file = dataFile()
+    const down = `http://127.0.0.1:${freePort()}`
+    const first = await world({ dataFile: file, retries: [60_000] })
+    const hook = await first.addHook({ url: `${down}/kept` })
+    const dropped = await first.addHook({ url: `${down}/dropped` })
+    await first.rename(CHESS_URL, 'While the receiver is down')
+    await until(async () => (await first.deliveries(hook.id))[0]?.attempts === 1, 'a refused attempt')
+    const pending = await first.deliveries(hook.id)
+    expect(pending).toEqual([
+      {
+        seq: expect.any(Number),
+        message_id: expect.stringMatching(/^msg_/),
+        status: 'pending',
+        attempts: 1,
+        last_status_code: null,
+        last_error: expect.stringContaining('The request failed'),
+        next_attempt_at: expect.any(String),
+      },
+    ])
+    expect((await first.admin.delete(`/api/webhooks/${dropped.id}/`)).status).toBe(204)
+    const second = await world({ dataFile: file, retries: [60_000] })
+    expect((await readJson(await second.admin.get('/api/webhooks/'))).map((h: { id: number }) => h.id)).toEqual([
+      hook.id,
+    ])
+    expect(await second.deliveries(hook.id)).toEqual(pending)
+    const saved = JSON.parse(readFileSync(file, 'utf8'))
+    expect(saved.webhook_deliveries.map((d: { webhook: number }) => d.webhook)).toEqual([hook.id])
+    // The event waits on disk with the delivery, whatever the change log keeps.
+    expect(JSON.parse(saved.webhook_deliveries[0].body).club.subtitle).toBe('While the receiver is down')
+  })
+
+  it('keeps the newest 100 finished deliveries of a webhook', async () => {
+    const got = receiver()
+    const app = await world()
+    const hook = await app.addHook({ url: got.url })
+    for (let i = 1; i <= 103; i++) await app.rename(CHESS_URL, `Rename ${i}`)
+    await until(() => got.received.length === 103, 'every delivery')
+    await until(
+      async () => (await app.deliveries(hook.id)).every((d: { status: string }) => d.status === 'delivered'),
+      'every delivered status',
+    )
+    const listed = await app.deliveries(hook.id)
+    expect(listed).toHaveLength(100)
+    expect(listed[0].seq).toBe(Math.max(...got.events().map((event) => event.seq)))
+  })
+
+  it('delivers an event whose write was acknowledged just before a SIGKILL, once the service is back', async () => {
+    const dir = tempDir('clubs-webhooks-kill-')
+    dirs.push(dir)
+    const port = freePort()
+    const receiverPort = freePort()
+    const env = {
+      CLUBS_DATA_FILE: join(dir, 'db.json'),
+      CLUBS_ADMIN_TOKEN: ADMIN_TOKEN,
+      CLUBS_WEBHOOK_ALLOW_PRIVATE: 'true',
+      CLUBS_LOG_LEVEL: 'warn',
+      CLUBS_RATE_LIMIT: '',
+    }
+    const base = `http://127.0.0.1:${port}`
+    const call = (path: string, method = 'GET', json?: unknown) =>
+      fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', connection: 'close' },
+        body: json === undefined ? undefined : JSON.stringify(json),
+      })
+    let proc = spawnService(port, env, { stdout: 'ignore', stderr: 'pipe' })
+    cleanups.push(() => stopService(proc))
+    await waitForHealth(base, proc)
+    const made = await call('/api/webhooks/', 'POST', { url: `http://127.0.0.1:${receiverPort}/hook` })
+    expect(made.status).toBe(201)
+    const hook = await readJson(made)
+    const write = await call(CHESS_URL, 'PATCH', { subtitle: 'Survives the kill' })
+    expect(write.status).toBe(200)
+    proc.kill('SIGKILL')
+    await proc.exited
+    const got = receiver(undefined, receiverPort)
+    proc = spawnService(port, env, { stdout: 'ignore', stderr: 'pipe' })
+    await waitForHealth(base, proc)
+    // The first attempt may have been refused before the kill: the next comes 5 s later.
+    await until(() => got.received.length >= 1, 'the delivery after the restart', 20_000)
+    const event = verified(hook.secret, got.received[0]!)
+    expect(event).toMatchObject({ type: 'club.changed', code: 'penn-chess-society' })
+    expect((event.club as { subtitle: string }).subtitle).toBe('Survives the kill')
+    await until(
+      async () => (await readJson(await call(`/api/webhooks/${hook.id}/deliveries/`)))[0]?.status === 'delivered',
+      'the delivered status',
+    )
+  }, 40_000)
+})
