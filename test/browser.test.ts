@@ -213,6 +213,7 @@ suite('in a real browser', () => {
           expect(await links.allTextContents()).toEqual([
             'Club List',
             'Tag List',
+            'Change List',
             'Favorites',
             'Subscriptions',
             'Users',

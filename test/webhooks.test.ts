@@ -247,6 +247,23 @@ describe('delivering events', () => {
     ])
   })
 
+  it('saves what an attempt came to within a second, with no write of its own needed', async () => {
+    const got = receiver()
+    const dir = tempDir('clubs-webhooks-')
+    dirs.push(dir)
+    const dataFile = join(dir, 'db.json')
+    const app = await world({ dataFile })
+    const hook = await app.addHook({ url: got.url })
+    await app.rename(CHESS_URL, 'Saved soon')
+    await until(() => got.received.length === 1, 'the delivery')
+    const onDisk = () =>
+      (JSON.parse(readFileSync(dataFile, 'utf8')).webhook_deliveries as { webhook: number; status: string }[]).find(
+        (delivery) => delivery.webhook === hook.id,
+      )?.status
+    expect(onDisk()).toBe('pending')
+    await until(() => onDisk() === 'delivered', 'the outcome on disk', 2_000)
+  })
+
   it('sends each webhook only the types it wants, and only events after it was added', async () => {
     const all = receiver()
     const removals = receiver()
