@@ -157,6 +157,48 @@ describe('following the stream', () => {
     expect(status).toBe(200)
   })
 
+  it('never lets a mirror drift across a SIGKILL: it follows on exactly, or is told to list again', async () => {
+    const { base, proc, port, dir } = await startService()
+    const fields = await fieldsQuery(base)
+    const mirror = await listWhole(base, fields)
+    const apply = (events: Record<string, any>[]) => {
+      for (const event of events) {
+        mirror.seq = event.seq
+        if (event.type === 'club.removed') delete mirror.clubs[event.code]
+        else mirror.clubs[event.code] = event.club
+      }
+    }
+    let writing = true
+    const writer = async (n: number) => {
+      for (let i = 0; writing; i++)
+        await admin(base, '/api/clubs/penn-chess-society/', 'PATCH', { subtitle: `k${n} ${i}` }).catch(() => null)
+    }
+    const writers = [0, 1, 2, 3].map(writer)
+    await sleep(400)
+    apply((await readJson(await fetch(`${base}/api/changes/?since=${mirror.seq}&limit=1000`))).results)
+    proc.kill('SIGKILL')
+    await proc.exited
+    writing = false
+    await Promise.all(writers)
+    const again = spawnService(port, {
+      CLUBS_DATA_FILE: join(dir, 'db.json'),
+      CLUBS_ADMIN_TOKEN: ADMIN_TOKEN,
+      CLUBS_LOG_LEVEL: 'warn',
+    })
+    processes.push(again)
+    await waitForHealth(base, again)
+    const res = await fetch(`${base}/api/changes/?since=${mirror.seq}&limit=1000`)
+    if (res.status === 410) {
+      // Told to list again: the new list's number is past every one used before the kill.
+      const listed = await listWhole(base, fields)
+      expect(listed.seq).toBeGreaterThan(mirror.seq)
+      return
+    }
+    expect(res.status).toBe(200)
+    apply((await readJson(res)).results)
+    expect(mirror.clubs).toEqual((await listWhole(base, fields)).clubs)
+  }, 30_000)
+
   it('stops promptly on SIGTERM with streams open, ending them', async () => {
     const { base, proc } = await startService()
     const open = await follow(`${base}/api/changes/stream`)
