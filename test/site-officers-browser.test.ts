@@ -4,7 +4,7 @@ import type { Subprocess } from 'bun'
 import { rmSync } from 'node:fs'
 import type { Browser, Page } from 'playwright-core'
 import { tempDir } from '../harness/app'
-import { axeViolations, offHost, serviceAndBrowser, watchPage } from '../harness/browser'
+import { axeViolations, offHost, serviceAndBrowser, tabTo, watchPage } from '../harness/browser'
 import { stopService } from '../harness/service'
 
 // An officer on the campus site in Chromium (CONTRACT §20), by keyboard alone: signs in with a
@@ -19,24 +19,13 @@ const TIMEOUT = 60_000
 const CHESS = 'penn-chess-society'
 const suite = process.env.SKIP_BROWSER_TESTS === '1' ? describe.skip : describe
 
-/** The accessible name of the focused element, as a person hears it: its label, or its text. */
-const focusedName = (page: Page) =>
-  page.evaluate(() => {
-    const el = document.activeElement as HTMLElement & { labels?: NodeListOf<HTMLLabelElement> }
-    const name = el.labels?.[0]?.textContent ?? el.textContent ?? ''
-    return name.replace(/\s+/g, ' ').trim()
-  })
-
-/** Presses Tab until the element named `name` has the focus, and checks that the focus shows. */
-async function tabTo(page: Page, name: string) {
-  for (let presses = 0; presses < 80; presses++) {
-    await page.keyboard.press('Tab')
-    if ((await focusedName(page)) !== name) continue
-    const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)
-    expect(outline).not.toBe('none')
-    return
-  }
-  throw new Error(`Tab never reached "${name}"`)
+/** Presses Tab until the control labelled or named `name` has the focus, and checks that the focus shows. */
+async function tabToNamed(page: Page, name: string) {
+  const control = page
+    .getByLabel(name, { exact: true })
+    .or(page.getByRole('link', { name, exact: true }))
+    .or(page.getByRole('button', { name, exact: true }))
+  expect(await tabTo(page, control.first())).toEqual({ visibleFocus: true })
 }
 
 suite('an officer edits their club in a real browser, by keyboard', () => {
@@ -83,39 +72,39 @@ suite('an officer edits their club in a real browser, by keyboard', () => {
       page.setDefaultTimeout(10_000)
       try {
         await page.goto(`${origin}/sign-in`)
-        await tabTo(page, 'Your token')
+        await tabToNamed(page, 'Your token')
         await page.keyboard.type(oliveToken)
         await page.keyboard.press('Enter')
         await page.waitForURL(`${origin}/`)
 
-        await tabTo(page, 'My clubs')
+        await tabToNamed(page, 'My clubs')
         await page.keyboard.press('Enter')
         await page.waitForURL(`${origin}/my-clubs`)
         await page.getByRole('heading', { level: 1, name: 'My clubs' }).waitFor()
         await expectAccessible(page)
 
-        await tabTo(page, 'Edit Penn Chess Society')
+        await tabToNamed(page, 'Edit Penn Chess Society')
         await page.keyboard.press('Enter')
         await page.waitForURL(`${origin}/clubs/${CHESS}/edit`)
         await expectAccessible(page)
 
-        await tabTo(page, 'Email')
+        await tabToNamed(page, 'Email')
         await page.keyboard.press('ControlOrMeta+A')
         await page.keyboard.type('nope')
-        await tabTo(page, 'Save')
+        await tabToNamed(page, 'Save')
         const [refused] = await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')])
         expect(refused!.status()).toBe(400)
         await page.getByRole('alert').getByText('There is a problem; nothing was saved').waitFor()
         expect(await page.getByLabel('Email', { exact: true }).inputValue()).toBe('nope')
         await expectAccessible(page)
 
-        await tabTo(page, 'Email')
+        await tabToNamed(page, 'Email')
         await page.keyboard.press('ControlOrMeta+A')
         await page.keyboard.type('chess@example.edu')
-        await tabTo(page, 'Subtitle')
+        await tabToNamed(page, 'Subtitle')
         await page.keyboard.press('ControlOrMeta+A')
         await page.keyboard.type('Blitz on Fridays')
-        await tabTo(page, 'Save')
+        await tabToNamed(page, 'Save')
         await page.keyboard.press('Enter')
         await page.waitForURL(`${origin}/clubs/${CHESS}/edit?saved=review`)
         const notice = await page.getByRole('status').textContent()
@@ -126,11 +115,11 @@ suite('an officer edits their club in a real browser, by keyboard', () => {
         const club = (await (await api(`/api/clubs/${CHESS}/`)).json()) as Record<string, unknown>
         expect(club).toMatchObject({ subtitle: 'Blitz on Fridays', email: 'chess@example.edu', approved: false })
 
-        await tabTo(page, 'Join requests and members')
+        await tabToNamed(page, 'Join requests and members')
         await page.keyboard.press('Enter')
         await page.getByText('sam plays the Sicilian').waitFor()
         await expectAccessible(page)
-        await tabTo(page, 'Accept sam')
+        await tabToNamed(page, 'Accept sam')
         await page.keyboard.press('Enter')
         await page.getByRole('status').getByText('sam is now a member.').waitFor()
         const members = (await (await api(`/api/clubs/${CHESS}/members/`)).json()) as { username: string }[]
