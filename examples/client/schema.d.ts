@@ -20,7 +20,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Health check (headers only)
+         * @description Answers 200 once the data is loaded, with the number of live clubs and the data version.
+         */
+        head: operations["headHealth"];
         patch?: never;
         trace?: never;
     };
@@ -40,7 +44,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Liveness probe (headers only)
+         * @description Answers 200 while the process serves requests.
+         */
+        head: operations["headLivez"];
         patch?: never;
         trace?: never;
     };
@@ -60,7 +68,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Readiness probe (headers only)
+         * @description Answers 200 when the data is loaded, the last snapshot write succeeded and the service is not stopping; 503 with the reason otherwise.
+         */
+        head: operations["headReadyz"];
         patch?: never;
         trace?: never;
     };
@@ -80,7 +92,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Prometheus metrics (headers only)
+         * @description With CLUBS_METRICS=true: requests by method, route template and status, their durations, clubs by state, snapshot writes, the process. 404 otherwise; 401 without the CLUBS_METRICS_TOKEN bearer token when one is set.
+         */
+        head: operations["headMetrics"];
         patch?: never;
         trace?: never;
     };
@@ -99,8 +115,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Club Directory API
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApi"];
+        /**
+         * The API root (headers only)
+         * @description The absolute URLs of the collections and the docs.
+         */
+        head: operations["headApi"];
         patch?: never;
         trace?: never;
     };
@@ -123,8 +147,16 @@ export interface paths {
          */
         post: operations["postApiClubs"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Club List
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubs"];
+        /**
+         * List clubs (headers only)
+         * @description Clubs with partial information (the 23 list fields). Anonymous answers are served from a cache per data version.
+         */
+        head: operations["headApiClubs"];
         patch?: never;
         trace?: never;
     };
@@ -151,8 +183,16 @@ export interface paths {
          * @description The club disappears from every endpoint but is archived in the data file and its code stays reserved. Setting active to false is the gentler choice. Owners and admins.
          */
         delete: operations["deleteApiClubsByCode"];
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Club Instance
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCode"];
+        /**
+         * Retrieve a club (headers only)
+         * @description Every field of one club. Clubs the caller may not see are 404.
+         */
+        head: operations["headApiClubsByCode"];
         /**
          * Change some fields of a club
          * @description Only the fields sent change. Admins approve or reject with {"approved": true|false, "approved_comment": "..."}. A non-admin change of name, subtitle, description or image_url sends an approved club back to pending.
@@ -175,8 +215,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Club History
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeHistory"];
+        /**
+         * A club's approval history (headers only)
+         * @description Newest first. `submitted` names the reviewed fields a change sent for review; `approved` and `rejected` carry the reviewer and their comment.
+         */
+        head: operations["headApiClubsByCodeHistory"];
         patch?: never;
         trace?: never;
     };
@@ -195,8 +243,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Club Calendar
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeCalendar.ics"];
+        /**
+         * A club's meetings as a calendar (headers only)
+         * @description iCalendar for calendar apps: each meeting a weekly event. Anyone who may see the club; a club they may not see is a 404.
+         */
+        head: operations["headApiClubsByCodeCalendar.ics"];
         patch?: never;
         trace?: never;
     };
@@ -215,8 +271,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Directory Calendar
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiCalendar.ics"];
+        /**
+         * Every public club's meetings as a calendar (headers only)
+         * @description iCalendar for calendar apps: each meeting of each public club a weekly event, clubs by code. Narrow with ?tags= and ?code= as on the club list.
+         */
+        head: operations["headApiCalendar.ics"];
         patch?: never;
         trace?: never;
     };
@@ -235,8 +299,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of My Calendar
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiCalendarsByTokenMeetings.ics"];
+        /**
+         * A user's favorite clubs' meetings, at their secret address (headers only)
+         * @description iCalendar for calendar apps, which send no credentials: the address is the credential. A replaced address, an unknown one, and that of a disabled user are 404.
+         */
+        head: operations["headApiCalendarsByTokenMeetings.ics"];
         patch?: never;
         trace?: never;
     };
@@ -259,7 +331,11 @@ export interface paths {
          * @description Sets image_url to null, as a PATCH by the same caller would (an approved club changed by an owner or officer awaits review). Owners, officers and admins.
          */
         delete: operations["deleteApiClubsByCodeLogo"];
-        options?: never;
+        /**
+         * The metadata of Club Logo
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeLogo"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -279,8 +355,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Logo
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiLogosByFile"];
+        /**
+         * A club logo (headers only)
+         * @description WebP. The bytes at a URL never change (a new logo is a new URL): Cache-Control says to keep them for a year, and an ETag answers If-None-Match with 304. A name no logo has is a 404.
+         */
+        head: operations["headApiLogosByFile"];
         patch?: never;
         trace?: never;
     };
@@ -299,7 +383,11 @@ export interface paths {
          */
         post: operations["postApiImports"];
         delete?: never;
-        options?: never;
+        /**
+         * The metadata of Club Import
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiImports"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -323,8 +411,16 @@ export interface paths {
          */
         post: operations["postApiClubsByCodeMembers"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Club Members
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeMembers"];
+        /**
+         * List a club's members (headers only)
+         * @description Owners first, then officers, then members, each by username, with their title and whether they are listed as a contact. Owners, officers and admins.
+         */
+        head: operations["headApiClubsByCodeMembers"];
         patch?: never;
         trace?: never;
     };
@@ -343,7 +439,11 @@ export interface paths {
          * @description Owners and admins remove anyone; anyone may leave. A club keeps at least one owner (400).
          */
         delete: operations["deleteApiClubsByCodeMembersByUsername"];
-        options?: never;
+        /**
+         * The metadata of Club Member
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeMembersByUsername"];
         head?: never;
         /**
          * Change a member's role, title or listing
@@ -367,8 +467,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Club Officers
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeOfficers"];
+        /**
+         * List a club's officers people can contact (headers only)
+         * @description Anyone who may see the club, anonymous callers too (404 otherwise): the owners and officers whose membership has public true, owners first, then by username. Members are never listed.
+         */
+        head: operations["headApiClubsByCodeOfficers"];
         patch?: never;
         trace?: never;
     };
@@ -387,8 +495,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Club Subscribers
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeSubscribers"];
+        /**
+         * List a club's subscribers (headers only)
+         * @description Owners, officers and admins. By username; ?format=csv gives the same as a CSV file (username, email, subscribed_at; text cells that a spreadsheet would take for a formula get a leading ').
+         */
+        head: operations["headApiClubsByCodeSubscribers"];
         patch?: never;
         trace?: never;
     };
@@ -411,8 +527,16 @@ export interface paths {
          */
         post: operations["postApiClubsByCodeRequests"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Join Requests
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeRequests"];
+        /**
+         * List a club's pending join requests (headers only)
+         * @description Oldest first. Owners, officers and admins.
+         */
+        head: operations["headApiClubsByCodeRequests"];
         patch?: never;
         trace?: never;
     };
@@ -431,7 +555,11 @@ export interface paths {
          * @description The requester withdraws; owners, officers and admins decline. 404 when there is no such request.
          */
         delete: operations["deleteApiClubsByCodeRequestsByUsername"];
-        options?: never;
+        /**
+         * The metadata of Join Request
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeRequestsByUsername"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -451,7 +579,11 @@ export interface paths {
          */
         post: operations["postApiClubsByCodeRequestsByUsernameAccept"];
         delete?: never;
-        options?: never;
+        /**
+         * The metadata of Accept Join Request
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeRequestsByUsernameAccept"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -475,8 +607,16 @@ export interface paths {
          */
         post: operations["postApiFavorites"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Favorites
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiFavorites"];
+        /**
+         * Your favorites (headers only)
+         * @description The clubs you keep as favorites, by club code.
+         */
+        head: operations["headApiFavorites"];
         patch?: never;
         trace?: never;
     };
@@ -495,7 +635,11 @@ export interface paths {
          * @description Removes the club from your favorites.
          */
         delete: operations["deleteApiFavoritesByCode"];
-        options?: never;
+        /**
+         * The metadata of Favorite
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiFavoritesByCode"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -519,8 +663,16 @@ export interface paths {
          */
         post: operations["postApiSubscriptions"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Subscriptions
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiSubscriptions"];
+        /**
+         * Your subscriptions (headers only)
+         * @description The clubs you keep as subscriptions, by club code.
+         */
+        head: operations["headApiSubscriptions"];
         patch?: never;
         trace?: never;
     };
@@ -539,7 +691,11 @@ export interface paths {
          * @description Removes the club from your subscriptions.
          */
         delete: operations["deleteApiSubscriptionsByCode"];
-        options?: never;
+        /**
+         * The metadata of Subscription
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiSubscriptionsByCode"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -563,8 +719,16 @@ export interface paths {
          */
         post: operations["postApiTags"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Tag List
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiTags"];
+        /**
+         * List tags (headers only)
+         * @description Every tag by id. clubs counts the clubs carrying it that you may see.
+         */
+        head: operations["headApiTags"];
         patch?: never;
         trace?: never;
     };
@@ -587,8 +751,16 @@ export interface paths {
          * @description Admins. The tag disappears from every club carrying it (whose updated_at moves).
          */
         delete: operations["deleteApiTagsById"];
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Tag Instance
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiTagsById"];
+        /**
+         * Retrieve a tag (headers only)
+         * @description The tag and its number of clubs. clubs counts the clubs carrying it that you may see.
+         */
+        head: operations["headApiTagsById"];
         /**
          * Rename a tag
          * @description Admins. Every club carrying the tag shows the new name at once, and its updated_at moves.
@@ -615,8 +787,16 @@ export interface paths {
          */
         post: operations["postApiUsers"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Users
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiUsers"];
+        /**
+         * List users (admins) (headers only)
+         * @description Every user, ordered by username: those issued here, campus users from their first request on, and the bootstrap admin.
+         */
+        head: operations["headApiUsers"];
         patch?: never;
         trace?: never;
     };
@@ -635,8 +815,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Current User
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiUsersMe"];
+        /**
+         * Who your token says you are (headers only)
+         * @description Your username, and whether you are an admin.
+         */
+        head: operations["headApiUsersMe"];
         patch?: never;
         trace?: never;
     };
@@ -659,8 +847,16 @@ export interface paths {
          */
         post: operations["postApiUsersMeCalendar-url"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of My Calendar Address
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiUsersMeCalendar-url"];
+        /**
+         * The secret address of your calendar (headers only)
+         * @description Your calendar’s secret address, made the first time you ask. The data file keeps only the hash of its token, which is derived again from the service’s secret key (kept apart from the data file) to show it. POST makes a new one (the old one stops working).
+         */
+        head: operations["headApiUsersMeCalendar-url"];
         patch?: never;
         trace?: never;
     };
@@ -679,8 +875,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of My Join Requests
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiUsersMeRequests"];
+        /**
+         * Your pending join requests (headers only)
+         * @description Oldest first, by club code; a request is gone once accepted, declined or withdrawn.
+         */
+        head: operations["headApiUsersMeRequests"];
         patch?: never;
         trace?: never;
     };
@@ -695,7 +899,11 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
+        /**
+         * The metadata of User
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiUsersByUsername"];
         head?: never;
         /**
          * Disable, enable, promote or demote a user (admins)
@@ -723,7 +931,11 @@ export interface paths {
          * @description The token answers 401 from now on; the user keeps their clubs, memberships, favorites and subscriptions, and an admin can issue a new token with POST.
          */
         delete: operations["deleteApiUsersByUsernameToken"];
-        options?: never;
+        /**
+         * The metadata of User Token
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiUsersByUsernameToken"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -736,7 +948,14 @@ export interface components {
         Error: {
             detail: string;
         };
-        /** @description Each failing field with its messages; errors not tied to a field under non_field_errors. */
+        /**
+         * @description Each failing field with its messages; errors not tied to a field under non_field_errors.
+         * @example {
+         *       "size": [
+         *         "\"9\" is not a valid choice."
+         *       ]
+         *     }
+         */
         ValidationErrors: {
             [key: string]: string[];
         };
@@ -745,8 +964,11 @@ export interface components {
             accepting_members: boolean;
             active: boolean;
             address: string;
-            /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-            application_required: number;
+            /**
+             * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
+             * @enum {integer}
+             */
+            application_required: 1 | 2 | 3 | 4 | 5;
             appointment_needed: boolean;
             approved: boolean;
             available_virtually: boolean;
@@ -763,11 +985,17 @@ export interface components {
             is_subscribe: boolean;
             is_school_unit: boolean;
             membership_count: number;
-            /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-            recruiting_cycle: number;
+            /**
+             * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
+             * @enum {integer}
+             */
+            recruiting_cycle: 1 | 2 | 3 | 4 | 5;
             name: string;
-            /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-            size: number;
+            /**
+             * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
+             * @enum {integer}
+             */
+            size: 1 | 2 | 3 | 4;
             subtitle: string;
             tags: {
                 id: number;
@@ -779,8 +1007,11 @@ export interface components {
             accepting_members: boolean;
             active: boolean;
             address: string;
-            /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-            application_required: number;
+            /**
+             * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
+             * @enum {integer}
+             */
+            application_required: 1 | 2 | 3 | 4 | 5;
             appointment_needed: boolean;
             approved: boolean;
             available_virtually: boolean;
@@ -797,11 +1028,17 @@ export interface components {
             is_subscribe: boolean;
             is_school_unit: boolean;
             membership_count: number;
-            /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-            recruiting_cycle: number;
+            /**
+             * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
+             * @enum {integer}
+             */
+            recruiting_cycle: 1 | 2 | 3 | 4 | 5;
             name: string;
-            /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-            size: number;
+            /**
+             * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
+             * @enum {integer}
+             */
+            size: 1 | 2 | 3 | 4;
             subtitle: string;
             tags: {
                 id: number;
@@ -853,85 +1090,6 @@ export interface components {
                 note: string;
             }[];
         };
-        /** @description With ?fields=: only the fields it names that the representation has (a list item has the 23 list fields, a detail every field). */
-        ClubFields: {
-            accepting_members?: boolean;
-            active?: boolean;
-            address?: string;
-            /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-            application_required?: number;
-            appointment_needed?: boolean;
-            approved?: boolean;
-            available_virtually?: boolean;
-            /** @example penn-chess-society */
-            code?: string;
-            /** @description The address, or "Hidden" when it is not public. */
-            email?: string;
-            enables_subscription?: boolean;
-            favorite_count?: number;
-            founded?: string | null;
-            image_url?: string | null;
-            is_favorite?: boolean;
-            is_member?: boolean;
-            is_subscribe?: boolean;
-            is_school_unit?: boolean;
-            membership_count?: number;
-            /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-            recruiting_cycle?: number;
-            name?: string;
-            /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-            size?: number;
-            subtitle?: string;
-            tags?: {
-                id: number;
-                name: string;
-            }[];
-            description?: string;
-            website?: string | null;
-            facebook?: string | null;
-            twitter?: string | null;
-            instagram?: string | null;
-            linkedin?: string | null;
-            github?: string | null;
-            youtube?: string | null;
-            how_to_get_involved?: string;
-            listserv?: string;
-            email_public?: boolean;
-            approved_by?: string | null;
-            approved_comment?: string;
-            approved_on?: string | null;
-            /** Format: date-time */
-            created_at?: string;
-            /** Format: date-time */
-            updated_at?: string;
-            /** @description To owners, officers and admins, while a change to the reviewed fields awaits review: the values the public sees, as last approved. Otherwise null. */
-            approved_version?: {
-                name: string;
-                subtitle: string;
-                description: string;
-                image_url: string | null;
-                approved_by: string | null;
-                approved_on: string | null;
-                approved_comment: string;
-            } | null;
-            /** @description When the club meets, every week, in the campus time zone. */
-            meetings?: {
-                /** @description monday to sunday. */
-                day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
-                /**
-                 * @description HH:MM, 24-hour, in the campus time zone.
-                 * @example 18:30
-                 */
-                start: string;
-                /**
-                 * @description HH:MM, 24-hour; after start.
-                 * @example 20:00
-                 */
-                end: string;
-                location: string;
-                note: string;
-            }[];
-        };
         /** @description A page of clubs (?page=). */
         ClubPage: {
             /** @description How many clubs match, over every page. */
@@ -942,16 +1100,6 @@ export interface components {
             previous: string | null;
             results: components["schemas"]["ClubListItem"][];
         };
-        /** @description A page of clubs with only the fields ?fields= names. */
-        ClubFieldsPage: {
-            /** @description How many clubs match, over every page. */
-            count: number;
-            /** @description The next page, or null on the last. */
-            next: string | null;
-            /** @description The previous page, or null on the first. */
-            previous: string | null;
-            results: components["schemas"]["ClubFields"][];
-        };
         /** Tag */
         Tag: {
             id: number;
@@ -959,7 +1107,7 @@ export interface components {
             /** @description Clubs you may see that carry it. */
             clubs: number;
         };
-        /** @description The browsable view (?format=api, or an Accept header preferring text/html): this same answer as an HTML page, with its status, headers and body, links, and a form to send requests. */
+        /** @description The browsable view (?format=api, or an Accept header preferring text/html): this same answer as an HTML page, with its status, headers and body, links, and a form to send requests. Listed under an answer's x-other-media, not its content, so that generated clients type the JSON. */
         BrowsableView: string;
     };
     responses: never;
@@ -1015,6 +1163,25 @@ export interface operations {
             };
         };
     };
+    headHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Loaded and serving. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getLivez: {
         parameters: {
             query?: never;
@@ -1036,6 +1203,25 @@ export interface operations {
                         status: "ok";
                     };
                 };
+            };
+        };
+    };
+    headLivez: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alive. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -1078,6 +1264,34 @@ export interface operations {
             };
         };
     };
+    headReadyz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not ready: send traffic elsewhere for now. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getMetrics: {
         parameters: {
             query?: never;
@@ -1106,7 +1320,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Metrics are off. */
@@ -1117,7 +1330,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -1134,8 +1346,52 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    headMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text format. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The metrics token is set and was not sent. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Metrics are off. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -1174,7 +1430,6 @@ export interface operations {
                         /** Format: uri */
                         docs: string;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -1202,7 +1457,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -1219,7 +1473,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -1236,7 +1489,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -1253,7 +1505,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -1271,8 +1522,139 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApi: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where everything is. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -1313,7 +1695,7 @@ export interface operations {
                 page?: number;
                 /** @description Clubs per page, default 15, at most 100 (a larger number counts as 100). */
                 page_size?: number;
-                /** @description Comma-separated fields to keep in each club, e.g. code,name. In a spreadsheet: its columns, in the order given, and any field of the detail representation may be named. */
+                /** @description Comma-separated fields to keep in each club, e.g. code,name; a field of the detail representation may be named too. The answer then holds only those fields: its schema, the full representation, says what each is, and no other field is required (a typed client may take it as a Pick of that type). In a spreadsheet: its columns, in the order given. */
                 fields?: string;
                 /** @description "json" (default), "api" for the browsable HTML view, or a spreadsheet of the same clubs: "csv" or "xlsx". */
                 format?: "json" | "api" | "csv" | "xlsx";
@@ -1336,10 +1718,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ClubListItem"][] | components["schemas"]["ClubPage"] | components["schemas"]["ClubFields"][] | components["schemas"]["ClubFieldsPage"];
-                    "text/csv": string;
-                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
-                    "text/html": components["schemas"]["BrowsableView"];
+                    "application/json": components["schemas"]["ClubListItem"][] | components["schemas"]["ClubPage"];
                 };
             };
             /** @description Not modified (If-None-Match named the current ETag). */
@@ -1370,7 +1749,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -1388,7 +1766,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -1405,7 +1782,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -1422,7 +1798,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -1439,7 +1814,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -1457,7 +1831,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -1465,7 +1838,7 @@ export interface operations {
     postApiClubs: {
         parameters: {
             query?: {
-                /** @description Comma-separated fields to keep in the club, e.g. code,name: the answer holds only those. */
+                /** @description Comma-separated fields to keep in the club, e.g. code,name. The answer then holds only those fields: its schema, the full representation, says what each is, and no other field is required (a typed client may take it as a Pick of that type). */
                 fields?: string;
                 /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
                 format?: "json" | "api";
@@ -1505,8 +1878,11 @@ export interface operations {
                     email_public?: boolean;
                     address?: string;
                     accepting_members?: boolean;
-                    /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-                    application_required?: number;
+                    /**
+                     * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
+                     * @enum {integer}
+                     */
+                    application_required?: 1 | 2 | 3 | 4 | 5;
                     appointment_needed?: boolean;
                     available_virtually?: boolean;
                     enables_subscription?: boolean;
@@ -1514,10 +1890,16 @@ export interface operations {
                     founded?: string | null;
                     /** @description An absolute http or https URL, or null. */
                     image_url?: string | null;
-                    /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-                    recruiting_cycle?: number;
-                    /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-                    size?: number;
+                    /**
+                     * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
+                     * @enum {integer}
+                     */
+                    recruiting_cycle?: 1 | 2 | 3 | 4 | 5;
+                    /**
+                     * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
+                     * @enum {integer}
+                     */
+                    size?: 1 | 2 | 3 | 4;
                     is_school_unit?: boolean;
                     /** @description An absolute http or https URL, or null. */
                     website?: string | null;
@@ -1602,8 +1984,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ClubDetail"] | components["schemas"]["ClubFields"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                    "application/json": components["schemas"]["ClubDetail"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -1622,7 +2003,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -1640,7 +2020,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -1657,7 +2036,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -1674,7 +2052,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -1691,7 +2068,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -1708,7 +2084,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -1725,7 +2100,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -1742,7 +2116,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -1760,15 +2133,196 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiClubs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiClubs: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated fields, "-" for descending: name, favorite_count, membership_count, founded, code, size, created_at, updated_at. Default -favorite_count,name (with a search: the most relevant first); ties are broken by code. */
+                ordering?: string;
+                /** @description Whitespace-separated terms; each must match the name, subtitle, code, a tag name or the description (case and accents ignored). Without ordering, clubs whose name or code holds every term come first, then those matching in subtitle or tag names, then in the description. */
+                search?: string;
+                /** @description Club codes, comma-separated: only those clubs (a code that matches nothing is no error). */
+                code?: string;
+                /** @description A date (YYYY-MM-DD, from its first moment UTC) or a date-time (UTC unless it names an offset): clubs updated at or after it. */
+                updated_since?: string;
+                /** @description Tag ids or names, comma-separated; a club must carry all of them. */
+                tags?: string;
+                /** @description true: clubs taking new members now; false: those that are not. */
+                accepting_members?: boolean;
+                /** @description true: clubs that need an appointment; false: those that do not. */
+                appointment_needed?: boolean;
+                /** @description true: clubs available virtually; false: those that are not. */
+                available_virtually?: boolean;
+                /** @description true: clubs whose news one may subscribe to; false: those without. */
+                enables_subscription?: boolean;
+                /** @description true: clubs that belong to the school the directory marks; false: the others. */
+                is_school_unit?: boolean;
+                /** @description true: approved clubs; false: new or changed clubs awaiting approval, and rejected ones (the admins' approval queue). Callers other than admins only see approved clubs, besides their own clubs as owners and officers. */
+                approved?: boolean;
+                /** @description true: active clubs; false: clubs set inactive (active is the gentle alternative to deleting). Callers other than admins only see active clubs, besides their own clubs as owners and officers. */
+                active?: boolean;
+                /** @description One value or several, comma-separated: 1 = 1-20, 2 = 21-50, 3 = 51-100, 4 = 101+. */
+                size?: string;
+                /** @description One value or several, comma-separated: 1 = Open membership, 2 = Tryout required, 3 = Audition required, 4 = Application required, 5 = Application and interview required. */
+                application_required?: string;
+                /** @description One value or several, comma-separated: 1 = Unknown, 2 = Fall, 3 = Spring, 4 = Both, 5 = Open. */
+                recruiting_cycle?: string;
+                /** @description Ask for a page (1-based): the answer becomes {count, next, previous, results}. Without it, a bare array. */
+                page?: number;
+                /** @description Clubs per page, default 15, at most 100 (a larger number counts as 100). */
+                page_size?: number;
+                /** @description Comma-separated fields to keep in each club, e.g. code,name; a field of the detail representation may be named too. The answer then holds only those fields: its schema, the full representation, says what each is, and no other field is required (a typed client may take it as a Pick of that type). In a spreadsheet: its columns, in the order given. */
+                fields?: string;
+                /** @description "json" (default), "api" for the browsable HTML view, or a spreadsheet of the same clubs: "csv" or "xlsx". */
+                format?: "json" | "api" | "csv" | "xlsx";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A bare array, or a page when ?page= is given; a spreadsheet with ?format=csv or xlsx. */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    Link: components["headers"]["Link"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified (If-None-Match named the current ETag). */
+            304: {
+                headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    Link: components["headers"]["Link"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
     getApiClubsByCode: {
         parameters: {
             query?: {
-                /** @description Comma-separated fields to keep in the club, e.g. code,name: the answer holds only those. */
+                /** @description Comma-separated fields to keep in the club, e.g. code,name. The answer then holds only those fields: its schema, the full representation, says what each is, and no other field is required (a typed client may take it as a Pick of that type). */
                 fields?: string;
                 /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
                 format?: "json" | "api";
@@ -1794,8 +2348,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ClubDetail"] | components["schemas"]["ClubFields"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                    "application/json": components["schemas"]["ClubDetail"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -1824,7 +2377,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -1842,7 +2394,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -1859,7 +2410,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -1876,7 +2426,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -1893,7 +2442,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -1911,7 +2459,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -1919,7 +2466,7 @@ export interface operations {
     putApiClubsByCode: {
         parameters: {
             query?: {
-                /** @description Comma-separated fields to keep in the club, e.g. code,name: the answer holds only those. */
+                /** @description Comma-separated fields to keep in the club, e.g. code,name. The answer then holds only those fields: its schema, the full representation, says what each is, and no other field is required (a typed client may take it as a Pick of that type). */
                 fields?: string;
                 /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
                 format?: "json" | "api";
@@ -1984,8 +2531,11 @@ export interface operations {
                     email_public: boolean;
                     address: string;
                     accepting_members: boolean;
-                    /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-                    application_required: number;
+                    /**
+                     * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
+                     * @enum {integer}
+                     */
+                    application_required: 1 | 2 | 3 | 4 | 5;
                     appointment_needed: boolean;
                     available_virtually: boolean;
                     enables_subscription: boolean;
@@ -1993,10 +2543,16 @@ export interface operations {
                     founded: string | null;
                     /** @description An absolute http or https URL, or null. */
                     image_url: string | null;
-                    /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-                    recruiting_cycle: number;
-                    /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-                    size: number;
+                    /**
+                     * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
+                     * @enum {integer}
+                     */
+                    recruiting_cycle: 1 | 2 | 3 | 4 | 5;
+                    /**
+                     * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
+                     * @enum {integer}
+                     */
+                    size: 1 | 2 | 3 | 4;
                     is_school_unit: boolean;
                     /** @description An absolute http or https URL, or null. */
                     website: string | null;
@@ -2085,8 +2641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ClubDetail"] | components["schemas"]["ClubFields"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                    "application/json": components["schemas"]["ClubDetail"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -2105,7 +2660,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -2123,7 +2677,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -2140,7 +2693,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -2157,7 +2709,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -2174,7 +2725,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -2191,7 +2741,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -2208,7 +2757,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -2225,7 +2773,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -2243,7 +2790,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -2266,18 +2812,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description In the browsable view: the page showing the 204. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    Allow: components["headers"]["Allow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": components["schemas"]["BrowsableView"];
-                };
-            };
-            /** @description Deleted. */
+            /** @description Deleted. (The browsable view answers a 200 page showing it.) */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2301,7 +2836,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -2318,7 +2852,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -2335,7 +2868,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -2352,7 +2884,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -2369,7 +2900,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -2387,15 +2917,169 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiClubsByCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiClubsByCode: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated fields to keep in the club, e.g. code,name. The answer then holds only those fields: its schema, the full representation, says what each is, and no other field is required (a typed client may take it as a Pick of that type). */
+                fields?: string;
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The club. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
     patchApiClubsByCode: {
         parameters: {
             query?: {
-                /** @description Comma-separated fields to keep in the club, e.g. code,name: the answer holds only those. */
+                /** @description Comma-separated fields to keep in the club, e.g. code,name. The answer then holds only those fields: its schema, the full representation, says what each is, and no other field is required (a typed client may take it as a Pick of that type). */
                 fields?: string;
                 /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
                 format?: "json" | "api";
@@ -2434,8 +3118,11 @@ export interface operations {
                     email_public?: boolean;
                     address?: string;
                     accepting_members?: boolean;
-                    /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-                    application_required?: number;
+                    /**
+                     * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
+                     * @enum {integer}
+                     */
+                    application_required?: 1 | 2 | 3 | 4 | 5;
                     appointment_needed?: boolean;
                     available_virtually?: boolean;
                     enables_subscription?: boolean;
@@ -2443,10 +3130,16 @@ export interface operations {
                     founded?: string | null;
                     /** @description An absolute http or https URL, or null. */
                     image_url?: string | null;
-                    /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-                    recruiting_cycle?: number;
-                    /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-                    size?: number;
+                    /**
+                     * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
+                     * @enum {integer}
+                     */
+                    recruiting_cycle?: 1 | 2 | 3 | 4 | 5;
+                    /**
+                     * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
+                     * @enum {integer}
+                     */
+                    size?: 1 | 2 | 3 | 4;
                     is_school_unit?: boolean;
                     /** @description An absolute http or https URL, or null. */
                     website?: string | null;
@@ -2530,8 +3223,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ClubDetail"] | components["schemas"]["ClubFields"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                    "application/json": components["schemas"]["ClubDetail"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -2550,7 +3242,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -2568,7 +3259,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -2585,7 +3275,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -2602,7 +3291,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -2619,7 +3307,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -2636,7 +3323,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -2653,7 +3339,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -2670,7 +3355,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -2688,7 +3372,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -2731,7 +3414,6 @@ export interface operations {
                         /** @description The reviewed fields a submission changed; [] for other events. */
                         fields: ("name" | "subtitle" | "description" | "image_url")[];
                     }[];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -2759,7 +3441,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -2776,7 +3457,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -2793,7 +3473,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -2810,7 +3489,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -2828,8 +3506,151 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiClubsByCodeHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiClubsByCodeHistory: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -2885,7 +3706,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -2902,7 +3722,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -2919,7 +3738,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -2936,7 +3754,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -2954,8 +3771,148 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    "optionsApiClubsByCodeCalendar.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "headApiClubsByCodeCalendar.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description iCalendar (RFC 5545): one weekly recurring event (RRULE:FREQ=WEEKLY) per meeting, in the campus time zone (CLUBS_TIMEZONE) with its VTIMEZONE; summary the club name, its location, a description with the club page URL. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -3010,7 +3967,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -3027,7 +3983,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -3044,7 +3999,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -3061,7 +4015,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -3079,8 +4032,141 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    "optionsApiCalendar.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "headApiCalendar.ics": {
+        parameters: {
+            query?: {
+                /** @description Tag ids or names, comma-separated; a club must carry all of them. */
+                tags?: string;
+                /** @description Club codes, comma-separated: only those clubs. */
+                code?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description iCalendar (RFC 5545): one weekly recurring event (RRULE:FREQ=WEEKLY) per meeting, in the campus time zone (CLUBS_TIMEZONE) with its VTIMEZONE; summary the club name, its location, a description with the club page URL. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -3136,7 +4222,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -3153,7 +4238,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -3170,7 +4254,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -3187,7 +4270,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -3205,8 +4287,148 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    "optionsApiCalendarsByTokenMeetings.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The secret token of a user's calendar address, as GET /api/users/me/calendar-url/ shows it.
+                 * @example q3ZfJx0y8Vw2nQm5KkT1bA7sLrE9uHcD4pGiWoYvNz0
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "headApiCalendarsByTokenMeetings.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The secret token of a user's calendar address, as GET /api/users/me/calendar-url/ shows it.
+                 * @example q3ZfJx0y8Vw2nQm5KkT1bA7sLrE9uHcD4pGiWoYvNz0
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description iCalendar (RFC 5545): one weekly recurring event (RRULE:FREQ=WEEKLY) per meeting, in the campus time zone (CLUBS_TIMEZONE) with its VTIMEZONE; summary the club name, its location, a description with the club page URL. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -3242,7 +4464,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClubDetail"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Nothing changed: the image is refused (under image), or the body could not be read. */
@@ -3261,7 +4482,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -3279,7 +4499,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -3296,7 +4515,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -3313,7 +4531,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -3330,7 +4547,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -3347,7 +4563,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -3364,7 +4579,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -3381,7 +4595,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -3399,7 +4612,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -3422,18 +4634,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description In the browsable view: the page showing the 204. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    Allow: components["headers"]["Allow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": components["schemas"]["BrowsableView"];
-                };
-            };
-            /** @description The logo is taken away. */
+            /** @description The logo is taken away. (The browsable view answers a 200 page showing it.) */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3457,7 +4658,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -3474,7 +4674,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -3491,7 +4690,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -3508,7 +4706,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -3525,7 +4722,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -3543,7 +4739,63 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    optionsApiClubsByCodeLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3604,7 +4856,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -3622,7 +4873,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -3639,7 +4889,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -3656,7 +4905,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -3673,7 +4921,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -3691,8 +4938,160 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiLogosByFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A logo's file name: the SHA-256 of its WebP bytes in hex, then .webp (as a club's image_url names it).
+                 * @example 3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f.webp
+                 */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiLogosByFile: {
+        parameters: {
+            query?: {
+                /** @description A square thumbnail, cropped to cover: 64 or 256 px a side. */
+                size?: "64" | "256";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description A logo's file name: the SHA-256 of its WebP bytes in hex, then .webp (as a club's image_url names it).
+                 * @example 3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f.webp
+                 */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The logo. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -3741,8 +5140,11 @@ export interface operations {
                     email_public?: boolean;
                     address?: string;
                     accepting_members?: boolean;
-                    /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-                    application_required?: number;
+                    /**
+                     * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
+                     * @enum {integer}
+                     */
+                    application_required?: 1 | 2 | 3 | 4 | 5;
                     appointment_needed?: boolean;
                     available_virtually?: boolean;
                     enables_subscription?: boolean;
@@ -3750,10 +5152,16 @@ export interface operations {
                     founded?: string | null;
                     /** @description An absolute http or https URL, or null. */
                     image_url?: string | null;
-                    /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-                    recruiting_cycle?: number;
-                    /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-                    size?: number;
+                    /**
+                     * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
+                     * @enum {integer}
+                     */
+                    recruiting_cycle?: 1 | 2 | 3 | 4 | 5;
+                    /**
+                     * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
+                     * @enum {integer}
+                     */
+                    size?: 1 | 2 | 3 | 4;
                     is_school_unit?: boolean;
                     /** @description An absolute http or https URL, or null. */
                     website?: string | null;
@@ -3849,7 +5257,6 @@ export interface operations {
                         /** @description The tags the rows named that did not exist: made by the import (a dry run only names them). */
                         tags_created: string[];
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Imported: how many clubs were created, updated and left unchanged. */
@@ -3867,7 +5274,6 @@ export interface operations {
                         /** @description The tags the rows named that did not exist: made by the import (a dry run only names them). */
                         tags_created: string[];
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Nothing was imported: the bad rows with their field errors, or what is wrong with the file as a whole. */
@@ -3897,7 +5303,6 @@ export interface operations {
                         /** @description Present when more than 1000 rows are bad: how many bad rows follow those in rows. */
                         rows_not_shown?: number;
                     } | components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -3915,7 +5320,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -3932,7 +5336,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -3949,7 +5352,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -3966,7 +5368,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -3983,7 +5384,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -4000,7 +5400,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -4017,7 +5416,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -4035,7 +5433,57 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    optionsApiImports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4077,7 +5525,6 @@ export interface operations {
                         /** @description Listed among the officers people can contact (owners and officers only). */
                         public: boolean;
                     }[];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -4105,7 +5552,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -4122,7 +5568,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -4139,7 +5584,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -4156,7 +5600,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -4174,7 +5617,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -4242,7 +5684,6 @@ export interface operations {
                         /** @description Listed among the officers people can contact (owners and officers only). */
                         public: boolean;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Added. */
@@ -4263,7 +5704,6 @@ export interface operations {
                         /** @description Listed among the officers people can contact (owners and officers only). */
                         public: boolean;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -4282,7 +5722,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -4300,7 +5739,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -4317,7 +5755,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -4334,7 +5771,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -4351,7 +5787,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -4368,7 +5803,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -4385,7 +5819,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -4402,7 +5835,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -4420,8 +5852,151 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiClubsByCodeMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiClubsByCodeMembers: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Owners first, then officers, then members. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -4448,18 +6023,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description In the browsable view: the page showing the 204. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    Allow: components["headers"]["Allow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": components["schemas"]["BrowsableView"];
-                };
-            };
-            /** @description Removed. */
+            /** @description Removed. (The browsable view answers a 200 page showing it.) */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4484,7 +6048,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -4502,7 +6065,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -4519,7 +6081,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -4536,7 +6097,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -4553,7 +6113,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -4570,7 +6129,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -4588,7 +6146,68 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    optionsApiClubsByCodeMembersByUsername: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+                /**
+                 * @description A username.
+                 * @example alice
+                 */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4654,7 +6273,6 @@ export interface operations {
                         /** @description Listed among the officers people can contact (owners and officers only). */
                         public: boolean;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -4673,7 +6291,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -4691,7 +6308,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -4708,7 +6324,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -4725,7 +6340,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -4742,7 +6356,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -4759,7 +6372,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -4776,7 +6388,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -4793,7 +6404,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -4811,7 +6421,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -4851,7 +6460,6 @@ export interface operations {
                         /** @enum {string} */
                         role: "owner" | "officer";
                     }[];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -4879,7 +6487,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -4896,7 +6503,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -4913,7 +6519,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -4930,7 +6535,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -4948,8 +6552,151 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiClubsByCodeOfficers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiClubsByCodeOfficers: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Owners first, then officers, each by username. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -4989,8 +6736,6 @@ export interface operations {
                         /** @description When they subscribed; null for a subscription made before the service kept the time. */
                         subscribed_at: string | null;
                     }[];
-                    "text/csv": string;
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -5018,7 +6763,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -5035,7 +6779,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -5052,7 +6795,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -5069,7 +6811,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -5087,8 +6828,152 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiClubsByCodeSubscribers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiClubsByCodeSubscribers: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), "api" for the browsable HTML view, or "csv" for a spreadsheet of the same subscribers. */
+                format?: "json" | "api" | "csv";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscribers, by username; a CSV file with ?format=csv. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -5127,7 +7012,6 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                     }[];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -5155,7 +7039,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -5172,7 +7055,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -5189,7 +7071,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -5206,7 +7087,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -5224,7 +7104,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -5275,7 +7154,6 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -5294,7 +7172,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -5312,7 +7189,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -5329,7 +7205,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -5346,7 +7221,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -5363,7 +7237,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -5380,7 +7253,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -5397,7 +7269,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -5414,7 +7285,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -5432,8 +7302,151 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiClubsByCodeRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiClubsByCodeRequests: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pending requests, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -5460,18 +7473,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description In the browsable view: the page showing the 204. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    Allow: components["headers"]["Allow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": components["schemas"]["BrowsableView"];
-                };
-            };
-            /** @description The request is gone. */
+            /** @description The request is gone. (The browsable view answers a 200 page showing it.) */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5495,7 +7497,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -5512,7 +7513,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -5529,7 +7529,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -5546,7 +7545,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -5563,7 +7561,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -5581,7 +7578,68 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    optionsApiClubsByCodeRequestsByUsername: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+                /**
+                 * @description A username.
+                 * @example alice
+                 */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5623,7 +7681,6 @@ export interface operations {
                         /** @constant */
                         role: "member";
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -5641,7 +7698,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -5658,7 +7714,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -5675,7 +7730,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -5692,7 +7746,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -5709,7 +7762,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -5727,7 +7779,68 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    optionsApiClubsByCodeRequestsByUsernameAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+                /**
+                 * @description A username.
+                 * @example alice
+                 */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5756,7 +7869,6 @@ export interface operations {
                     "application/json": {
                         club: components["schemas"]["ClubListItem"];
                     }[];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -5784,7 +7896,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -5801,7 +7912,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -5818,7 +7928,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -5835,7 +7944,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -5853,7 +7961,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -5896,7 +8003,6 @@ export interface operations {
                     "application/json": {
                         club: components["schemas"]["ClubListItem"];
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -5915,7 +8021,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -5933,7 +8038,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -5950,7 +8054,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -5967,7 +8070,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -5984,7 +8086,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -6001,7 +8102,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -6018,7 +8118,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -6035,7 +8134,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -6053,8 +8151,139 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiFavorites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiFavorites: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your favorites, by club code. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -6076,18 +8305,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description In the browsable view: the page showing the 204. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    Allow: components["headers"]["Allow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": components["schemas"]["BrowsableView"];
-                };
-            };
-            /** @description Removed. */
+            /** @description Removed. (The browsable view answers a 200 page showing it.) */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6111,7 +8329,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -6128,7 +8345,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -6145,7 +8361,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -6162,7 +8377,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -6179,7 +8393,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -6197,7 +8410,63 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    optionsApiFavoritesByCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6226,7 +8495,6 @@ export interface operations {
                     "application/json": {
                         club: components["schemas"]["ClubListItem"];
                     }[];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -6254,7 +8522,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -6271,7 +8538,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -6288,7 +8554,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -6305,7 +8570,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -6323,7 +8587,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -6366,7 +8629,6 @@ export interface operations {
                     "application/json": {
                         club: components["schemas"]["ClubListItem"];
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -6385,7 +8647,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -6403,7 +8664,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -6420,7 +8680,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -6437,7 +8696,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -6454,7 +8712,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -6471,7 +8728,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -6488,7 +8744,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -6505,7 +8760,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -6523,8 +8777,139 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiSubscriptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiSubscriptions: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your subscriptions, by club code. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -6546,18 +8931,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description In the browsable view: the page showing the 204. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    Allow: components["headers"]["Allow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": components["schemas"]["BrowsableView"];
-                };
-            };
-            /** @description Removed. */
+            /** @description Removed. (The browsable view answers a 200 page showing it.) */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6581,7 +8955,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -6598,7 +8971,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -6615,7 +8987,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -6632,7 +9003,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -6649,7 +9019,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -6667,7 +9036,63 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    optionsApiSubscriptionsByCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6694,7 +9119,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tag"][];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -6722,7 +9146,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -6739,7 +9162,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -6756,7 +9178,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -6773,7 +9194,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -6791,7 +9211,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -6830,7 +9249,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tag"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -6849,7 +9267,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -6867,7 +9284,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -6884,7 +9300,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -6901,7 +9316,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -6918,7 +9332,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -6935,7 +9348,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -6952,7 +9364,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -6969,7 +9380,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -6987,8 +9397,139 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiTags: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every tag with its number of visible clubs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -7020,7 +9561,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tag"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -7048,7 +9588,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -7065,7 +9604,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -7082,7 +9620,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -7099,7 +9636,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -7117,7 +9653,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -7140,18 +9675,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description In the browsable view: the page showing the 204. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    Allow: components["headers"]["Allow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": components["schemas"]["BrowsableView"];
-                };
-            };
-            /** @description Deleted. */
+            /** @description Deleted. (The browsable view answers a 200 page showing it.) */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7175,7 +9699,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -7192,7 +9715,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -7209,7 +9731,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -7226,7 +9747,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -7243,7 +9763,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -7261,8 +9780,151 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiTagsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tag id.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiTagsById: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The tag id.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tag. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -7305,7 +9967,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tag"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -7324,7 +9985,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -7342,7 +10002,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -7359,7 +10018,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -7376,7 +10034,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -7393,7 +10050,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -7410,7 +10066,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -7427,7 +10082,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -7444,7 +10098,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -7462,7 +10115,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -7493,7 +10145,6 @@ export interface operations {
                         is_admin: boolean;
                         is_active: boolean;
                     }[];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -7521,7 +10172,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -7538,7 +10188,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -7555,7 +10204,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -7572,7 +10220,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -7590,7 +10237,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -7638,7 +10284,6 @@ export interface operations {
                         is_admin: boolean;
                         token: string;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -7657,7 +10302,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -7675,7 +10319,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -7692,7 +10335,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -7709,7 +10351,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -7726,7 +10367,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -7743,7 +10383,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -7760,7 +10399,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -7777,7 +10415,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -7795,8 +10432,139 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiUsers: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The users. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -7825,7 +10593,6 @@ export interface operations {
                         username: string;
                         is_admin: boolean;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -7853,7 +10620,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -7870,7 +10636,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -7887,7 +10652,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -7904,7 +10668,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -7922,8 +10685,139 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiUsersMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiUsersMe: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -7956,7 +10850,6 @@ export interface operations {
                          */
                         url: string;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -7984,7 +10877,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -8001,7 +10893,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -8018,7 +10909,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -8035,7 +10925,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -8053,7 +10942,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -8086,7 +10974,6 @@ export interface operations {
                          */
                         url: string;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -8104,7 +10991,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -8121,7 +11007,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -8138,7 +11023,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -8155,7 +11039,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -8172,7 +11055,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -8190,8 +11072,139 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    "optionsApiUsersMeCalendar-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "headApiUsersMeCalendar-url": {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your address. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -8227,7 +11240,6 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                     }[];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -8255,7 +11267,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -8272,7 +11283,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -8289,7 +11299,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -8306,7 +11315,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -8324,7 +11332,195 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    optionsApiUsersMeRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiUsersMeRequests: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your pending requests. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    optionsApiUsersByUsername: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A username.
+                 * @example alice
+                 */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8374,7 +11570,6 @@ export interface operations {
                         is_admin: boolean;
                         is_active: boolean;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -8393,7 +11588,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -8411,7 +11605,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -8428,7 +11621,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -8445,7 +11637,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -8462,7 +11653,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -8479,7 +11669,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -8496,7 +11685,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -8513,7 +11701,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -8531,7 +11718,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -8566,7 +11752,6 @@ export interface operations {
                         username: string;
                         token: string;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -8585,7 +11770,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -8603,7 +11787,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -8620,7 +11803,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -8637,7 +11819,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -8654,7 +11835,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -8671,7 +11851,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -8689,7 +11868,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -8712,18 +11890,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description In the browsable view: the page showing the 204. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    Allow: components["headers"]["Allow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": components["schemas"]["BrowsableView"];
-                };
-            };
-            /** @description Revoked. */
+            /** @description Revoked. (The browsable view answers a 200 page showing it.) */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8748,7 +11915,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -8766,7 +11932,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -8783,7 +11948,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -8800,7 +11964,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -8817,7 +11980,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -8834,7 +11996,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -8852,7 +12013,63 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    optionsApiUsersByUsernameToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A username.
+                 * @example alice
+                 */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

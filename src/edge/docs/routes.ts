@@ -44,20 +44,51 @@ const PAGE_HEADERS = {
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'",
 }
 
+type Operation = { operationId?: string; summary?: string; responses?: Record<string, ResponseObject> }
+type ResponseObject = { description: string; headers?: unknown; content?: unknown }
+type OpenApiDocument = { paths: Record<string, Record<string, Operation>> }
+
+/**
+ * The document with a HEAD beside each GET: the same answers, headers only. Every GET route
+ * answers HEAD (Elysia runs the GET and drops the body), so this is said here, once.
+ */
+function withHeadOperations(doc: OpenApiDocument): OpenApiDocument {
+  const paths = Object.entries(doc.paths).map(([path, item]) => {
+    const get = item.get
+    if (!get) return [path, item]
+    const responses = Object.fromEntries(
+      Object.entries(get.responses ?? {}).map(([status, { description, headers }]) => [
+        status,
+        { description, ...(headers ? { headers } : {}) },
+      ]),
+    )
+    const head = {
+      ...get,
+      operationId: `head${(get.operationId ?? '').replace(/^get/, '')}`,
+      summary: `${get.summary} (headers only)`,
+      responses,
+    }
+    return [path, { ...item, head }]
+  })
+  return { ...doc, paths: Object.fromEntries(paths) }
+}
+
 /** `/swagger` (the UI, from local assets) and `/swagger/json` (the OpenAPI 3 document). */
 export function docsRoutes(version: string) {
   return (
     new Elysia({ name: 'docs' })
       // Local to the docs, so the plugin's /swagger/json answer carries it too.
-      .onAfterHandle(({ set }) => {
+      .onAfterHandle(({ set, path, responseValue }) => {
         set.headers['x-content-type-options'] = 'nosniff'
+        if (path === '/swagger/json') return withHeadOperations(responseValue as OpenApiDocument)
       })
       .use(
         swagger({
           provider: 'swagger-ui',
           path: '/swagger',
           specPath: '/swagger/json',
-          excludeMethods: ['OPTIONS', 'HEAD'],
+          // HEAD is no route of its own (each GET answers it): withHeadOperations documents it.
+          excludeMethods: ['HEAD'],
           // The plugin takes a path with a dot for a static file; the calendars' .ics paths are operations.
           excludeStaticFile: false,
           documentation: {
