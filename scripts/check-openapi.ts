@@ -3,7 +3,10 @@
 //   1. Spectral (spectral:oas, .spectral.yaml) and Redocly (recommended, redocly.yaml) lint the
 //      served /swagger/json: no errors.
 //   2. The contract's conformance suite runs through Prism as a validating proxy in front of a
-//      real service: no violation (see `classify` for what counts as one).
+//      real service: no violation (see `classify` for what counts as one). The suite's own
+//      verdicts through the proxy are printed, not counted: Prism answers a HEAD whose GET answers
+//      JSON with a 500 of its own (it parses the empty body as JSON), which fails the suite's
+//      HEAD check though the service answered 200.
 //   3. Orval generates a fetch client, and its list call must be typed as the JSON answer: a
 //      small file that says so type-checks (strict).
 //

@@ -215,12 +215,20 @@ describe('the OpenAPI document', () => {
 
   it('labels the coded values, and names them for generated constants', async () => {
     const { doc } = await openapi()
-    const size = doc.paths['/api/clubs/'].post.requestBody.content['application/json'].schema.properties.size
+    // Each set of codes is one component, referenced wherever it is used: one named enum in generated code.
+    const body = doc.paths['/api/clubs/'].post.requestBody.content['application/json'].schema
+    expect(body.properties.size).toEqual({ $ref: '#/components/schemas/Size' })
+    const size = doc.components.schemas.Size
     expect(size.description).toBe('1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+')
     expect(size.enum).toEqual([1, 2, 3, 4])
     expect(size['x-enum-varnames']).toEqual(['UpTo20', 'From21To50', 'From51To100', 'Over100'])
-    for (const name of ['size', 'application_required', 'recruiting_cycle']) {
-      const coded = doc.components.schemas.ClubDetail.properties[name]
+    for (const [name, component] of [
+      ['size', 'Size'],
+      ['application_required', 'ApplicationRequired'],
+      ['recruiting_cycle', 'RecruitingCycle'],
+    ]) {
+      expect(doc.components.schemas.ClubDetail.properties[name]).toEqual({ $ref: `#/components/schemas/${component}` })
+      const coded = doc.components.schemas[component!]
       expect(coded['x-enum-varnames'].length).toBe(coded.enum.length)
       for (const varname of coded['x-enum-varnames']) expect(varname).toMatch(/^[A-Z][A-Za-z0-9]*$/)
     }

@@ -964,11 +964,7 @@ export interface components {
             accepting_members: boolean;
             active: boolean;
             address: string;
-            /**
-             * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
-             * @enum {integer}
-             */
-            application_required: 1 | 2 | 3 | 4 | 5;
+            application_required: components["schemas"]["ApplicationRequired"];
             appointment_needed: boolean;
             approved: boolean;
             available_virtually: boolean;
@@ -985,17 +981,9 @@ export interface components {
             is_subscribe: boolean;
             is_school_unit: boolean;
             membership_count: number;
-            /**
-             * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
-             * @enum {integer}
-             */
-            recruiting_cycle: 1 | 2 | 3 | 4 | 5;
+            recruiting_cycle: components["schemas"]["RecruitingCycle"];
             name: string;
-            /**
-             * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
-             * @enum {integer}
-             */
-            size: 1 | 2 | 3 | 4;
+            size: components["schemas"]["Size"];
             subtitle: string;
             tags: {
                 id: number;
@@ -1007,11 +995,7 @@ export interface components {
             accepting_members: boolean;
             active: boolean;
             address: string;
-            /**
-             * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
-             * @enum {integer}
-             */
-            application_required: 1 | 2 | 3 | 4 | 5;
+            application_required: components["schemas"]["ApplicationRequired"];
             appointment_needed: boolean;
             approved: boolean;
             available_virtually: boolean;
@@ -1028,17 +1012,9 @@ export interface components {
             is_subscribe: boolean;
             is_school_unit: boolean;
             membership_count: number;
-            /**
-             * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
-             * @enum {integer}
-             */
-            recruiting_cycle: 1 | 2 | 3 | 4 | 5;
+            recruiting_cycle: components["schemas"]["RecruitingCycle"];
             name: string;
-            /**
-             * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
-             * @enum {integer}
-             */
-            size: 1 | 2 | 3 | 4;
+            size: components["schemas"]["Size"];
             subtitle: string;
             tags: {
                 id: number;
@@ -1109,6 +1085,24 @@ export interface components {
         };
         /** @description The browsable view (?format=api, or an Accept header preferring text/html): this same answer as an HTML page, with its status, headers and body, links, and a form to send requests. Listed under an answer's x-other-media, not its content, so that generated clients type the JSON. */
         BrowsableView: string;
+        /**
+         * ApplicationRequired
+         * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
+         * @enum {integer}
+         */
+        ApplicationRequired: 1 | 2 | 3 | 4 | 5;
+        /**
+         * RecruitingCycle
+         * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
+         * @enum {integer}
+         */
+        RecruitingCycle: 1 | 2 | 3 | 4 | 5;
+        /**
+         * Size
+         * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
+         * @enum {integer}
+         */
+        Size: 1 | 2 | 3 | 4;
     };
     responses: never;
     parameters: never;
@@ -1878,11 +1872,7 @@ export interface operations {
                     email_public?: boolean;
                     address?: string;
                     accepting_members?: boolean;
-                    /**
-                     * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
-                     * @enum {integer}
-                     */
-                    application_required?: 1 | 2 | 3 | 4 | 5;
+                    application_required?: components["schemas"]["ApplicationRequired"];
                     appointment_needed?: boolean;
                     available_virtually?: boolean;
                     enables_subscription?: boolean;
@@ -1890,16 +1880,8 @@ export interface operations {
                     founded?: string | null;
                     /** @description An absolute http or https URL, or null. */
                     image_url?: string | null;
-                    /**
-                     * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
-                     * @enum {integer}
-                     */
-                    recruiting_cycle?: 1 | 2 | 3 | 4 | 5;
-                    /**
-                     * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
-                     * @enum {integer}
-                     */
-                    size?: 1 | 2 | 3 | 4;
+                    recruiting_cycle?: components["schemas"]["RecruitingCycle"];
+                    size?: components["schemas"]["Size"];
                     is_school_unit?: boolean;
                     /** @description An absolute http or https URL, or null. */
                     website?: string | null;
@@ -2531,11 +2513,7 @@ export interface operations {
                     email_public: boolean;
                     address: string;
                     accepting_members: boolean;
-                    /**
-                     * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
-                     * @enum {integer}
-                     */
-                    application_required: 1 | 2 | 3 | 4 | 5;
+                    application_required: components["schemas"]["ApplicationRequired"];
                     appointment_needed: boolean;
                     available_virtually: boolean;
                     enables_subscription: boolean;
@@ -2543,16 +2521,8 @@ export interface operations {
                     founded: string | null;
                     /** @description An absolute http or https URL, or null. */
                     image_url: string | null;
-                    /**
-                     * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
-                     * @enum {integer}
-                     */
-                    recruiting_cycle: 1 | 2 | 3 | 4 | 5;
-                    /**
-                     * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
-                     * @enum {integer}
-                     */
-                    size: 1 | 2 | 3 | 4;
+                    recruiting_cycle: components["schemas"]["RecruitingCycle"];
+                    size: components["schemas"]["Size"];
                     is_school_unit: boolean;
                     /** @description An absolute http or https URL, or null. */
                     website: string | null;
@@ -3118,11 +3088,7 @@ export interface operations {
                     email_public?: boolean;
                     address?: string;
                     accepting_members?: boolean;
-                    /**
-                     * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
-                     * @enum {integer}
-                     */
-                    application_required?: 1 | 2 | 3 | 4 | 5;
+                    application_required?: components["schemas"]["ApplicationRequired"];
                     appointment_needed?: boolean;
                     available_virtually?: boolean;
                     enables_subscription?: boolean;
@@ -3130,16 +3096,8 @@ export interface operations {
                     founded?: string | null;
                     /** @description An absolute http or https URL, or null. */
                     image_url?: string | null;
-                    /**
-                     * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
-                     * @enum {integer}
-                     */
-                    recruiting_cycle?: 1 | 2 | 3 | 4 | 5;
-                    /**
-                     * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
-                     * @enum {integer}
-                     */
-                    size?: 1 | 2 | 3 | 4;
+                    recruiting_cycle?: components["schemas"]["RecruitingCycle"];
+                    size?: components["schemas"]["Size"];
                     is_school_unit?: boolean;
                     /** @description An absolute http or https URL, or null. */
                     website?: string | null;
@@ -5140,11 +5098,7 @@ export interface operations {
                     email_public?: boolean;
                     address?: string;
                     accepting_members?: boolean;
-                    /**
-                     * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
-                     * @enum {integer}
-                     */
-                    application_required?: 1 | 2 | 3 | 4 | 5;
+                    application_required?: components["schemas"]["ApplicationRequired"];
                     appointment_needed?: boolean;
                     available_virtually?: boolean;
                     enables_subscription?: boolean;
@@ -5152,16 +5106,8 @@ export interface operations {
                     founded?: string | null;
                     /** @description An absolute http or https URL, or null. */
                     image_url?: string | null;
-                    /**
-                     * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
-                     * @enum {integer}
-                     */
-                    recruiting_cycle?: 1 | 2 | 3 | 4 | 5;
-                    /**
-                     * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
-                     * @enum {integer}
-                     */
-                    size?: 1 | 2 | 3 | 4;
+                    recruiting_cycle?: components["schemas"]["RecruitingCycle"];
+                    size?: components["schemas"]["Size"];
                     is_school_unit?: boolean;
                     /** @description An absolute http or https URL, or null. */
                     website?: string | null;

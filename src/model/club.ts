@@ -29,8 +29,9 @@ const CODE_NAMES = new Map<Record<number, string>, readonly string[]>([
 
 // No schema here carries a `default`: a framework could fill defaults into a partial update.
 // CLUB_DEFAULTS below is the one source of what a new club holds.
-const coded = (codes: Record<number, string>) =>
+const coded = (codes: Record<number, string>, title: string) =>
   Type.Integer({
+    title,
     minimum: 1,
     maximum: Object.keys(codes).length,
     enum: Object.keys(codes).map(Number),
@@ -114,7 +115,7 @@ export const ClubWrite = t.Object(
     email_public: t.Boolean({ description: 'When false, lists show "Hidden".' }),
     address: Text(255),
     accepting_members: t.Boolean(),
-    application_required: coded(APPLICATION_REQUIRED),
+    application_required: coded(APPLICATION_REQUIRED, 'ApplicationRequired'),
     appointment_needed: t.Boolean(),
     available_virtually: t.Boolean(),
     enables_subscription: t.Boolean(),
@@ -122,8 +123,8 @@ export const ClubWrite = t.Object(
       description: 'YYYY-MM-DD, not in the future, or null.',
     }),
     image_url: Url,
-    recruiting_cycle: coded(RECRUITING_CYCLES),
-    size: coded(SIZES),
+    recruiting_cycle: coded(RECRUITING_CYCLES, 'RecruitingCycle'),
+    size: coded(SIZES, 'Size'),
     is_school_unit: t.Boolean(),
     website: Url,
     facebook: Url,
@@ -334,7 +335,7 @@ export const ClubListItem = t.Object({
   accepting_members: t.Boolean(),
   active: t.Boolean(),
   address: t.String(),
-  application_required: coded(APPLICATION_REQUIRED),
+  application_required: coded(APPLICATION_REQUIRED, 'ApplicationRequired'),
   appointment_needed: t.Boolean(),
   approved: t.Boolean(),
   available_virtually: t.Boolean(),
@@ -349,9 +350,9 @@ export const ClubListItem = t.Object({
   is_subscribe: t.Boolean(),
   is_school_unit: t.Boolean(),
   membership_count: Type.Integer({ minimum: 0 }),
-  recruiting_cycle: coded(RECRUITING_CYCLES),
+  recruiting_cycle: coded(RECRUITING_CYCLES, 'RecruitingCycle'),
   name: t.String(),
-  size: coded(SIZES),
+  size: coded(SIZES, 'Size'),
   subtitle: t.String(),
   tags: t.Array(Tag),
 })

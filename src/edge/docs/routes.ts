@@ -46,7 +46,32 @@ const PAGE_HEADERS = {
 
 type Operation = { operationId?: string; summary?: string; responses?: Record<string, ResponseObject> }
 type ResponseObject = { description: string; headers?: unknown; content?: unknown }
-type OpenApiDocument = { paths: Record<string, Record<string, Operation>> }
+type OpenApiDocument = {
+  paths: Record<string, Record<string, Operation>>
+  components: { schemas: Record<string, unknown> }
+}
+
+/**
+ * The document with each named set of codes (a schema with a title and x-enum-varnames: size,
+ * application_required, recruiting_cycle) as one component, referenced wherever it is used: a
+ * generator then makes one enum of each, named by its title, rather than one per place.
+ */
+function withNamedEnums(doc: OpenApiDocument): OpenApiDocument {
+  const named: Record<string, unknown> = {}
+  const lift = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(lift)
+    if (node === null || typeof node !== 'object') return node
+    const schema = node as Record<string, unknown>
+    if (typeof schema.title === 'string' && Array.isArray(schema['x-enum-varnames'])) {
+      named[schema.title] = schema
+      return { $ref: `#/components/schemas/${schema.title}` }
+    }
+    return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, lift(value)]))
+  }
+  const paths = lift(doc.paths) as OpenApiDocument['paths']
+  const schemas = lift(doc.components.schemas) as Record<string, unknown>
+  return { ...doc, paths, components: { ...doc.components, schemas: { ...schemas, ...named } } }
+}
 
 /**
  * The document with a HEAD beside each GET: the same answers, headers only. Every GET route
@@ -80,7 +105,7 @@ export function docsRoutes(version: string) {
       // Local to the docs, so the plugin's /swagger/json answer carries it too.
       .onAfterHandle(({ set, path, responseValue }) => {
         set.headers['x-content-type-options'] = 'nosniff'
-        if (path === '/swagger/json') return withHeadOperations(responseValue as OpenApiDocument)
+        if (path === '/swagger/json') return withNamedEnums(withHeadOperations(responseValue as OpenApiDocument))
       })
       .use(
         swagger({
