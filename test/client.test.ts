@@ -82,6 +82,9 @@ describe('examples/client', () => {
   })
 
   test('example.ts type-checks (strict) against the freshly generated types', async () => {
+    // With no type argument beyond `paths`: the answers are typed as JSON without being told to.
+    const source = readFileSync(join(CLIENT, 'example.ts'), 'utf8')
+    expect(source.match(/createClient<[^>]*>/g)).toEqual(['createClient<paths>'])
     // The example beside the new types, with the repository's node_modules for openapi-fetch and Bun's types.
     copyFileSync(join(CLIENT, 'example.ts'), join(dir, 'example.ts'))
     copyFileSync(join(CLIENT, 'tsconfig.json'), join(dir, 'tsconfig.json'))
