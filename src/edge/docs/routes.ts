@@ -5,6 +5,7 @@ import { APPLICATION_REQUIRED, RECRUITING_CYCLES, SIZES } from '../../model/club
 import { NotFound } from '../../domain/errors'
 import { NOSNIFF } from '../respond'
 import { HEADERS, SCHEMAS } from './components'
+import { completed, type OpenApiDocument } from './completed'
 
 const UI_DIR = dirname(Bun.resolveSync('swagger-ui-dist/package.json', import.meta.dir))
 /** The Swagger UI files served from the installed package, so the docs work with no internet. */
@@ -44,60 +45,6 @@ const PAGE_HEADERS = {
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'",
 }
 
-type Operation = { operationId?: string; summary?: string; responses?: Record<string, ResponseObject> }
-type ResponseObject = { description: string; headers?: unknown; content?: unknown }
-type OpenApiDocument = {
-  paths: Record<string, Record<string, Operation>>
-  components: { schemas: Record<string, unknown> }
-}
-
-/**
- * The document with each named set of codes (a schema with a title and x-enum-varnames: size,
- * application_required, recruiting_cycle) as one component, referenced wherever it is used: a
- * generator then makes one enum of each, named by its title, rather than one per place.
- */
-function withNamedEnums(doc: OpenApiDocument): OpenApiDocument {
-  const named: Record<string, unknown> = {}
-  const lift = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(lift)
-    if (node === null || typeof node !== 'object') return node
-    const schema = node as Record<string, unknown>
-    if (typeof schema.title === 'string' && Array.isArray(schema['x-enum-varnames'])) {
-      named[schema.title] = schema
-      return { $ref: `#/components/schemas/${schema.title}` }
-    }
-    return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, lift(value)]))
-  }
-  const paths = lift(doc.paths) as OpenApiDocument['paths']
-  const schemas = lift(doc.components.schemas) as Record<string, unknown>
-  return { ...doc, paths, components: { ...doc.components, schemas: { ...schemas, ...named } } }
-}
-
-/**
- * The document with a HEAD beside each GET: the same answers, headers only. Every GET route
- * answers HEAD (Elysia runs the GET and drops the body), so this is said here, once.
- */
-function withHeadOperations(doc: OpenApiDocument): OpenApiDocument {
-  const paths = Object.entries(doc.paths).map(([path, item]) => {
-    const get = item.get
-    if (!get) return [path, item]
-    const responses = Object.fromEntries(
-      Object.entries(get.responses ?? {}).map(([status, { description, headers }]) => [
-        status,
-        { description, ...(headers ? { headers } : {}) },
-      ]),
-    )
-    const head = {
-      ...get,
-      operationId: `head${(get.operationId ?? '').replace(/^get/, '')}`,
-      summary: `${get.summary} (headers only)`,
-      responses,
-    }
-    return [path, { ...item, head }]
-  })
-  return { ...doc, paths: Object.fromEntries(paths) }
-}
-
 /** `/swagger` (the UI, from local assets) and `/swagger/json` (the OpenAPI 3 document). */
 export function docsRoutes(version: string) {
   return (
@@ -105,14 +52,14 @@ export function docsRoutes(version: string) {
       // Local to the docs, so the plugin's /swagger/json answer carries it too.
       .onAfterHandle(({ set, path, responseValue }) => {
         set.headers['x-content-type-options'] = 'nosniff'
-        if (path === '/swagger/json') return withNamedEnums(withHeadOperations(responseValue as OpenApiDocument))
+        if (path === '/swagger/json') return completed(responseValue as OpenApiDocument)
       })
       .use(
         swagger({
           provider: 'swagger-ui',
           path: '/swagger',
           specPath: '/swagger/json',
-          // HEAD is no route of its own (each GET answers it): withHeadOperations documents it.
+          // HEAD is no route of its own (each GET answers it): `completed` documents it.
           excludeMethods: ['HEAD'],
           // The plugin takes a path with a dot for a static file; the calendars' .ics paths are operations.
           excludeStaticFile: false,
