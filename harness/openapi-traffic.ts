@@ -2,7 +2,10 @@
 // each answer's status must be declared for its operation, its content type among the declared
 // ones, its headers declared (and the required ones present, each valid), and a JSON body valid
 // against the declared schema (JSON Schema 2020-12, with ajv). A request the service accepted
-// (2xx) must also be one the document allows: its query parameters and its JSON body.
+// (2xx) must also be one the document allows: its query parameters and its JSON body. Two things
+// the document says besides its schemas are read too: the media types an answer also comes in
+// (`x-other-media`: the browsable view, spreadsheets), and that an answer to ?fields= holds only
+// the fields named (its schema's `required` does not hold for it; everything else does).
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020'
 import addFormats from 'ajv-formats'
 
@@ -20,7 +23,9 @@ export const TRACKED_HEADERS = [
 ] as const
 
 const DOC_ID = 'openapi.json'
+/** The methods an endpoint serves and Allow lists; HEAD and OPTIONS come with them. */
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const
+const DOCUMENTED = [...METHODS, 'head', 'options'] as const
 
 type Json = any
 
@@ -38,8 +43,22 @@ export interface Seen {
 const pointer = (...segments: string[]) =>
   segments.map((s) => encodeURIComponent(s.replaceAll('~', '~0').replaceAll('/', '~1'))).join('/')
 
+/**
+ * The document as it holds for an answer to ?fields=, which has only the fields named: no `required`,
+ * and a list item may hold the detail representation's fields too, as the list's `fields` says.
+ */
+function selectionView(doc: Json): Json {
+  const view = JSON.parse(JSON.stringify(doc), (key, value) =>
+    key === 'required' && Array.isArray(value) ? undefined : value,
+  )
+  view.components.schemas.ClubListItem = view.components.schemas.ClubDetail
+  return view
+}
+
 export class OpenApiTraffic {
   readonly #ajv: Ajv2020
+  /** The same document with no `required` anywhere: for answers to ?fields=. */
+  readonly #selections: Ajv2020
   readonly #validators = new Map<string, ValidateFunction>()
   readonly #lifted = new Map<string, ValidateFunction>()
   readonly #routes: { template: string; pattern: RegExp }[]
@@ -51,6 +70,10 @@ export class OpenApiTraffic {
     addFormats(this.#ajv)
     this.#ajv.addFormat('binary', true)
     this.#ajv.addSchema(doc, DOC_ID)
+    this.#selections = new Ajv2020({ strict: false, allErrors: true })
+    addFormats(this.#selections)
+    this.#selections.addFormat('binary', true)
+    this.#selections.addSchema(selectionView(doc), DOC_ID)
     this.#routes = Object.keys(doc.paths).map((template) => ({
       template,
       pattern: new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`),
@@ -60,7 +83,7 @@ export class OpenApiTraffic {
   /** Every documented operation, as "GET /api/clubs/". */
   operations(): string[] {
     return Object.entries(this.doc.paths).flatMap(([path, item]) =>
-      METHODS.filter((m) => (item as Json)[m]).map((m) => `${m.toUpperCase()} ${path}`),
+      DOCUMENTED.filter((m) => (item as Json)[m]).map((m) => `${m.toUpperCase()} ${path}`),
     )
   }
 
@@ -75,7 +98,7 @@ export class OpenApiTraffic {
     if (!operation) return this.#undocumentedMethodProblems(seen, route.template).map((p) => `${name}: ${p}`)
     const status = String(response.status)
     this.seen.add(`${method} ${route.template} ${status}`)
-    const declared = operation.responses[status]
+    const declared = operation.responses[status] ?? this.#browsableNoContent(operation, seen)
     if (!declared) return [`${name}: status ${status} is not declared (${Object.keys(operation.responses).join(', ')})`]
     const out = [
       ...this.#headerProblems(declared, response),
@@ -83,6 +106,14 @@ export class OpenApiTraffic {
     ]
     if (response.status < 300) out.push(...this.#requestProblems(seen, route.template, operation))
     return out.map((problem) => `${name}: ${problem}`)
+  }
+
+  /** The browsable view's 200 page for an answer the document declares as a 204 (which has no body to show). */
+  #browsableNoContent(operation: Json, { response }: Seen): Json {
+    const done = operation.responses['204']
+    const html = (response.headers.get('content-type') ?? '').startsWith('text/html')
+    if (response.status !== 200 || !done?.['x-other-media']?.['text/html'] || !html) return undefined
+    return { ...done, content: undefined }
   }
 
   /** A method the document does not name on a path it does: 405, with an Allow that names the documented ones. */
@@ -117,9 +148,11 @@ export class OpenApiTraffic {
 
   #contentProblems(seen: Seen, declared: Json, at: string[]): string[] {
     const { response, body } = seen
-    const content = declared.content
-    if (!content) return body.byteLength === 0 ? [] : [`a body of ${body.byteLength} bytes where none is declared`]
     const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim()
+    const content = { ...declared.content, ...declared['x-other-media'] }
+    if (!Object.keys(content).length || (!declared.content && body.byteLength === 0))
+      return body.byteLength === 0 ? [] : [`a body of ${body.byteLength} bytes where none is declared`]
+    if (seen.method === 'HEAD') return body.byteLength === 0 ? [] : ['a HEAD answer with a body']
     if (!content[type]) return [`content type "${type}" is not declared (${Object.keys(content).join(', ')})`]
     const text = new TextDecoder().decode(body)
     if (type === 'text/html') return /^<!doctype html>/i.test(text) ? [] : ['text/html that is not an HTML page']
@@ -130,7 +163,10 @@ export class OpenApiTraffic {
     } catch {
       return [`a body that is not JSON: ${text.slice(0, 80)}`]
     }
-    const validate = this.#validator(pointer('paths', ...at, 'content', type, 'schema'))
+    const validate = this.#validator(
+      pointer('paths', ...at, 'content', type, 'schema'),
+      seen.url.searchParams.has('fields'),
+    )
     return validate(value) ? [] : [`body ${this.#ajv.errorsText(validate.errors)}: ${text.slice(0, 200)}`]
   }
 
@@ -174,11 +210,12 @@ export class OpenApiTraffic {
   }
 
   /** A validator for the schema at `at` (a pointer into the document), its references resolved there. */
-  #validator(at: string): ValidateFunction {
-    let validate = this.#validators.get(at)
+  #validator(at: string, selection = false): ValidateFunction {
+    const key = `${selection ? 'fields ' : ''}${at}`
+    let validate = this.#validators.get(key)
     if (!validate) {
-      validate = this.#ajv.compile({ $ref: `${DOC_ID}#/${at}` })
-      this.#validators.set(at, validate)
+      validate = (selection ? this.#selections : this.#ajv).compile({ $ref: `${DOC_ID}#/${at}` })
+      this.#validators.set(key, validate)
     }
     return validate
   }

@@ -287,6 +287,16 @@ describe('the stream in process', () => {
     expect(JSON.parse(removed.data!)).toMatchObject({ seq: 2, type: 'club.removed', code: 'mock-trial', club: null })
   })
 
+  it("answers a HEAD with the stream's headers and opens none", async () => {
+    const app = await makeApp()
+    const res = await app.req('/api/changes/stream', { method: 'HEAD' })
+    expect([res.status, res.headers.get('content-type'), await res.text()]).toEqual([
+      200,
+      'text/event-stream; charset=utf-8',
+      '',
+    ])
+  })
+
   it('sends one reset event and ends when since is older than what is kept', async () => {
     const app = await makeApp({ keepChanges: 2 })
     for (let i = 0; i < 6; i++) await app.admin.patch('/api/clubs/penn-chess-society/', { subtitle: `s${i}` })

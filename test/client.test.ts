@@ -1,6 +1,7 @@
 // The typed client in examples/client/, against the real service: its committed types must be
-// what openapi-typescript makes of the running service's /swagger/json today, the example must
-// compile against them (strict), and it must run.
+// what openapi-typescript makes of the running service's /swagger/json today, the example (a
+// GET-edit-PUT and a 400's field error, openapi-fetch typed by `paths` alone) must compile against
+// them (tsc --noEmit --strict), and it must run.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Subprocess } from 'bun'
 import { copyFileSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
@@ -81,6 +82,9 @@ describe('examples/client', () => {
   })
 
   test('example.ts type-checks (strict) against the freshly generated types', async () => {
+    // With no type argument beyond `paths`: the answers are typed as JSON without being told to.
+    const source = readFileSync(join(CLIENT, 'example.ts'), 'utf8')
+    expect(source.match(/createClient<[^>]*>/g)).toEqual(['createClient<paths>'])
     // The example beside the new types, with the repository's node_modules for openapi-fetch and Bun's types.
     copyFileSync(join(CLIENT, 'example.ts'), join(dir, 'example.ts'))
     copyFileSync(join(CLIENT, 'tsconfig.json'), join(dir, 'tsconfig.json'))
@@ -89,13 +93,14 @@ describe('examples/client', () => {
       process.execPath,
       join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
       '--noEmit',
+      '--strict',
       '-p',
       dir,
     ])
     expect(`${tsc.stdout}${tsc.stderr}exit ${tsc.code}`).toBe('exit 0')
   }, 90_000)
 
-  test('example.ts lists the first 5 clubs by name and creates one', async () => {
+  test('example.ts lists the clubs, creates one, reads it, edits it, PUTs it back and reads a 400 field error', async () => {
     const example = await run([process.execPath, join(CLIENT, 'example.ts')], {
       ...process.env,
       CLUBS_URL: base,
@@ -115,10 +120,16 @@ describe('examples/client', () => {
 
     const code = /^created (\S+)/m.exec(example.stdout)?.[1]
     expect(code).toBeDefined()
-    // New clubs await approval: the admin sees it, the public list does not (yet).
+    // New clubs await approval: the admin sees it, with the subtitle the PUT set.
     const club = await fetch(`${base}/api/clubs/${code}/`, { headers: { authorization: `Bearer ${TOKEN}` } })
     expect(club.status).toBe(200)
-    expect(((await club.json()) as { name: string }).name).toStartWith('Typed Client Club')
+    const read = (await club.json()) as { name: string; subtitle: string; website: string | null }
+    expect(read.name).toStartWith('Typed Client Club')
+    expect(read.subtitle).toBe('Created by examples/client/example.ts (edited)')
+    expect(example.stdout).toContain(`subtitle: ${read.subtitle}\n`)
+    // The refused PUT changed nothing, and its field error was read from the typed 400.
+    expect(read.website).toBeNull()
+    expect(example.stdout).toMatch(/^website refused: \S.*$/m)
   }, 30_000)
 
   test('example.ts fails, with the status, on a token the service does not know', async () => {
@@ -128,6 +139,6 @@ describe('examples/client', () => {
       CLUBS_TOKEN: 'not-a-known-token',
     })
     expect(example.code).toBe(1)
-    expect(example.stderr).toContain('creating a club failed: 401')
+    expect(example.stderr).toContain('listing the clubs failed: 401')
   }, 30_000)
 })

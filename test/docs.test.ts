@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { makeApp, readJson } from '../harness/app'
 import { LIST_PARAMS } from '../harness/contract'
+import { READ_ONLY_FIELDS } from '../src/model/club'
 
 const ROOT = join(import.meta.dir, '..')
 
@@ -104,25 +105,85 @@ describe('the OpenAPI document', () => {
     ['/api/', 'get'],
   ] as const
 
-  it('documents exactly the served operations, each with a summary and responses', async () => {
-    const { doc } = await openapi()
+  /** The probes and the metrics, which answer no OPTIONS (a 405): every other path is an endpoint's. */
+  const PROBES = ['/health', '/livez', '/readyz', '/metrics']
+
+  it('documents exactly the served operations, HEAD and OPTIONS included, each with a summary and responses', async () => {
+    const { doc, req } = await openapi()
     const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`),
     )
-    expect(documented.sort()).toEqual(operations.map(([path, method]) => `${method.toUpperCase()} ${path}`).sort())
-    for (const [path, method] of operations) {
-      const op = doc.paths[path][method]
-      expect(op.summary).toBeString()
-      expect(Object.keys(op.responses).length).toBeGreaterThan(0)
-    }
+    const paths = [...new Set(operations.map(([path]) => path))]
+    const served = [
+      ...operations.map(([path, method]) => `${method.toUpperCase()} ${path}`),
+      ...operations.filter(([, method]) => method === 'get').map(([path]) => `HEAD ${path}`),
+      ...paths.filter((path) => !PROBES.includes(path)).map((path) => `OPTIONS ${path}`),
+    ]
+    expect(documented.sort()).toEqual(served.sort())
+    for (const [path, item] of Object.entries(doc.paths) as [string, Record<string, any>][])
+      for (const [method, op] of Object.entries(item)) {
+        expect(`${method} ${path} ${typeof op.summary}`).toBe(`${method} ${path} string`)
+        expect(Object.keys(op.responses).length).toBeGreaterThan(0)
+      }
+    // HEAD and OPTIONS are served where they are documented.
+    const url = (path: string) => path.replace('{code}', 'penn-chess-society').replace('{id}', '1')
+    const head = await req(url('/api/clubs/{code}/'), { method: 'HEAD' })
+    expect([head.status, (await head.text()).length]).toEqual([200, 0])
+    const options = await req(url('/api/clubs/{code}/'), { method: 'OPTIONS' })
+    expect(options.status).toBe(200)
+    expect(((await options.json()) as { allowed_methods: string[] }).allowed_methods).toEqual(
+      ['get', 'put', 'patch', 'delete'].filter((m) => doc.paths['/api/clubs/{code}/'][m]).map((m) => m.toUpperCase()),
+    )
   })
 
-  it('keeps the internal catch-all routes and OPTIONS out', async () => {
+  it('keeps the internal catch-all routes, the root redirect and the aliases without a slash out', async () => {
     const { doc } = await openapi()
     const text = JSON.stringify(doc.paths)
-    expect(text).not.toContain('"options"')
     expect(text).not.toContain('/static/')
     expect(text).not.toContain('/swagger')
+    expect(Object.keys(doc.paths)).not.toContain('/')
+    expect(Object.keys(doc.paths).filter((path) => path.startsWith('/api') && !path.endsWith('/'))).toEqual([
+      '/api/changes/stream',
+      '/api/clubs/{code}/calendar.ics',
+      '/api/calendar.ics',
+      '/api/calendars/{token}/meetings.ics',
+      '/api/logos/{file}',
+    ])
+  })
+
+  it('types the default answers as clients get them: the whole club, every field required', async () => {
+    const { doc } = await openapi()
+    const { ClubDetail, ClubListItem } = doc.components.schemas
+    expect(ClubDetail.required.sort()).toEqual(Object.keys(ClubDetail.properties).sort())
+    expect(ClubListItem.required.sort()).toEqual(Object.keys(ClubListItem.properties).sort())
+    const club = doc.paths['/api/clubs/{code}/']
+    for (const [method, status] of [
+      ['get', '200'],
+      ['put', '200'],
+      ['patch', '200'],
+    ])
+      expect(club[method].responses[status].content).toEqual({
+        'application/json': { schema: { $ref: '#/components/schemas/ClubDetail' } },
+      })
+    expect(doc.paths['/api/clubs/'].post.responses['201'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ClubDetail',
+    })
+    expect(doc.paths['/api/clubs/'].get.responses['200'].content['application/json'].schema).toEqual({
+      anyOf: [
+        { type: 'array', items: { $ref: '#/components/schemas/ClubListItem' } },
+        { $ref: '#/components/schemas/ClubPage' },
+      ],
+    })
+    // ?fields= answers are said in words where clients read them, not by a looser schema.
+    const fields = club.get.parameters.find((p: { name: string }) => p.name === 'fields')
+    expect(fields.description).toContain('no other field is required')
+  })
+
+  it('says the field errors of a 400 as a map of messages, which generators type', async () => {
+    const { doc } = await openapi()
+    const { ValidationErrors } = doc.components.schemas
+    expect(ValidationErrors.patternProperties).toBeUndefined()
+    expect(ValidationErrors.additionalProperties).toEqual({ type: 'array', items: { type: 'string' }, minItems: 1 })
   })
 
   it('documents every list query parameter of CONTRACT §6', async () => {
@@ -136,7 +197,10 @@ describe('the OpenAPI document', () => {
     const create = doc.paths['/api/clubs/'].post
     const schema = create.requestBody.content['application/json'].schema
     expect(schema.required).toEqual(['name'])
-    expect(schema.additionalProperties).toBe(false)
+    // Only its own fields, and the read-only ones a client may send back (CONTRACT §3.1), marked so.
+    expect(schema.propertyNames.enum.sort()).toEqual(Object.keys(schema.properties).sort())
+    const readOnly = Object.keys(schema.properties).filter((name) => schema.properties[name].readOnly)
+    expect(readOnly.sort()).toEqual([...READ_ONLY_FIELDS].sort())
     expect(Object.keys(create.responses).sort()).toEqual([
       '201',
       '400',
@@ -157,10 +221,25 @@ describe('the OpenAPI document', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' })
   })
 
-  it('labels the coded values', async () => {
+  it('labels the coded values, and names them for generated constants', async () => {
     const { doc } = await openapi()
-    const size = doc.paths['/api/clubs/'].post.requestBody.content['application/json'].schema.properties.size
+    // Each set of codes is one component, referenced wherever it is used: one named enum in generated code.
+    const body = doc.paths['/api/clubs/'].post.requestBody.content['application/json'].schema
+    expect(body.properties.size).toEqual({ $ref: '#/components/schemas/Size' })
+    const size = doc.components.schemas.Size
     expect(size.description).toBe('1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+')
+    expect(size.enum).toEqual([1, 2, 3, 4])
+    expect(size['x-enum-varnames']).toEqual(['UpTo20', 'From21To50', 'From51To100', 'Over100'])
+    for (const [name, component] of [
+      ['size', 'Size'],
+      ['application_required', 'ApplicationRequired'],
+      ['recruiting_cycle', 'RecruitingCycle'],
+    ]) {
+      expect(doc.components.schemas.ClubDetail.properties[name]).toEqual({ $ref: `#/components/schemas/${component}` })
+      const coded = doc.components.schemas[component!]
+      expect(coded['x-enum-varnames'].length).toBe(coded.enum.length)
+      for (const varname of coded['x-enum-varnames']) expect(varname).toMatch(/^[A-Z][A-Za-z0-9]*$/)
+    }
     expect(doc.info.description).toContain('5 Application and interview required')
   })
 

@@ -9,7 +9,7 @@ import { makeApp } from '../harness/app'
 import { BOOLEAN_FILTERS, CODED_FILTERS } from '../src/domain/list-query'
 
 type Json = any
-const METHODS = ['get', 'post', 'put', 'patch', 'delete']
+const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options']
 
 /** Every object in `value`, with where it is. */
 function* objects(value: Json, at = '#'): Generator<[Json, string]> {
@@ -83,30 +83,34 @@ describe('the OpenAPI document, as Swagger UI shows it', () => {
     const open = operations.filter(
       ({ op }) => !op.security.length || op.security.some((requirement: Json) => !Object.keys(requirement).length),
     )
+    const reads = [
+      'GET /api/',
+      'GET /api/clubs/',
+      'GET /api/clubs/{code}/',
+      'GET /api/clubs/{code}/officers/',
+      'GET /api/changes/',
+      'GET /api/changes/stream',
+      'GET /api/clubs/{code}/calendar.ics',
+      'GET /api/calendar.ics',
+      'GET /api/calendars/{token}/meetings.ics',
+      'GET /api/logos/{file}',
+      'GET /api/tags/',
+      'GET /api/tags/{id}/',
+      'GET /health',
+      'GET /livez',
+      'GET /readyz',
+      'GET /metrics',
+    ]
+    // HEAD is open where GET is; OPTIONS (metadata, a CORS preflight) everywhere, and takes no token.
+    const options = operations.filter(({ name }) => name.startsWith('OPTIONS ')).map(({ name }) => name)
+    expect(options.length).toBeGreaterThan(20)
     expect(open.map(({ name }) => name).sort()).toEqual(
-      [
-        'GET /api/',
-        'GET /api/clubs/',
-        'GET /api/clubs/{code}/',
-        'GET /api/clubs/{code}/officers/',
-        'GET /api/changes/',
-        'GET /api/changes/stream',
-        'GET /api/clubs/{code}/calendar.ics',
-        'GET /api/calendar.ics',
-        'GET /api/calendars/{token}/meetings.ics',
-        'GET /api/logos/{file}',
-        'GET /api/tags/',
-        'GET /api/tags/{id}/',
-        'GET /health',
-        'GET /livez',
-        'GET /readyz',
-        'GET /metrics',
-      ].sort(),
+      [...reads, ...reads.map((name) => name.replace('GET', 'HEAD')), ...options].sort(),
     )
     for (const { name, op } of operations.filter((o) => !open.includes(o)))
       expect(`${name} ${JSON.stringify(op.security)}`).toBe(`${name} [{"bearer":[]}]`)
     // A wrong token is a 401 even where none is needed.
-    for (const { name, op } of open.filter(({ name }) => name.includes('/api/')))
+    for (const { name, op } of open.filter(({ name }) => name.includes('/api/') && !name.startsWith('OPTIONS')))
       expect(`${name} ${Object.keys(op.responses)}`).toContain('401')
   })
 
@@ -127,21 +131,27 @@ describe('the OpenAPI document, as Swagger UI shows it', () => {
     expect(about('approved')).toContain('approval')
   })
 
-  it('declares what each answer is: JSON, the browsable view, the spreadsheets, and nothing for 204 and 304', () => {
+  it('declares what each answer is: JSON, and besides it the browsable view and the spreadsheets; nothing for 204 and 304', () => {
     for (const { name, op } of operations) {
       for (const [status, response] of Object.entries(op.responses) as [string, Json][]) {
         const types = Object.keys(response.content ?? {})
-        if (status === '204' || status === '304') expect(`${name} ${status} ${types}`).toBe(`${name} ${status} `)
+        const others = Object.keys(response['x-other-media'] ?? {})
+        // A HEAD answer has the headers of its GET's and no body.
+        if (status === '204' || status === '304' || name.startsWith('HEAD '))
+          expect(`${name} ${status} ${types}`).toBe(`${name} ${status} `)
         else expect(`${name} ${status} ${types.length}`).not.toBe(`${name} ${status} 0`)
         // A logo, a calendar or the change stream is of its own type: a browser gets it, not a browsable page of it.
         const file = types.some((type) => /^(image\/|text\/calendar|text\/event-stream)/.test(type))
-        if (name.includes(' /api/') && types.length && !file)
-          expect(`${name} ${status} ${types}`).toContain('text/html')
+        // Generated clients type an answer as the union of its content: JSON stays alone there.
+        if (types.includes('application/json'))
+          expect(`${name} ${status} ${types}`).toBe(`${name} ${status} application/json`)
+        if (name.includes(' /api/') && (types.length || status === '204') && !file && !name.startsWith('OPTIONS '))
+          expect(`${name} ${status} ${others}`).toContain('text/html')
       }
     }
-    const list = doc.paths['/api/clubs/'].get.responses['200'].content
-    expect(Object.keys(list)).toEqual([
-      'application/json',
+    const list = doc.paths['/api/clubs/'].get.responses['200']
+    expect(Object.keys(list.content)).toEqual(['application/json'])
+    expect(Object.keys(list['x-other-media'])).toEqual([
       'text/csv',
       'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
       'text/html',

@@ -95,11 +95,23 @@ describe('the OpenAPI document describes the traffic', () => {
     await expectStatus(get('/livez'), 200)
     await expectStatus(get('/readyz'), 200)
     await expectStatus(get('/metrics'), 404)
+    // HEAD and OPTIONS, documented; a wrong method on a probe is a 405 naming GET, as everywhere.
+    await expectStatus(send('HEAD', '/health'), 200)
+    await expectStatus(send('HEAD', '/api/clubs/'), 200)
+    await expectStatus(send('OPTIONS', '/api/clubs/'), 200)
+    await expectStatus(send('OPTIONS', '/api/clubs/penn-chess-society/'), 200)
+    for (const probe of ['/health', '/livez', '/readyz', '/metrics']) {
+      const wrong = await send('POST', probe)
+      expect([wrong.status, wrong.headers.get('allow')]).toEqual([405, 'GET'])
+    }
 
     // The list: plain, paged, selected fields, filters, spreadsheets, the browsable view, 304, errors.
     const list = await get('/api/clubs/')
     expect(list.status).toBe(200)
-    await expectStatus(get('/api/clubs/', { headers: { 'if-none-match': list.headers.get('etag')! } }), 304)
+    // A 304 sends the validators and none of the body's metadata (RFC 9110 §15.4.5).
+    const unchanged = await get('/api/clubs/', { headers: { 'if-none-match': list.headers.get('etag')! } })
+    expect([unchanged.status, unchanged.headers.get('content-type')]).toEqual([304, null])
+    expect(unchanged.headers.get('etag')).toBe(list.headers.get('etag'))
     await expectStatus(get('/api/clubs/?page=2&page_size=5'), 200)
     await expectStatus(get('/api/clubs/?fields=code,name'), 200)
     await expectStatus(get('/api/clubs/?fields=code,description&page=1&page_size=3'), 200)
@@ -336,6 +348,16 @@ describe('the OpenAPI document describes the traffic', () => {
     await expectStatus(send('DELETE', go, { token: bob }), 403)
     await expectStatus(send('DELETE', go, { token: alice }), 204)
     await expectStatus(get(go, { token: alice }), 404)
+
+    // HEAD and OPTIONS on every path that documents them, at its parameters' examples.
+    for (const [template, item] of Object.entries(traffic.doc.paths) as [string, any][]) {
+      const path = template.replace(/\{(\w+)\}/g, (_, name) => {
+        const parameter = item.get?.parameters?.find((p: { name: string }) => p.name === name) ?? {}
+        return encodeURIComponent(String(parameter.example ?? 'x'))
+      })
+      if (item.head) await send('HEAD', path, { token: ADMIN_TOKEN })
+      if (item.options) await expectStatus(send('OPTIONS', path), 200)
+    }
 
     // A read-only directory refuses writes; a rate limit answers 429.
     const readOnly = await serveApp({ readOnly: true })

@@ -20,7 +20,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Health check (headers only)
+         * @description Answers 200 once the data is loaded, with the number of live clubs and the data version.
+         */
+        head: operations["headHealth"];
         patch?: never;
         trace?: never;
     };
@@ -40,7 +44,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Liveness probe (headers only)
+         * @description Answers 200 while the process serves requests.
+         */
+        head: operations["headLivez"];
         patch?: never;
         trace?: never;
     };
@@ -60,7 +68,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Readiness probe (headers only)
+         * @description Answers 200 when the data is loaded, the last snapshot write succeeded and the service is not stopping; 503 with the reason otherwise.
+         */
+        head: operations["headReadyz"];
         patch?: never;
         trace?: never;
     };
@@ -80,7 +92,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Prometheus metrics (headers only)
+         * @description With CLUBS_METRICS=true: requests by method, route template and status, their durations, clubs by state, snapshot writes, the process. 404 otherwise; 401 without the CLUBS_METRICS_TOKEN bearer token when one is set.
+         */
+        head: operations["headMetrics"];
         patch?: never;
         trace?: never;
     };
@@ -99,8 +115,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Club Directory API
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApi"];
+        /**
+         * The API root (headers only)
+         * @description The absolute URLs of the collections and the docs.
+         */
+        head: operations["headApi"];
         patch?: never;
         trace?: never;
     };
@@ -123,8 +147,16 @@ export interface paths {
          */
         post: operations["postApiClubs"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Club List
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubs"];
+        /**
+         * List clubs (headers only)
+         * @description Clubs with partial information (the 23 list fields). Anonymous answers are served from a cache per data version.
+         */
+        head: operations["headApiClubs"];
         patch?: never;
         trace?: never;
     };
@@ -151,8 +183,16 @@ export interface paths {
          * @description The club disappears from every endpoint but is archived in the data file and its code stays reserved. Setting active to false is the gentler choice. Owners and admins.
          */
         delete: operations["deleteApiClubsByCode"];
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Club Instance
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCode"];
+        /**
+         * Retrieve a club (headers only)
+         * @description Every field of one club. Clubs the caller may not see are 404.
+         */
+        head: operations["headApiClubsByCode"];
         /**
          * Change some fields of a club
          * @description Only the fields sent change. Admins approve or reject with {"approved": true|false, "approved_comment": "..."}. A non-admin change of name, subtitle, description or image_url sends an approved club back to pending.
@@ -175,8 +215,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Club History
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeHistory"];
+        /**
+         * A club's approval history (headers only)
+         * @description Newest first. `submitted` names the reviewed fields a change sent for review; `approved` and `rejected` carry the reviewer and their comment.
+         */
+        head: operations["headApiClubsByCodeHistory"];
         patch?: never;
         trace?: never;
     };
@@ -195,8 +243,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Change List
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiChanges"];
+        /**
+         * Changes after a number (headers only)
+         * @description The changes after since, oldest first, at most limit (1-1000, default 100); ask again from the last one's seq until results is empty.
+         */
+        head: operations["headApiChanges"];
         patch?: never;
         trace?: never;
     };
@@ -215,8 +271,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Change Stream
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiChangesStream"];
+        /**
+         * Follow changes as they happen (headers only)
+         * @description Server-Sent Events: the changes after since (or the Last-Event-ID header, which browsers send when they reconnect), then each new one, as "id: <seq>", "event: <type>", "data: <the change as JSON>"; a comment line every few seconds keeps proxies from closing it. Without either: from now. When since is no longer kept: one "event: reset" (list again), then the end. At most CLUBS_MAX_STREAMS streams are open at once (503 past that).
+         */
+        head: operations["headApiChangesStream"];
         patch?: never;
         trace?: never;
     };
@@ -235,8 +299,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Club Calendar
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeCalendar.ics"];
+        /**
+         * A club's meetings as a calendar (headers only)
+         * @description iCalendar for calendar apps: each meeting a weekly event. Anyone who may see the club; a club they may not see is a 404.
+         */
+        head: operations["headApiClubsByCodeCalendar.ics"];
         patch?: never;
         trace?: never;
     };
@@ -255,8 +327,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Directory Calendar
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiCalendar.ics"];
+        /**
+         * Every public club's meetings as a calendar (headers only)
+         * @description iCalendar for calendar apps: each meeting of each public club a weekly event, clubs by code. Narrow with ?tags= and ?code= as on the club list.
+         */
+        head: operations["headApiCalendar.ics"];
         patch?: never;
         trace?: never;
     };
@@ -275,8 +355,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of My Calendar
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiCalendarsByTokenMeetings.ics"];
+        /**
+         * A user's favorite clubs' meetings, at their secret address (headers only)
+         * @description iCalendar for calendar apps, which send no credentials: the address is the credential. A replaced address, an unknown one, and that of a disabled user are 404.
+         */
+        head: operations["headApiCalendarsByTokenMeetings.ics"];
         patch?: never;
         trace?: never;
     };
@@ -299,7 +387,11 @@ export interface paths {
          * @description Sets image_url to null, as a PATCH by the same caller would (an approved club changed by an owner or officer awaits review). Owners, officers and admins.
          */
         delete: operations["deleteApiClubsByCodeLogo"];
-        options?: never;
+        /**
+         * The metadata of Club Logo
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeLogo"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -319,8 +411,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Logo
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiLogosByFile"];
+        /**
+         * A club logo (headers only)
+         * @description WebP. The bytes at a URL never change (a new logo is a new URL): Cache-Control says to keep them for a year, and an ETag answers If-None-Match with 304. A name no logo has is a 404.
+         */
+        head: operations["headApiLogosByFile"];
         patch?: never;
         trace?: never;
     };
@@ -339,7 +439,11 @@ export interface paths {
          */
         post: operations["postApiImports"];
         delete?: never;
-        options?: never;
+        /**
+         * The metadata of Club Import
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiImports"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -363,8 +467,16 @@ export interface paths {
          */
         post: operations["postApiClubsByCodeMembers"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Club Members
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeMembers"];
+        /**
+         * List a club's members (headers only)
+         * @description Owners first, then officers, then members, each by username, with their title and whether they are listed as a contact. Owners, officers and admins.
+         */
+        head: operations["headApiClubsByCodeMembers"];
         patch?: never;
         trace?: never;
     };
@@ -383,7 +495,11 @@ export interface paths {
          * @description Owners and admins remove anyone; anyone may leave. A club keeps at least one owner (400).
          */
         delete: operations["deleteApiClubsByCodeMembersByUsername"];
-        options?: never;
+        /**
+         * The metadata of Club Member
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeMembersByUsername"];
         head?: never;
         /**
          * Change a member's role, title or listing
@@ -407,8 +523,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Club Officers
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeOfficers"];
+        /**
+         * List a club's officers people can contact (headers only)
+         * @description Anyone who may see the club, anonymous callers too (404 otherwise): the owners and officers whose membership has public true, owners first, then by username. Members are never listed.
+         */
+        head: operations["headApiClubsByCodeOfficers"];
         patch?: never;
         trace?: never;
     };
@@ -427,8 +551,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Club Subscribers
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeSubscribers"];
+        /**
+         * List a club's subscribers (headers only)
+         * @description Owners, officers and admins. By username; ?format=csv gives the same as a CSV file (username, email, subscribed_at; text cells that a spreadsheet would take for a formula get a leading ').
+         */
+        head: operations["headApiClubsByCodeSubscribers"];
         patch?: never;
         trace?: never;
     };
@@ -451,8 +583,16 @@ export interface paths {
          */
         post: operations["postApiClubsByCodeRequests"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Join Requests
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeRequests"];
+        /**
+         * List a club's pending join requests (headers only)
+         * @description Oldest first. Owners, officers and admins.
+         */
+        head: operations["headApiClubsByCodeRequests"];
         patch?: never;
         trace?: never;
     };
@@ -471,7 +611,11 @@ export interface paths {
          * @description The requester withdraws; owners, officers and admins decline. 404 when there is no such request.
          */
         delete: operations["deleteApiClubsByCodeRequestsByUsername"];
-        options?: never;
+        /**
+         * The metadata of Join Request
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeRequestsByUsername"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -491,7 +635,11 @@ export interface paths {
          */
         post: operations["postApiClubsByCodeRequestsByUsernameAccept"];
         delete?: never;
-        options?: never;
+        /**
+         * The metadata of Accept Join Request
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeRequestsByUsernameAccept"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -515,8 +663,16 @@ export interface paths {
          */
         post: operations["postApiFavorites"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Favorites
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiFavorites"];
+        /**
+         * Your favorites (headers only)
+         * @description The clubs you keep as favorites, by club code.
+         */
+        head: operations["headApiFavorites"];
         patch?: never;
         trace?: never;
     };
@@ -535,7 +691,11 @@ export interface paths {
          * @description Removes the club from your favorites.
          */
         delete: operations["deleteApiFavoritesByCode"];
-        options?: never;
+        /**
+         * The metadata of Favorite
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiFavoritesByCode"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -559,8 +719,16 @@ export interface paths {
          */
         post: operations["postApiSubscriptions"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Subscriptions
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiSubscriptions"];
+        /**
+         * Your subscriptions (headers only)
+         * @description The clubs you keep as subscriptions, by club code.
+         */
+        head: operations["headApiSubscriptions"];
         patch?: never;
         trace?: never;
     };
@@ -579,7 +747,11 @@ export interface paths {
          * @description Removes the club from your subscriptions.
          */
         delete: operations["deleteApiSubscriptionsByCode"];
-        options?: never;
+        /**
+         * The metadata of Subscription
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiSubscriptionsByCode"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -603,8 +775,16 @@ export interface paths {
          */
         post: operations["postApiTags"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Tag List
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiTags"];
+        /**
+         * List tags (headers only)
+         * @description Every tag by id. clubs counts the clubs carrying it that you may see.
+         */
+        head: operations["headApiTags"];
         patch?: never;
         trace?: never;
     };
@@ -627,8 +807,16 @@ export interface paths {
          * @description Admins. The tag disappears from every club carrying it (whose updated_at moves).
          */
         delete: operations["deleteApiTagsById"];
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Tag Instance
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiTagsById"];
+        /**
+         * Retrieve a tag (headers only)
+         * @description The tag and its number of clubs. clubs counts the clubs carrying it that you may see.
+         */
+        head: operations["headApiTagsById"];
         /**
          * Rename a tag
          * @description Admins. Every club carrying the tag shows the new name at once, and its updated_at moves.
@@ -655,8 +843,16 @@ export interface paths {
          */
         post: operations["postApiUsers"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Users
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiUsers"];
+        /**
+         * List users (admins) (headers only)
+         * @description Every user, ordered by username: those issued here, campus users from their first request on, and the bootstrap admin.
+         */
+        head: operations["headApiUsers"];
         patch?: never;
         trace?: never;
     };
@@ -675,8 +871,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Current User
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiUsersMe"];
+        /**
+         * Who your token says you are (headers only)
+         * @description Your username, and whether you are an admin.
+         */
+        head: operations["headApiUsersMe"];
         patch?: never;
         trace?: never;
     };
@@ -699,8 +903,16 @@ export interface paths {
          */
         post: operations["postApiUsersMeCalendar-url"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of My Calendar Address
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiUsersMeCalendar-url"];
+        /**
+         * The secret address of your calendar (headers only)
+         * @description Your calendar’s secret address, made the first time you ask. The data file keeps only the hash of its token, which is derived again from the service’s secret key (kept apart from the data file) to show it. POST makes a new one (the old one stops working).
+         */
+        head: operations["headApiUsersMeCalendar-url"];
         patch?: never;
         trace?: never;
     };
@@ -719,8 +931,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of My Join Requests
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiUsersMeRequests"];
+        /**
+         * Your pending join requests (headers only)
+         * @description Oldest first, by club code; a request is gone once accepted, declined or withdrawn.
+         */
+        head: operations["headApiUsersMeRequests"];
         patch?: never;
         trace?: never;
     };
@@ -735,7 +955,11 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
+        /**
+         * The metadata of User
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiUsersByUsername"];
         head?: never;
         /**
          * Disable, enable, promote or demote a user (admins)
@@ -763,7 +987,11 @@ export interface paths {
          * @description The token answers 401 from now on; the user keeps their clubs, memberships, favorites and subscriptions, and an admin can issue a new token with POST.
          */
         delete: operations["deleteApiUsersByUsernameToken"];
-        options?: never;
+        /**
+         * The metadata of User Token
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiUsersByUsernameToken"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -787,8 +1015,16 @@ export interface paths {
          */
         post: operations["postApiWebhooks"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Webhooks
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiWebhooks"];
+        /**
+         * List webhooks (admins) (headers only)
+         * @description Every webhook, oldest first, without its secret.
+         */
+        head: operations["headApiWebhooks"];
         patch?: never;
         trace?: never;
     };
@@ -811,8 +1047,16 @@ export interface paths {
          * @description No event is sent to it from now on; its pending deliveries are dropped.
          */
         delete: operations["deleteApiWebhooksById"];
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Webhook
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiWebhooksById"];
+        /**
+         * Retrieve a webhook (admins) (headers only)
+         * @description The webhook, without its secret.
+         */
+        head: operations["headApiWebhooksById"];
         patch?: never;
         trace?: never;
     };
@@ -831,8 +1075,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The metadata of Webhook Deliveries
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiWebhooksByIdDeliveries"];
+        /**
+         * List a webhook's deliveries (admins) (headers only)
+         * @description Each event sent or to be sent to it: its webhook-id (message_id, the same on every attempt), its status, how many attempts were made, what the last one got, and when the next one is due.
+         */
+        head: operations["headApiWebhooksByIdDeliveries"];
         patch?: never;
         trace?: never;
     };
@@ -844,7 +1096,14 @@ export interface components {
         Error: {
             detail: string;
         };
-        /** @description Each failing field with its messages; errors not tied to a field under non_field_errors. */
+        /**
+         * @description Each failing field with its messages; errors not tied to a field under non_field_errors.
+         * @example {
+         *       "size": [
+         *         "\"9\" is not a valid choice."
+         *       ]
+         *     }
+         */
         ValidationErrors: {
             [key: string]: string[];
         };
@@ -853,8 +1112,7 @@ export interface components {
             accepting_members: boolean;
             active: boolean;
             address: string;
-            /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-            application_required: number;
+            application_required: components["schemas"]["ApplicationRequired"];
             appointment_needed: boolean;
             approved: boolean;
             available_virtually: boolean;
@@ -871,11 +1129,9 @@ export interface components {
             is_subscribe: boolean;
             is_school_unit: boolean;
             membership_count: number;
-            /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-            recruiting_cycle: number;
+            recruiting_cycle: components["schemas"]["RecruitingCycle"];
             name: string;
-            /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-            size: number;
+            size: components["schemas"]["Size"];
             subtitle: string;
             tags: {
                 id: number;
@@ -887,8 +1143,7 @@ export interface components {
             accepting_members: boolean;
             active: boolean;
             address: string;
-            /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-            application_required: number;
+            application_required: components["schemas"]["ApplicationRequired"];
             appointment_needed: boolean;
             approved: boolean;
             available_virtually: boolean;
@@ -905,11 +1160,9 @@ export interface components {
             is_subscribe: boolean;
             is_school_unit: boolean;
             membership_count: number;
-            /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-            recruiting_cycle: number;
+            recruiting_cycle: components["schemas"]["RecruitingCycle"];
             name: string;
-            /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-            size: number;
+            size: components["schemas"]["Size"];
             subtitle: string;
             tags: {
                 id: number;
@@ -961,85 +1214,6 @@ export interface components {
                 note: string;
             }[];
         };
-        /** @description With ?fields=: only the fields it names that the representation has (a list item has the 23 list fields, a detail every field). */
-        ClubFields: {
-            accepting_members?: boolean;
-            active?: boolean;
-            address?: string;
-            /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-            application_required?: number;
-            appointment_needed?: boolean;
-            approved?: boolean;
-            available_virtually?: boolean;
-            /** @example penn-chess-society */
-            code?: string;
-            /** @description The address, or "Hidden" when it is not public. */
-            email?: string;
-            enables_subscription?: boolean;
-            favorite_count?: number;
-            founded?: string | null;
-            image_url?: string | null;
-            is_favorite?: boolean;
-            is_member?: boolean;
-            is_subscribe?: boolean;
-            is_school_unit?: boolean;
-            membership_count?: number;
-            /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-            recruiting_cycle?: number;
-            name?: string;
-            /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-            size?: number;
-            subtitle?: string;
-            tags?: {
-                id: number;
-                name: string;
-            }[];
-            description?: string;
-            website?: string | null;
-            facebook?: string | null;
-            twitter?: string | null;
-            instagram?: string | null;
-            linkedin?: string | null;
-            github?: string | null;
-            youtube?: string | null;
-            how_to_get_involved?: string;
-            listserv?: string;
-            email_public?: boolean;
-            approved_by?: string | null;
-            approved_comment?: string;
-            approved_on?: string | null;
-            /** Format: date-time */
-            created_at?: string;
-            /** Format: date-time */
-            updated_at?: string;
-            /** @description To owners, officers and admins, while a change to the reviewed fields awaits review: the values the public sees, as last approved. Otherwise null. */
-            approved_version?: {
-                name: string;
-                subtitle: string;
-                description: string;
-                image_url: string | null;
-                approved_by: string | null;
-                approved_on: string | null;
-                approved_comment: string;
-            } | null;
-            /** @description When the club meets, every week, in the campus time zone. */
-            meetings?: {
-                /** @description monday to sunday. */
-                day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
-                /**
-                 * @description HH:MM, 24-hour, in the campus time zone.
-                 * @example 18:30
-                 */
-                start: string;
-                /**
-                 * @description HH:MM, 24-hour; after start.
-                 * @example 20:00
-                 */
-                end: string;
-                location: string;
-                note: string;
-            }[];
-        };
         /** @description A page of clubs (?page=). */
         ClubPage: {
             /** @description How many clubs match, over every page. */
@@ -1049,16 +1223,6 @@ export interface components {
             /** @description The previous page, or null on the first. */
             previous: string | null;
             results: components["schemas"]["ClubListItem"][];
-        };
-        /** @description A page of clubs with only the fields ?fields= names. */
-        ClubFieldsPage: {
-            /** @description How many clubs match, over every page. */
-            count: number;
-            /** @description The next page, or null on the last. */
-            next: string | null;
-            /** @description The previous page, or null on the first. */
-            previous: string | null;
-            results: components["schemas"]["ClubFields"][];
         };
         /** Tag */
         Tag: {
@@ -1084,8 +1248,26 @@ export interface components {
             /** @description The newest change number. */
             last_seq: number;
         };
-        /** @description The browsable view (?format=api, or an Accept header preferring text/html): this same answer as an HTML page, with its status, headers and body, links, and a form to send requests. */
+        /** @description The browsable view (?format=api, or an Accept header preferring text/html): this same answer as an HTML page, with its status, headers and body, links, and a form to send requests. Listed under an answer's x-other-media, not its content, so that generated clients type the JSON. */
         BrowsableView: string;
+        /**
+         * ApplicationRequired
+         * @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required
+         * @enum {integer}
+         */
+        ApplicationRequired: 1 | 2 | 3 | 4 | 5;
+        /**
+         * RecruitingCycle
+         * @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open
+         * @enum {integer}
+         */
+        RecruitingCycle: 1 | 2 | 3 | 4 | 5;
+        /**
+         * Size
+         * @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+
+         * @enum {integer}
+         */
+        Size: 1 | 2 | 3 | 4;
     };
     responses: never;
     parameters: never;
@@ -1142,6 +1324,25 @@ export interface operations {
             };
         };
     };
+    headHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Loaded and serving. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getLivez: {
         parameters: {
             query?: never;
@@ -1163,6 +1364,25 @@ export interface operations {
                         status: "ok";
                     };
                 };
+            };
+        };
+    };
+    headLivez: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alive. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -1205,6 +1425,34 @@ export interface operations {
             };
         };
     };
+    headReadyz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not ready: send traffic elsewhere for now. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getMetrics: {
         parameters: {
             query?: never;
@@ -1233,7 +1481,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Metrics are off. */
@@ -1244,7 +1491,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -1261,8 +1507,52 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    headMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text format. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The metrics token is set and was not sent. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Metrics are off. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -1303,7 +1593,6 @@ export interface operations {
                         /** Format: uri */
                         docs: string;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -1331,7 +1620,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -1348,7 +1636,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -1365,7 +1652,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -1382,7 +1668,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -1400,8 +1685,139 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApi: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where everything is. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -1442,7 +1858,7 @@ export interface operations {
                 page?: number;
                 /** @description Clubs per page, default 15, at most 100 (a larger number counts as 100). */
                 page_size?: number;
-                /** @description Comma-separated fields to keep in each club, e.g. code,name. In a spreadsheet: its columns, in the order given, and any field of the detail representation may be named. */
+                /** @description Comma-separated fields to keep in each club, e.g. code,name; a field of the detail representation may be named too. The answer then holds only those fields: its schema, the full representation, says what each is, and no other field is required (a typed client may take it as a Pick of that type). In a spreadsheet: its columns, in the order given. */
                 fields?: string;
                 /** @description "json" (default), "api" for the browsable HTML view, or a spreadsheet of the same clubs: "csv" or "xlsx". */
                 format?: "json" | "api" | "csv" | "xlsx";
@@ -1466,10 +1882,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ClubListItem"][] | components["schemas"]["ClubPage"] | components["schemas"]["ClubFields"][] | components["schemas"]["ClubFieldsPage"];
-                    "text/csv": string;
-                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
-                    "text/html": components["schemas"]["BrowsableView"];
+                    "application/json": components["schemas"]["ClubListItem"][] | components["schemas"]["ClubPage"];
                 };
             };
             /** @description Not modified (If-None-Match named the current ETag). */
@@ -1501,7 +1914,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -1519,7 +1931,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -1536,7 +1947,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -1553,7 +1963,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -1570,7 +1979,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -1588,7 +1996,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -1596,7 +2003,7 @@ export interface operations {
     postApiClubs: {
         parameters: {
             query?: {
-                /** @description Comma-separated fields to keep in the club, e.g. code,name: the answer holds only those. */
+                /** @description Comma-separated fields to keep in the club, e.g. code,name. The answer then holds only those fields: its schema, the full representation, says what each is, and no other field is required (a typed client may take it as a Pick of that type). */
                 fields?: string;
                 /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
                 format?: "json" | "api";
@@ -1636,8 +2043,7 @@ export interface operations {
                     email_public?: boolean;
                     address?: string;
                     accepting_members?: boolean;
-                    /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-                    application_required?: number;
+                    application_required?: components["schemas"]["ApplicationRequired"];
                     appointment_needed?: boolean;
                     available_virtually?: boolean;
                     enables_subscription?: boolean;
@@ -1645,10 +2051,8 @@ export interface operations {
                     founded?: string | null;
                     /** @description An absolute http or https URL, or null. */
                     image_url?: string | null;
-                    /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-                    recruiting_cycle?: number;
-                    /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-                    size?: number;
+                    recruiting_cycle?: components["schemas"]["RecruitingCycle"];
+                    size?: components["schemas"]["Size"];
                     is_school_unit?: boolean;
                     /** @description An absolute http or https URL, or null. */
                     website?: string | null;
@@ -1733,8 +2137,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ClubDetail"] | components["schemas"]["ClubFields"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                    "application/json": components["schemas"]["ClubDetail"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -1753,7 +2156,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -1771,7 +2173,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -1788,7 +2189,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -1805,7 +2205,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -1822,7 +2221,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -1839,7 +2237,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -1856,7 +2253,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -1873,7 +2269,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -1891,15 +2286,198 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiClubs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiClubs: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated fields, "-" for descending: name, favorite_count, membership_count, founded, code, size, created_at, updated_at. Default -favorite_count,name (with a search: the most relevant first); ties are broken by code. */
+                ordering?: string;
+                /** @description Whitespace-separated terms; each must match the name, subtitle, code, a tag name or the description (case and accents ignored). Without ordering, clubs whose name or code holds every term come first, then those matching in subtitle or tag names, then in the description. */
+                search?: string;
+                /** @description Club codes, comma-separated: only those clubs (a code that matches nothing is no error). */
+                code?: string;
+                /** @description A date (YYYY-MM-DD, from its first moment UTC) or a date-time (UTC unless it names an offset): clubs updated at or after it. */
+                updated_since?: string;
+                /** @description Tag ids or names, comma-separated; a club must carry all of them. */
+                tags?: string;
+                /** @description true: clubs taking new members now; false: those that are not. */
+                accepting_members?: boolean;
+                /** @description true: clubs that need an appointment; false: those that do not. */
+                appointment_needed?: boolean;
+                /** @description true: clubs available virtually; false: those that are not. */
+                available_virtually?: boolean;
+                /** @description true: clubs whose news one may subscribe to; false: those without. */
+                enables_subscription?: boolean;
+                /** @description true: clubs that belong to the school the directory marks; false: the others. */
+                is_school_unit?: boolean;
+                /** @description true: approved clubs; false: new or changed clubs awaiting approval, and rejected ones (the admins' approval queue). Callers other than admins only see approved clubs, besides their own clubs as owners and officers. */
+                approved?: boolean;
+                /** @description true: active clubs; false: clubs set inactive (active is the gentle alternative to deleting). Callers other than admins only see active clubs, besides their own clubs as owners and officers. */
+                active?: boolean;
+                /** @description One value or several, comma-separated: 1 = 1-20, 2 = 21-50, 3 = 51-100, 4 = 101+. */
+                size?: string;
+                /** @description One value or several, comma-separated: 1 = Open membership, 2 = Tryout required, 3 = Audition required, 4 = Application required, 5 = Application and interview required. */
+                application_required?: string;
+                /** @description One value or several, comma-separated: 1 = Unknown, 2 = Fall, 3 = Spring, 4 = Both, 5 = Open. */
+                recruiting_cycle?: string;
+                /** @description Ask for a page (1-based): the answer becomes {count, next, previous, results}. Without it, a bare array. */
+                page?: number;
+                /** @description Clubs per page, default 15, at most 100 (a larger number counts as 100). */
+                page_size?: number;
+                /** @description Comma-separated fields to keep in each club, e.g. code,name; a field of the detail representation may be named too. The answer then holds only those fields: its schema, the full representation, says what each is, and no other field is required (a typed client may take it as a Pick of that type). In a spreadsheet: its columns, in the order given. */
+                fields?: string;
+                /** @description "json" (default), "api" for the browsable HTML view, or a spreadsheet of the same clubs: "csv" or "xlsx". */
+                format?: "json" | "api" | "csv" | "xlsx";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A bare array, or a page when ?page= is given; a spreadsheet with ?format=csv or xlsx. */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Changes-Seq": components["headers"]["X-Changes-Seq"];
+                    Link: components["headers"]["Link"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified (If-None-Match named the current ETag). */
+            304: {
+                headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Changes-Seq": components["headers"]["X-Changes-Seq"];
+                    Link: components["headers"]["Link"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
     getApiClubsByCode: {
         parameters: {
             query?: {
-                /** @description Comma-separated fields to keep in the club, e.g. code,name: the answer holds only those. */
+                /** @description Comma-separated fields to keep in the club, e.g. code,name. The answer then holds only those fields: its schema, the full representation, says what each is, and no other field is required (a typed client may take it as a Pick of that type). */
                 fields?: string;
                 /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
                 format?: "json" | "api";
@@ -1925,8 +2503,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ClubDetail"] | components["schemas"]["ClubFields"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                    "application/json": components["schemas"]["ClubDetail"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -1955,7 +2532,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -1973,7 +2549,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -1990,7 +2565,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -2007,7 +2581,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -2024,7 +2597,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -2042,7 +2614,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -2050,7 +2621,7 @@ export interface operations {
     putApiClubsByCode: {
         parameters: {
             query?: {
-                /** @description Comma-separated fields to keep in the club, e.g. code,name: the answer holds only those. */
+                /** @description Comma-separated fields to keep in the club, e.g. code,name. The answer then holds only those fields: its schema, the full representation, says what each is, and no other field is required (a typed client may take it as a Pick of that type). */
                 fields?: string;
                 /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
                 format?: "json" | "api";
@@ -2115,8 +2686,7 @@ export interface operations {
                     email_public: boolean;
                     address: string;
                     accepting_members: boolean;
-                    /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-                    application_required: number;
+                    application_required: components["schemas"]["ApplicationRequired"];
                     appointment_needed: boolean;
                     available_virtually: boolean;
                     enables_subscription: boolean;
@@ -2124,10 +2694,8 @@ export interface operations {
                     founded: string | null;
                     /** @description An absolute http or https URL, or null. */
                     image_url: string | null;
-                    /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-                    recruiting_cycle: number;
-                    /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-                    size: number;
+                    recruiting_cycle: components["schemas"]["RecruitingCycle"];
+                    size: components["schemas"]["Size"];
                     is_school_unit: boolean;
                     /** @description An absolute http or https URL, or null. */
                     website: string | null;
@@ -2216,8 +2784,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ClubDetail"] | components["schemas"]["ClubFields"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                    "application/json": components["schemas"]["ClubDetail"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -2236,7 +2803,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -2254,7 +2820,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -2271,7 +2836,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -2288,7 +2852,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -2305,7 +2868,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -2322,7 +2884,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -2339,7 +2900,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -2356,7 +2916,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -2374,7 +2933,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -2397,18 +2955,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description In the browsable view: the page showing the 204. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    Allow: components["headers"]["Allow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": components["schemas"]["BrowsableView"];
-                };
-            };
-            /** @description Deleted. */
+            /** @description Deleted. (The browsable view answers a 200 page showing it.) */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2432,7 +2979,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -2449,7 +2995,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -2466,7 +3011,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -2483,7 +3027,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -2500,7 +3043,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -2518,15 +3060,169 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiClubsByCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiClubsByCode: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated fields to keep in the club, e.g. code,name. The answer then holds only those fields: its schema, the full representation, says what each is, and no other field is required (a typed client may take it as a Pick of that type). */
+                fields?: string;
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The club. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
     patchApiClubsByCode: {
         parameters: {
             query?: {
-                /** @description Comma-separated fields to keep in the club, e.g. code,name: the answer holds only those. */
+                /** @description Comma-separated fields to keep in the club, e.g. code,name. The answer then holds only those fields: its schema, the full representation, says what each is, and no other field is required (a typed client may take it as a Pick of that type). */
                 fields?: string;
                 /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
                 format?: "json" | "api";
@@ -2565,8 +3261,7 @@ export interface operations {
                     email_public?: boolean;
                     address?: string;
                     accepting_members?: boolean;
-                    /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-                    application_required?: number;
+                    application_required?: components["schemas"]["ApplicationRequired"];
                     appointment_needed?: boolean;
                     available_virtually?: boolean;
                     enables_subscription?: boolean;
@@ -2574,10 +3269,8 @@ export interface operations {
                     founded?: string | null;
                     /** @description An absolute http or https URL, or null. */
                     image_url?: string | null;
-                    /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-                    recruiting_cycle?: number;
-                    /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-                    size?: number;
+                    recruiting_cycle?: components["schemas"]["RecruitingCycle"];
+                    size?: components["schemas"]["Size"];
                     is_school_unit?: boolean;
                     /** @description An absolute http or https URL, or null. */
                     website?: string | null;
@@ -2661,8 +3354,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ClubDetail"] | components["schemas"]["ClubFields"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                    "application/json": components["schemas"]["ClubDetail"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -2681,7 +3373,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -2699,7 +3390,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -2716,7 +3406,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -2733,7 +3422,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -2750,7 +3438,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -2767,7 +3454,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -2784,7 +3470,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -2801,7 +3486,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -2819,7 +3503,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -2862,7 +3545,6 @@ export interface operations {
                         /** @description The reviewed fields a submission changed; [] for other events. */
                         fields: ("name" | "subtitle" | "description" | "image_url")[];
                     }[];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -2890,7 +3572,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -2907,7 +3588,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -2924,7 +3604,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -2941,7 +3620,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -2959,8 +3637,151 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiClubsByCodeHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiClubsByCodeHistory: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -2990,7 +3811,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChangePage"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -3019,7 +3839,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -3037,7 +3856,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -3054,7 +3872,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -3071,7 +3888,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Some changes after since are no longer kept (the newest 10,000 are), or since is past the newest: list the clubs again and follow from the X-Changes-Seq of that answer. */
@@ -3086,7 +3902,6 @@ export interface operations {
                         detail: string;
                         oldest_seq: number;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -3103,7 +3918,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -3121,8 +3935,161 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiChanges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiChanges: {
+        parameters: {
+            query?: {
+                /** @description The last change number you have: from X-Changes-Seq of a list answer, last_seq of a page, or the last event. Default 0: from the oldest kept. */
+                since?: number;
+                /** @description Changes at most in one answer, 1-1000. */
+                limit?: number;
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes after since, and the newest number. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Some changes after since are no longer kept (the newest 10,000 are), or since is past the newest: list the clubs again and follow from the X-Changes-Seq of that answer. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -3176,7 +4143,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -3194,7 +4160,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -3211,7 +4176,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -3228,7 +4192,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -3245,7 +4208,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -3263,8 +4225,148 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiChangesStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiChangesStream: {
+        parameters: {
+            query?: {
+                /** @description The last change number you have: from X-Changes-Seq of a list answer, last_seq of a page, or the last event. Default 0: from the oldest kept. */
+                since?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An endless text/event-stream. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -3320,7 +4422,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -3337,7 +4438,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -3354,7 +4454,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -3371,7 +4470,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -3389,8 +4487,148 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    "optionsApiClubsByCodeCalendar.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "headApiClubsByCodeCalendar.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description iCalendar (RFC 5545): one weekly recurring event (RRULE:FREQ=WEEKLY) per meeting, in the campus time zone (CLUBS_TIMEZONE) with its VTIMEZONE; summary the club name, its location, a description with the club page URL. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -3445,7 +4683,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -3462,7 +4699,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -3479,7 +4715,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -3496,7 +4731,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -3514,8 +4748,141 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    "optionsApiCalendar.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "headApiCalendar.ics": {
+        parameters: {
+            query?: {
+                /** @description Tag ids or names, comma-separated; a club must carry all of them. */
+                tags?: string;
+                /** @description Club codes, comma-separated: only those clubs. */
+                code?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description iCalendar (RFC 5545): one weekly recurring event (RRULE:FREQ=WEEKLY) per meeting, in the campus time zone (CLUBS_TIMEZONE) with its VTIMEZONE; summary the club name, its location, a description with the club page URL. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -3571,7 +4938,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -3588,7 +4954,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -3605,7 +4970,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -3622,7 +4986,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -3640,8 +5003,148 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    "optionsApiCalendarsByTokenMeetings.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The secret token of a user's calendar address, as GET /api/users/me/calendar-url/ shows it.
+                 * @example q3ZfJx0y8Vw2nQm5KkT1bA7sLrE9uHcD4pGiWoYvNz0
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "headApiCalendarsByTokenMeetings.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The secret token of a user's calendar address, as GET /api/users/me/calendar-url/ shows it.
+                 * @example q3ZfJx0y8Vw2nQm5KkT1bA7sLrE9uHcD4pGiWoYvNz0
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description iCalendar (RFC 5545): one weekly recurring event (RRULE:FREQ=WEEKLY) per meeting, in the campus time zone (CLUBS_TIMEZONE) with its VTIMEZONE; summary the club name, its location, a description with the club page URL. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -3677,7 +5180,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClubDetail"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Nothing changed: the image is refused (under image), or the body could not be read. */
@@ -3696,7 +5198,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -3714,7 +5215,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -3731,7 +5231,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -3748,7 +5247,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -3765,7 +5263,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -3782,7 +5279,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -3799,7 +5295,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -3816,7 +5311,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -3834,7 +5328,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -3857,18 +5350,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description In the browsable view: the page showing the 204. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    Allow: components["headers"]["Allow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": components["schemas"]["BrowsableView"];
-                };
-            };
-            /** @description The logo is taken away. */
+            /** @description The logo is taken away. (The browsable view answers a 200 page showing it.) */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3892,7 +5374,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -3909,7 +5390,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -3926,7 +5406,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -3943,7 +5422,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -3960,7 +5438,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -3978,7 +5455,63 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    optionsApiClubsByCodeLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4039,7 +5572,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -4057,7 +5589,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -4074,7 +5605,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -4091,7 +5621,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -4108,7 +5637,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -4126,8 +5654,160 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiLogosByFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A logo's file name: the SHA-256 of its WebP bytes in hex, then .webp (as a club's image_url names it).
+                 * @example 3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f.webp
+                 */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiLogosByFile: {
+        parameters: {
+            query?: {
+                /** @description A square thumbnail, cropped to cover: 64 or 256 px a side. */
+                size?: "64" | "256";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description A logo's file name: the SHA-256 of its WebP bytes in hex, then .webp (as a club's image_url names it).
+                 * @example 3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f.webp
+                 */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The logo. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -4176,8 +5856,7 @@ export interface operations {
                     email_public?: boolean;
                     address?: string;
                     accepting_members?: boolean;
-                    /** @description 1 = Open membership; 2 = Tryout required; 3 = Audition required; 4 = Application required; 5 = Application and interview required */
-                    application_required?: number;
+                    application_required?: components["schemas"]["ApplicationRequired"];
                     appointment_needed?: boolean;
                     available_virtually?: boolean;
                     enables_subscription?: boolean;
@@ -4185,10 +5864,8 @@ export interface operations {
                     founded?: string | null;
                     /** @description An absolute http or https URL, or null. */
                     image_url?: string | null;
-                    /** @description 1 = Unknown; 2 = Fall; 3 = Spring; 4 = Both; 5 = Open */
-                    recruiting_cycle?: number;
-                    /** @description 1 = 1-20; 2 = 21-50; 3 = 51-100; 4 = 101+ */
-                    size?: number;
+                    recruiting_cycle?: components["schemas"]["RecruitingCycle"];
+                    size?: components["schemas"]["Size"];
                     is_school_unit?: boolean;
                     /** @description An absolute http or https URL, or null. */
                     website?: string | null;
@@ -4284,7 +5961,6 @@ export interface operations {
                         /** @description The tags the rows named that did not exist: made by the import (a dry run only names them). */
                         tags_created: string[];
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Imported: how many clubs were created, updated and left unchanged. */
@@ -4302,7 +5978,6 @@ export interface operations {
                         /** @description The tags the rows named that did not exist: made by the import (a dry run only names them). */
                         tags_created: string[];
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Nothing was imported: the bad rows with their field errors, or what is wrong with the file as a whole. */
@@ -4332,7 +6007,6 @@ export interface operations {
                         /** @description Present when more than 1000 rows are bad: how many bad rows follow those in rows. */
                         rows_not_shown?: number;
                     } | components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -4350,7 +6024,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -4367,7 +6040,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -4384,7 +6056,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -4401,7 +6072,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -4418,7 +6088,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -4435,7 +6104,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -4452,7 +6120,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -4470,7 +6137,57 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    optionsApiImports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4512,7 +6229,6 @@ export interface operations {
                         /** @description Listed among the officers people can contact (owners and officers only). */
                         public: boolean;
                     }[];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -4540,7 +6256,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -4557,7 +6272,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -4574,7 +6288,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -4591,7 +6304,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -4609,7 +6321,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -4677,7 +6388,6 @@ export interface operations {
                         /** @description Listed among the officers people can contact (owners and officers only). */
                         public: boolean;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Added. */
@@ -4698,7 +6408,6 @@ export interface operations {
                         /** @description Listed among the officers people can contact (owners and officers only). */
                         public: boolean;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -4717,7 +6426,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -4735,7 +6443,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -4752,7 +6459,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -4769,7 +6475,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -4786,7 +6491,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -4803,7 +6507,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -4820,7 +6523,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -4837,7 +6539,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -4855,8 +6556,151 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiClubsByCodeMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiClubsByCodeMembers: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Owners first, then officers, then members. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -4883,18 +6727,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description In the browsable view: the page showing the 204. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    Allow: components["headers"]["Allow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": components["schemas"]["BrowsableView"];
-                };
-            };
-            /** @description Removed. */
+            /** @description Removed. (The browsable view answers a 200 page showing it.) */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4919,7 +6752,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -4937,7 +6769,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -4954,7 +6785,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -4971,7 +6801,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -4988,7 +6817,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -5005,7 +6833,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -5023,7 +6850,68 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    optionsApiClubsByCodeMembersByUsername: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+                /**
+                 * @description A username.
+                 * @example alice
+                 */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5089,7 +6977,6 @@ export interface operations {
                         /** @description Listed among the officers people can contact (owners and officers only). */
                         public: boolean;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -5108,7 +6995,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -5126,7 +7012,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -5143,7 +7028,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -5160,7 +7044,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -5177,7 +7060,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -5194,7 +7076,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -5211,7 +7092,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -5228,7 +7108,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -5246,7 +7125,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -5286,7 +7164,6 @@ export interface operations {
                         /** @enum {string} */
                         role: "owner" | "officer";
                     }[];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -5314,7 +7191,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -5331,7 +7207,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -5348,7 +7223,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -5365,7 +7239,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -5383,8 +7256,151 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiClubsByCodeOfficers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiClubsByCodeOfficers: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Owners first, then officers, each by username. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -5424,8 +7440,6 @@ export interface operations {
                         /** @description When they subscribed; null for a subscription made before the service kept the time. */
                         subscribed_at: string | null;
                     }[];
-                    "text/csv": string;
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -5453,7 +7467,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -5470,7 +7483,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -5487,7 +7499,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -5504,7 +7515,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -5522,8 +7532,152 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiClubsByCodeSubscribers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiClubsByCodeSubscribers: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), "api" for the browsable HTML view, or "csv" for a spreadsheet of the same subscribers. */
+                format?: "json" | "api" | "csv";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscribers, by username; a CSV file with ?format=csv. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -5562,7 +7716,6 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                     }[];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -5590,7 +7743,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -5607,7 +7759,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -5624,7 +7775,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -5641,7 +7791,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -5659,7 +7808,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -5710,7 +7858,6 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -5729,7 +7876,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -5747,7 +7893,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -5764,7 +7909,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -5781,7 +7925,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -5798,7 +7941,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -5815,7 +7957,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -5832,7 +7973,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -5849,7 +7989,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -5867,8 +8006,151 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiClubsByCodeRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiClubsByCodeRequests: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pending requests, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -5895,18 +8177,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description In the browsable view: the page showing the 204. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    Allow: components["headers"]["Allow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": components["schemas"]["BrowsableView"];
-                };
-            };
-            /** @description The request is gone. */
+            /** @description The request is gone. (The browsable view answers a 200 page showing it.) */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5930,7 +8201,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -5947,7 +8217,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -5964,7 +8233,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -5981,7 +8249,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -5998,7 +8265,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -6016,7 +8282,68 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    optionsApiClubsByCodeRequestsByUsername: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+                /**
+                 * @description A username.
+                 * @example alice
+                 */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6058,7 +8385,6 @@ export interface operations {
                         /** @constant */
                         role: "member";
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -6076,7 +8402,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -6093,7 +8418,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -6110,7 +8434,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -6127,7 +8450,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -6144,7 +8466,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -6162,7 +8483,68 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    optionsApiClubsByCodeRequestsByUsernameAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+                /**
+                 * @description A username.
+                 * @example alice
+                 */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6191,7 +8573,6 @@ export interface operations {
                     "application/json": {
                         club: components["schemas"]["ClubListItem"];
                     }[];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -6219,7 +8600,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -6236,7 +8616,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -6253,7 +8632,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -6270,7 +8648,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -6288,7 +8665,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -6331,7 +8707,6 @@ export interface operations {
                     "application/json": {
                         club: components["schemas"]["ClubListItem"];
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -6350,7 +8725,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -6368,7 +8742,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -6385,7 +8758,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -6402,7 +8774,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -6419,7 +8790,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -6436,7 +8806,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -6453,7 +8822,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -6470,7 +8838,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -6488,8 +8855,139 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiFavorites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiFavorites: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your favorites, by club code. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -6511,18 +9009,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description In the browsable view: the page showing the 204. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    Allow: components["headers"]["Allow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": components["schemas"]["BrowsableView"];
-                };
-            };
-            /** @description Removed. */
+            /** @description Removed. (The browsable view answers a 200 page showing it.) */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6546,7 +9033,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -6563,7 +9049,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -6580,7 +9065,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -6597,7 +9081,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -6614,7 +9097,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -6632,7 +9114,63 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    optionsApiFavoritesByCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6661,7 +9199,6 @@ export interface operations {
                     "application/json": {
                         club: components["schemas"]["ClubListItem"];
                     }[];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -6689,7 +9226,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -6706,7 +9242,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -6723,7 +9258,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -6740,7 +9274,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -6758,7 +9291,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -6801,7 +9333,6 @@ export interface operations {
                     "application/json": {
                         club: components["schemas"]["ClubListItem"];
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -6820,7 +9351,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -6838,7 +9368,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -6855,7 +9384,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -6872,7 +9400,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -6889,7 +9416,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -6906,7 +9432,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -6923,7 +9448,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -6940,7 +9464,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -6958,8 +9481,139 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiSubscriptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiSubscriptions: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your subscriptions, by club code. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -6981,18 +9635,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description In the browsable view: the page showing the 204. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    Allow: components["headers"]["Allow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": components["schemas"]["BrowsableView"];
-                };
-            };
-            /** @description Removed. */
+            /** @description Removed. (The browsable view answers a 200 page showing it.) */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7016,7 +9659,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -7033,7 +9675,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -7050,7 +9691,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -7067,7 +9707,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -7084,7 +9723,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -7102,7 +9740,63 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    optionsApiSubscriptionsByCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7129,7 +9823,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tag"][];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -7157,7 +9850,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -7174,7 +9866,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -7191,7 +9882,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -7208,7 +9898,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -7226,7 +9915,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -7265,7 +9953,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tag"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -7284,7 +9971,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -7302,7 +9988,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -7319,7 +10004,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -7336,7 +10020,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -7353,7 +10036,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -7370,7 +10052,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -7387,7 +10068,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -7404,7 +10084,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -7422,8 +10101,139 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiTags: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every tag with its number of visible clubs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -7455,7 +10265,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tag"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -7483,7 +10292,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -7500,7 +10308,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -7517,7 +10324,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -7534,7 +10340,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -7552,7 +10357,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -7575,18 +10379,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description In the browsable view: the page showing the 204. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    Allow: components["headers"]["Allow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": components["schemas"]["BrowsableView"];
-                };
-            };
-            /** @description Deleted. */
+            /** @description Deleted. (The browsable view answers a 200 page showing it.) */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7610,7 +10403,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -7627,7 +10419,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -7644,7 +10435,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -7661,7 +10451,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -7678,7 +10467,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -7696,8 +10484,151 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiTagsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tag id, or the webhook id.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiTagsById: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The tag id, or the webhook id.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tag. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -7740,7 +10671,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tag"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -7759,7 +10689,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -7777,7 +10706,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -7794,7 +10722,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -7811,7 +10738,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -7828,7 +10754,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -7845,7 +10770,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -7862,7 +10786,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -7879,7 +10802,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -7897,7 +10819,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -7928,7 +10849,6 @@ export interface operations {
                         is_admin: boolean;
                         is_active: boolean;
                     }[];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -7956,7 +10876,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -7973,7 +10892,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -7990,7 +10908,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -8007,7 +10924,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -8025,7 +10941,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -8073,7 +10988,6 @@ export interface operations {
                         is_admin: boolean;
                         token: string;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -8092,7 +11006,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -8110,7 +11023,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -8127,7 +11039,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -8144,7 +11055,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -8161,7 +11071,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -8178,7 +11087,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -8195,7 +11103,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -8212,7 +11119,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -8230,8 +11136,139 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiUsers: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The users. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -8260,7 +11297,6 @@ export interface operations {
                         username: string;
                         is_admin: boolean;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -8288,7 +11324,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -8305,7 +11340,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -8322,7 +11356,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -8339,7 +11372,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -8357,8 +11389,139 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiUsersMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiUsersMe: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -8391,7 +11554,6 @@ export interface operations {
                          */
                         url: string;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -8419,7 +11581,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -8436,7 +11597,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -8453,7 +11613,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -8470,7 +11629,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -8488,7 +11646,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -8521,7 +11678,6 @@ export interface operations {
                          */
                         url: string;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -8539,7 +11695,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -8556,7 +11711,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -8573,7 +11727,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -8590,7 +11743,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -8607,7 +11759,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -8625,8 +11776,139 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    "optionsApiUsersMeCalendar-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "headApiUsersMeCalendar-url": {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your address. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -8662,7 +11944,6 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                     }[];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -8690,7 +11971,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -8707,7 +11987,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -8724,7 +12003,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -8741,7 +12019,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -8759,7 +12036,195 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    optionsApiUsersMeRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiUsersMeRequests: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your pending requests. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    optionsApiUsersByUsername: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A username.
+                 * @example alice
+                 */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8809,7 +12274,6 @@ export interface operations {
                         is_admin: boolean;
                         is_active: boolean;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -8828,7 +12292,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -8846,7 +12309,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -8863,7 +12325,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -8880,7 +12341,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -8897,7 +12357,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -8914,7 +12373,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -8931,7 +12389,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -8948,7 +12405,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -8966,7 +12422,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -9001,7 +12456,6 @@ export interface operations {
                         username: string;
                         token: string;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -9020,7 +12474,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -9038,7 +12491,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -9055,7 +12507,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -9072,7 +12523,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -9089,7 +12539,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -9106,7 +12555,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -9124,7 +12572,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -9147,18 +12594,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description In the browsable view: the page showing the 204. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    Allow: components["headers"]["Allow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": components["schemas"]["BrowsableView"];
-                };
-            };
-            /** @description Revoked. */
+            /** @description Revoked. (The browsable view answers a 200 page showing it.) */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9183,7 +12619,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -9201,7 +12636,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -9218,7 +12652,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -9235,7 +12668,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -9252,7 +12684,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -9269,7 +12700,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -9287,7 +12717,63 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
+                };
+            };
+        };
+    };
+    optionsApiUsersByUsernameToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A username.
+                 * @example alice
+                 */
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9322,7 +12808,6 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                     }[];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -9350,7 +12835,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -9367,7 +12851,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -9384,7 +12867,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -9401,7 +12883,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -9419,7 +12900,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -9478,7 +12958,6 @@ export interface operations {
                          */
                         secret: string;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
@@ -9497,7 +12976,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
@@ -9515,7 +12993,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -9532,7 +13009,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -9549,7 +13025,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -9566,7 +13041,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body over 1 MiB (over 10 MiB for an import). */
@@ -9583,7 +13057,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
@@ -9600,7 +13073,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -9617,7 +13089,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -9635,8 +13106,139 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiWebhooks: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhooks. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -9676,7 +13278,6 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                     };
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -9704,7 +13305,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -9721,7 +13321,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -9738,7 +13337,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -9755,7 +13353,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -9773,7 +13370,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
         };
@@ -9796,18 +13392,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description In the browsable view: the page showing the 204. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    Allow: components["headers"]["Allow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": components["schemas"]["BrowsableView"];
-                };
-            };
-            /** @description Removed. */
+            /** @description Removed. (The browsable view answers a 200 page showing it.) */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9831,7 +13416,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -9848,7 +13432,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -9865,7 +13448,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
@@ -9882,7 +13464,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -9899,7 +13480,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -9917,8 +13497,151 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiWebhooksById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tag id, or the webhook id.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiWebhooksById: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The tag id, or the webhook id.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -9963,7 +13686,6 @@ export interface operations {
                         /** @description When it is tried next; null once delivered or failed. */
                         next_attempt_at: string | null;
                     }[];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Not modified: If-None-Match named the current ETag. */
@@ -9991,7 +13713,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
@@ -10008,7 +13729,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description No such resource, one the caller may not see, or an unknown ?format=. */
@@ -10025,7 +13745,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
@@ -10042,7 +13761,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
             };
             /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
@@ -10060,8 +13778,151 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
-                    "text/html": components["schemas"]["BrowsableView"];
                 };
+            };
+        };
+    };
+    optionsApiWebhooksByIdDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tag id, or the webhook id.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiWebhooksByIdDeliveries: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The tag id, or the webhook id.
+                 * @example 7
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries, newest event first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

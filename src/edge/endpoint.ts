@@ -9,7 +9,9 @@ import {
   edgeErrors,
   endpointResponse,
   ERRORS,
+  ENDPOINT_METADATA,
   FORMAT,
+  json,
   OPTIONALLY_SECURED,
   PATH_PARAMETERS,
   SECURED,
@@ -146,7 +148,7 @@ export function mount(endpoints: readonly Endpoint[], services: Services, edge: 
       })
     }
     app
-      .options(page.path, ({ request }) => options(page, request), HIDDEN)
+      .options(page.path, ({ request }) => options(page, request), { detail: optionsOperation(page) })
       .all(
         page.path,
         ({ request }) => {
@@ -240,13 +242,33 @@ function options(page: Endpoint, request: Request) {
   })
 }
 
+/** The parameters of an endpoint's path, as the document describes them. */
+const pathParametersOf = (page: Endpoint) =>
+  [...page.path.matchAll(/:(\w+)/g)].map(([, name]) => PATH_PARAMETERS[name!]!)
+
+/** The OpenAPI operation of an endpoint's OPTIONS (`options` above). */
+function optionsOperation(page: Endpoint) {
+  return {
+    tags: [page.tag],
+    summary: `The metadata of ${page.name}`,
+    description:
+      'The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.',
+    parameters: pathParametersOf(page),
+    security: [],
+    responses: {
+      200: endpointResponse(200, json(ENDPOINT_METADATA, 'The metadata.'), 'OPTIONS', false),
+      429: endpointResponse(429, ERRORS[429], 'OPTIONS', false),
+    },
+  }
+}
+
 /**
  * The OpenAPI operation of one action: parameters from the path, body and answers from the
  * declaration, and what the edge adds to every action (?format=, its errors, the browsable view,
  * the headers every answer carries).
  */
 function operationOf(page: Endpoint, method: Method, action: Action<{}>) {
-  const pathParameters = [...page.path.matchAll(/:(\w+)/g)].map(([, name]) => PATH_PARAMETERS[name!]!)
+  const pathParameters = pathParametersOf(page)
   const query = action.query ?? []
   const errors = new Set([...action.errors, ...edgeErrors(method, action.body !== undefined)])
   const responses: Record<number, ResponseDoc> = withEdgeResponses(method, action.responses)

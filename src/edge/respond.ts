@@ -60,7 +60,7 @@ function replyToAnyone(
   if (!body) return new Response(null, { status, headers: headersOf(shape, null, 'plain') })
   const headers = answerHeaders(body, shape)
   if (shape.read && matchesEtag(ex.request.headers.get('if-none-match'), body.etag))
-    return new Response(null, { status: 304, headers: headers.of('plain') })
+    return new Response(null, { status: 304, headers: headers.of('unchanged') })
   if (body.compressible && acceptsGzip(ex.request.headers.get('accept-encoding'))) {
     const gzip = body.gzip()
     return gzip instanceof Blob
@@ -79,14 +79,17 @@ interface Shape {
   readonly read: boolean
 }
 
-/** A 304 carries the plain form's headers: its Content-Type, Vary and ETag, and no body to encode. */
-type Form = 'plain' | 'gzip'
+/**
+ * How the body goes out: as it is, gzipped, or not at all for a 304, which carries the validators
+ * (ETag, Vary) and none of the body's metadata (RFC 9110 §15.4.5: no Content-Type).
+ */
+type Form = 'plain' | 'gzip' | 'unchanged'
 
 function headersOf({ allow, extra, read }: Shape, body: Prepared | null, form: Form): Record<string, string> {
   const headers: Record<string, string> = { ...BASE_HEADERS, Vary: 'Accept', ...extra }
   if (allow) headers.Allow ??= allow
   if (!body) return headers
-  headers['Content-Type'] = body.type
+  if (form !== 'unchanged') headers['Content-Type'] = body.type
   if (body.compressible) headers.Vary = 'Accept, Accept-Encoding'
   if (read) headers.ETag = body.etag
   if (form === 'gzip') headers['Content-Encoding'] = 'gzip'

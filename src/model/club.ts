@@ -20,10 +20,25 @@ const labelsOf = (codes: Record<number, string>) =>
     .map(([value, label]) => `${value} = ${label}`)
     .join('; ')
 
+/** A name for each code, for the constants a generated client makes of them (`x-enum-varnames`). */
+const CODE_NAMES = new Map<Record<number, string>, readonly string[]>([
+  [SIZES, ['UpTo20', 'From21To50', 'From51To100', 'Over100']],
+  [APPLICATION_REQUIRED, ['OpenMembership', 'Tryout', 'Audition', 'Application', 'ApplicationAndInterview']],
+  [RECRUITING_CYCLES, ['Unknown', 'Fall', 'Spring', 'Both', 'Open']],
+])
+
 // No schema here carries a `default`: a framework could fill defaults into a partial update.
 // CLUB_DEFAULTS below is the one source of what a new club holds.
-const coded = (codes: Record<number, string>) =>
-  Type.Integer({ minimum: 1, maximum: Object.keys(codes).length, description: labelsOf(codes) })
+const coded = (codes: Record<number, string>, title: string) =>
+  Type.Integer({
+    title,
+    minimum: 1,
+    maximum: Object.keys(codes).length,
+    enum: Object.keys(codes).map(Number),
+    'x-enum-varnames': CODE_NAMES.get(codes),
+    'x-enum-descriptions': Object.values(codes),
+    description: labelsOf(codes),
+  })
 
 const Url = t.Union([t.String({ format: 'uri', maxLength: 2048 }), t.Null()], {
   description: 'An absolute http or https URL, or null.',
@@ -100,7 +115,7 @@ export const ClubWrite = t.Object(
     email_public: t.Boolean({ description: 'When false, lists show "Hidden".' }),
     address: Text(255),
     accepting_members: t.Boolean(),
-    application_required: coded(APPLICATION_REQUIRED),
+    application_required: coded(APPLICATION_REQUIRED, 'ApplicationRequired'),
     appointment_needed: t.Boolean(),
     available_virtually: t.Boolean(),
     enables_subscription: t.Boolean(),
@@ -108,8 +123,8 @@ export const ClubWrite = t.Object(
       description: 'YYYY-MM-DD, not in the future, or null.',
     }),
     image_url: Url,
-    recruiting_cycle: coded(RECRUITING_CYCLES),
-    size: coded(SIZES),
+    recruiting_cycle: coded(RECRUITING_CYCLES, 'RecruitingCycle'),
+    size: coded(SIZES, 'Size'),
     is_school_unit: t.Boolean(),
     website: Url,
     facebook: Url,
@@ -219,9 +234,14 @@ const READ_ONLY_ECHOES = Object.fromEntries(
 /**
  * A club write body as clients may send it, and as the API docs show it: `body`'s fields and,
  * from the common GET-edit-PUT, the read-only fields, which the check drops (CONTRACT §3.1).
+ * No other field is taken: said with `propertyNames`, not `additionalProperties: false`, because
+ * a validator that drops `readOnly` properties from a request's schema (Prism does, as OpenAPI
+ * says a client should not send them) would then refuse the read-only fields the server accepts.
  */
-export const acceptingReadOnly = (body: TObject) =>
-  t.Object({ ...body.properties, ...READ_ONLY_ECHOES }, { additionalProperties: false })
+export const acceptingReadOnly = (body: TObject) => {
+  const properties = { ...body.properties, ...READ_ONLY_ECHOES }
+  return t.Object(properties, { propertyNames: { enum: Object.keys(properties) } })
+}
 
 /**
  * A club's reviewed fields as an admin last approved them, with that decision (CONTRACT §11):
@@ -317,7 +337,7 @@ export const ClubListItem = t.Object({
   accepting_members: t.Boolean(),
   active: t.Boolean(),
   address: t.String(),
-  application_required: coded(APPLICATION_REQUIRED),
+  application_required: coded(APPLICATION_REQUIRED, 'ApplicationRequired'),
   appointment_needed: t.Boolean(),
   approved: t.Boolean(),
   available_virtually: t.Boolean(),
@@ -332,9 +352,9 @@ export const ClubListItem = t.Object({
   is_subscribe: t.Boolean(),
   is_school_unit: t.Boolean(),
   membership_count: Type.Integer({ minimum: 0 }),
-  recruiting_cycle: coded(RECRUITING_CYCLES),
+  recruiting_cycle: coded(RECRUITING_CYCLES, 'RecruitingCycle'),
   name: t.String(),
-  size: coded(SIZES),
+  size: coded(SIZES, 'Size'),
   subtitle: t.String(),
   tags: t.Array(Tag),
 })

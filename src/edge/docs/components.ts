@@ -8,13 +8,6 @@ import { ChangeEvent } from '../../model/change'
 // The named parts of the OpenAPI document: schemas that many answers share, and every response
 // header, each said once and referenced wherever it is sent.
 
-/** Some fields of a club: those `?fields=` names, of the representation answered. */
-const ClubFields = t.Partial(t.Object(ClubDetail.properties), {
-  additionalProperties: false,
-  description:
-    'With ?fields=: only the fields it names that the representation has (a list item has the 23 list fields, a detail every field).',
-})
-
 const pageOf = (items: TSchema, description: string) =>
   t.Object(
     {
@@ -33,9 +26,7 @@ export type SchemaName =
   | 'ValidationErrors'
   | 'ClubListItem'
   | 'ClubDetail'
-  | 'ClubFields'
   | 'ClubPage'
-  | 'ClubFieldsPage'
   | 'Tag'
   | 'ChangeEvent'
   | 'ChangePage'
@@ -46,17 +37,20 @@ export const SCHEMAS: Record<SchemaName, TSchema> = {
     { detail: t.String() },
     { additionalProperties: false, description: 'An error not tied to a field.' },
   ),
-  ValidationErrors: t.Record(t.String(), t.Array(t.String()), {
+  // additionalProperties, not the patternProperties t.Record writes: generators make a map of it.
+  ValidationErrors: Type.Unsafe<Record<string, string[]>>({
+    type: 'object',
+    additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 },
+    minProperties: 1,
     description: 'Each failing field with its messages; errors not tied to a field under non_field_errors.',
+    examples: [{ size: ['"9" is not a valid choice.'] }],
   }),
   ClubListItem: t.Object(ClubListItem.properties, {
     additionalProperties: false,
     description: 'A club in a list: the 23 list fields.',
   }),
   ClubDetail: t.Object(ClubDetail.properties, { additionalProperties: false, description: 'A club: every field.' }),
-  ClubFields,
   ClubPage: pageOf(schemaRef('ClubListItem'), 'A page of clubs (?page=).'),
-  ClubFieldsPage: pageOf(schemaRef('ClubFields'), 'A page of clubs with only the fields ?fields= names.'),
   Tag: TagWithCount,
   ChangeEvent: t.Object(
     {
@@ -80,7 +74,7 @@ export const SCHEMAS: Record<SchemaName, TSchema> = {
   ),
   BrowsableView: t.String({
     description:
-      'The browsable view (?format=api, or an Accept header preferring text/html): this same answer as an HTML page, with its status, headers and body, links, and a form to send requests.',
+      "The browsable view (?format=api, or an Accept header preferring text/html): this same answer as an HTML page, with its status, headers and body, links, and a form to send requests. Listed under an answer's x-other-media, not its content, so that generated clients type the JSON.",
   }),
 }
 

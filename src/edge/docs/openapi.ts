@@ -11,7 +11,18 @@ import { headerRefs, schemaRef, type HeaderName } from './components'
 export interface ResponseDoc {
   readonly description: string
   readonly headers?: Readonly<Record<string, { $ref: string }>>
-  readonly content?: Readonly<Record<string, { readonly schema: TSchema; readonly example?: unknown }>>
+  readonly content?: Readonly<Record<string, MediaDoc>>
+  /**
+   * The other forms a JSON answer comes in when asked for (the browsable view, spreadsheets), as
+   * `content` would list them. Kept out of `content`: generated clients type an answer as the
+   * union of its content, so a JSON operation's answers would come out as `string | Blob | ...`.
+   */
+  readonly 'x-other-media'?: Readonly<Record<string, MediaDoc>>
+}
+
+export interface MediaDoc {
+  readonly schema: TSchema
+  readonly example?: unknown
 }
 
 export const json = (schema: TSchema, description: string, example?: unknown): ResponseDoc => ({
@@ -83,10 +94,23 @@ const NOT_MODIFIED: ResponseDoc = { description: 'Not modified: If-None-Match na
 
 const BROWSABLE = { 'text/html': { schema: schemaRef('BrowsableView') } }
 
-/** A response that is JSON or, for a browser, the browsable view of the same answer; with X-Request-Id. */
+/** Also answered as `media`, besides its content (see `x-other-media`). */
+const alsoAs = (response: ResponseDoc, media: Readonly<Record<string, MediaDoc>>): ResponseDoc => ({
+  ...response,
+  'x-other-media': { ...response['x-other-media'], ...media },
+})
+
+/**
+ * A response that is JSON or, for a browser, the browsable view of the same answer; with
+ * X-Request-Id. A JSON answer's other forms (a spreadsheet ?format= asks for) go with the browsable
+ * view under `x-other-media`, leaving JSON alone in `content`.
+ */
 export function negotiatedResponse(response: ResponseDoc): ResponseDoc {
-  const { content } = response
-  return { ...withHeaders(response, 'X-Request-Id'), ...(content ? { content: { ...content, ...BROWSABLE } } : {}) }
+  const { content, ...rest } = withHeaders(response, 'X-Request-Id')
+  if (!content) return rest
+  const { 'application/json': json, ...others } = content
+  if (!json) return alsoAs({ ...rest, content }, BROWSABLE)
+  return alsoAs({ ...rest, content: { 'application/json': json } }, { ...others, ...BROWSABLE })
 }
 
 /** A response of an endpoint as it is sent: negotiated, with its path's Allow, and an ETag on a GET's 200 or 304. */
@@ -103,17 +127,42 @@ export function endpointResponse(
 
 /**
  * An action's responses as the edge sends them: on a GET also a 304 for an If-None-Match that names
- * the current ETag; for a 204, the browsable view's page showing it, which is a 200 (a 204 has no body).
+ * the current ETag; for a 204, the browsable view's page showing it, which is a 200 (a 204 has no
+ * body), named beside the 204 so that a client's success type stays "no content".
  */
 export function withEdgeResponses(method: string, responses: Readonly<Record<number, ResponseDoc>>) {
   const out = { ...responses }
   if (method === 'GET') out[304] ??= NOT_MODIFIED
-  if (out[204]) out[200] ??= { description: 'In the browsable view: the page showing the 204.', content: BROWSABLE }
+  const done = out[204]
+  if (done)
+    out[204] = alsoAs(
+      { ...done, description: `${done.description} (The browsable view answers a 200 page showing it.)` },
+      BROWSABLE,
+    )
   return out
 }
 
 /** A response of the probes and metrics, which answer JSON or text only. */
 export const plainResponse = (response: ResponseDoc) => withHeaders(response, 'X-Request-Id')
+
+/** What OPTIONS answers on an endpoint's path. */
+export const ENDPOINT_METADATA = t.Object(
+  {
+    name: t.String(),
+    description: t.String(),
+    renders: t.Array(t.String(), { description: 'The media types its answers come in.' }),
+    parses: t.Array(t.String(), { description: 'The media types its bodies may be sent in.' }),
+    allowed_methods: t.Array(t.String(), { description: 'As Allow lists them.' }),
+    actions: t.Optional(
+      Type.Unsafe<Record<string, object>>({
+        type: 'object',
+        additionalProperties: { type: 'object', description: 'A JSON schema.' },
+        description: 'The JSON schema of the body each method takes, by method.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
 
 export const SECURED: Record<string, string[]>[] = [{ bearer: [] }]
 /**
@@ -193,9 +242,12 @@ export const FORMAT = query(
   '"json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html).',
   choice(['json', 'api']),
 )
+/** What a `?fields=` answer is, said where clients read it: it is no longer the typed default. */
+export const FIELDS_ANSWER =
+  'The answer then holds only those fields: its schema, the full representation, says what each is, and no other field is required (a typed client may take it as a Pick of that type).'
 export const FIELDS = query(
   'fields',
-  'Comma-separated fields to keep in the club, e.g. code,name: the answer holds only those.',
+  `Comma-separated fields to keep in the club, e.g. code,name. ${FIELDS_ANSWER}`,
   t.String({ examples: ['code,name'] }),
 )
 

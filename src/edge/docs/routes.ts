@@ -5,6 +5,7 @@ import { APPLICATION_REQUIRED, RECRUITING_CYCLES, SIZES } from '../../model/club
 import { NotFound } from '../../domain/errors'
 import { NOSNIFF } from '../respond'
 import { HEADERS, SCHEMAS } from './components'
+import { completed, type OpenApiDocument } from './completed'
 
 const UI_DIR = dirname(Bun.resolveSync('swagger-ui-dist/package.json', import.meta.dir))
 /** The Swagger UI files served from the installed package, so the docs work with no internet. */
@@ -49,15 +50,17 @@ export function docsRoutes(version: string) {
   return (
     new Elysia({ name: 'docs' })
       // Local to the docs, so the plugin's /swagger/json answer carries it too.
-      .onAfterHandle(({ set }) => {
+      .onAfterHandle(({ set, path, responseValue }) => {
         set.headers['x-content-type-options'] = 'nosniff'
+        if (path === '/swagger/json') return completed(responseValue as OpenApiDocument)
       })
       .use(
         swagger({
           provider: 'swagger-ui',
           path: '/swagger',
           specPath: '/swagger/json',
-          excludeMethods: ['OPTIONS', 'HEAD'],
+          // HEAD is no route of its own (each GET answers it): `completed` documents it.
+          excludeMethods: ['HEAD'],
           // The plugin takes a path with a dot for a static file; the calendars' .ics paths are operations.
           excludeStaticFile: false,
           documentation: {

@@ -10,6 +10,7 @@ import { Prepared } from '../prepared'
 // stream of Server-Sent Events that goes on as changes happen.
 
 const MAX_SEQ = Number.MAX_SAFE_INTEGER
+const NOTHING_MORE = () => new ReadableStream<Uint8Array>({ start: (stream) => stream.close() })
 const MAX_LIMIT = 1000
 const DEFAULT_LIMIT = 100
 
@@ -91,7 +92,8 @@ export const changeStream = endpoint({
         const since = given === null ? services.changes.lastSeq : changeNumber(name, given, { min: 0, max: MAX_SEQ })
         return {
           status: 200,
-          stream: services.streams.stream(since),
+          // A HEAD asks what a stream would be, and opens none.
+          stream: ex.request.method === 'HEAD' ? NOTHING_MORE() : services.streams.stream(since),
           headers: {
             'Content-Type': 'text/event-stream; charset=utf-8',
             'Cache-Control': 'no-cache',

@@ -27,7 +27,7 @@ import {
 import { HistoryEntry } from '../../model/history'
 import type { ListAnswer } from '../answer-cache'
 import { headerRefs, schemaRef } from '../docs/components'
-import { choice, FIELDS, json, labels, query, WRITE_ERRORS } from '../docs/openapi'
+import { choice, FIELDS, FIELDS_ANSWER, json, labels, query, WRITE_ERRORS } from '../docs/openapi'
 import { endpoint, type Call } from '../endpoint'
 import type { Exchange } from '../exchange'
 import { Prepared } from '../prepared'
@@ -96,7 +96,7 @@ const LIST_PARAMETERS = [
   ),
   query(
     'fields',
-    'Comma-separated fields to keep in each club, e.g. code,name. In a spreadsheet: its columns, in the order given, and any field of the detail representation may be named.',
+    `Comma-separated fields to keep in each club, e.g. code,name; a field of the detail representation may be named too. ${FIELDS_ANSWER} In a spreadsheet: its columns, in the order given.`,
     t.String({ examples: ['code,name'] }),
   ),
   query(
@@ -112,8 +112,8 @@ const SPREADSHEET = (kind: string) =>
     description: `The same clubs as ${kind}: a header row naming the columns (the list fields, or ?fields= in order), then one row per club. Sent as an attachment (clubs.csv, clubs.xlsx).`,
   })
 
-/** A club as answered: every field, or those ?fields= names. */
-const DETAIL_OR_FIELDS = t.Union([schemaRef('ClubDetail'), schemaRef('ClubFields')])
+/** A club as answered: every field (with ?fields=, only those it names: see FIELDS). */
+const DETAIL = schemaRef('ClubDetail')
 
 const CLUB_EXAMPLE = { name: 'Go Club', subtitle: 'Stones on a grid', size: 1, tags: [{ name: 'Games' }] }
 /** Every writable field, at its default unless the short example sets it. */
@@ -265,15 +265,7 @@ export const clubList = endpoint({
           description: 'A bare array, or a page when ?page= is given; a spreadsheet with ?format=csv or xlsx.',
           headers: headerRefs('X-Total-Count', 'X-Changes-Seq', 'Link', 'Content-Disposition'),
           content: {
-            ...json(
-              t.Union([
-                t.Array(schemaRef('ClubListItem')),
-                schemaRef('ClubPage'),
-                t.Array(schemaRef('ClubFields')),
-                schemaRef('ClubFieldsPage'),
-              ]),
-              '',
-            ).content,
+            ...json(t.Union([t.Array(schemaRef('ClubListItem')), schemaRef('ClubPage')]), '').content,
             'text/csv': { schema: SPREADSHEET('CSV (RFC 4180, UTF-8)') },
             [SPREADSHEET_TYPES.xlsx]: { schema: SPREADSHEET('an Excel workbook') },
           },
@@ -320,7 +312,7 @@ export const clubList = endpoint({
       query: [FIELDS],
       body: { schema: acceptingReadOnly(ClubCreate), example: CLUB_EXAMPLE },
       responses: {
-        201: { ...json(DETAIL_OR_FIELDS, 'The new club; Location names it.'), headers: headerRefs('Location') },
+        201: { ...json(DETAIL, 'The new club; Location names it.'), headers: headerRefs('Location') },
       },
       errors: WRITE_ERRORS,
       async handle(call) {
@@ -344,7 +336,7 @@ export const clubDetail = endpoint({
       description: 'Every field of one club. Clubs the caller may not see are 404.',
       access: 'anyone',
       query: [FIELDS],
-      responses: { 200: json(DETAIL_OR_FIELDS, 'The club.') },
+      responses: { 200: json(DETAIL, 'The club.') },
       errors: [400, 401, 404],
       handle(call) {
         const record = call.services.clubs.shownTo(call.caller, call.params.code)
@@ -360,7 +352,7 @@ export const clubDetail = endpoint({
       access: 'user',
       query: [FIELDS],
       body: { schema: acceptingReadOnly(ClubReplace), example: FULL_EXAMPLE },
-      responses: { 200: json(DETAIL_OR_FIELDS, 'The updated club.') },
+      responses: { 200: json(DETAIL, 'The updated club.') },
       errors: WRITE_ERRORS,
       handle: (call) => update(call, false),
     },
@@ -371,7 +363,7 @@ export const clubDetail = endpoint({
       access: 'user',
       query: [FIELDS],
       body: { schema: acceptingReadOnly(ClubPatch), example: { accepting_members: true } },
-      responses: { 200: json(DETAIL_OR_FIELDS, 'The updated club.') },
+      responses: { 200: json(DETAIL, 'The updated club.') },
       errors: WRITE_ERRORS,
       handle: (call) => update(call, true),
     },

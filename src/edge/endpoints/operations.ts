@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox'
 import { NotAuthenticated, NotFound } from '../../domain/errors'
 import { headerRefs, schemaRef } from '../docs/components'
 import { ERRORS, json, negotiatedResponse, plainResponse, type ResponseDoc } from '../docs/openapi'
+import { MethodNotAllowed } from '../errors'
 import { exchangeForError } from '../exchange'
 import type { Metrics } from '../metrics'
 import { noteRoute } from '../request-facts'
@@ -33,8 +34,27 @@ const probe = (summary: string, description: string, responses: Record<number, R
   },
 })
 
+const PATHS = ['/health', '/livez', '/readyz', '/metrics']
+
+/** Any other method on a probe or the metrics: a 405 naming GET, as every endpoint answers one. */
+const wrongMethods = PATHS.reduce(
+  (app, path) =>
+    app.all(
+      path,
+      ({ request }) => {
+        noteRoute(request, path)
+        const error = new MethodNotAllowed(request.method, 'GET')
+        return replyJson(exchangeForError(request), 405, error.body, error.headers)
+      },
+      { detail: { hide: true } },
+    ),
+  new Elysia({ name: 'operations-methods' }),
+)
+
 /** Probes and metrics for load balancers, orchestrators and Prometheus (CONTRACT §17); no negotiation, no caches. */
-export function operations({ health, notReady, metrics, metricsToken }: OperationsDeps) {
+export const operations = (deps: OperationsDeps) => probes(deps).use(wrongMethods)
+
+function probes({ health, notReady, metrics, metricsToken }: OperationsDeps) {
   return new Elysia({ name: 'operations' })
     .get('/health', () => Response.json({ status: 'ok', ...health() }, { headers: NOSNIFF }), {
       detail: {
