@@ -1,7 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { afterAll, beforeAll } from 'bun:test'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
-import { freePort, ROOT, spawnService, waitForHealth } from './service'
+import { tempDir } from './app'
+import { freePort, ROOT, spawnService, stopService, waitForHealth } from './service'
 
 // Driving Debian's Chromium for the browser tests: every page opened here is watched, so a test
 // can tell that it loaded only from the service, logged no error, threw nothing and tripped no
@@ -48,6 +50,46 @@ export async function serviceAndBrowser(
   )
   const [browser] = await Promise.all([launchChromium(), waitForHealth(origin, proc)])
   return { port, origin, proc, browser }
+}
+
+/** The service and the Chromium that one suite of browser tests drives. */
+export interface BrowserSuite {
+  readonly origin: string
+  readonly browser: Browser
+}
+
+/**
+ * Starts the service (a data file in a new folder named `prefix`…, the admin `token`, `env`) and a
+ * Chromium before the suite's tests, and stops both and removes the folder after them. Called in
+ * a suite before its own beforeAll, whose setup then finds them started.
+ */
+export function browserSuite(
+  token: string,
+  prefix: string,
+  { env = {}, timeout = 60_000 }: { env?: Record<string, string>; timeout?: number } = {},
+): BrowserSuite {
+  const dir = tempDir(prefix)
+  let started: Awaited<ReturnType<typeof serviceAndBrowser>> | null = null
+  const running = () => {
+    if (!started) throw new Error('browserSuite: the service and Chromium are not started (outside the suite?)')
+    return started
+  }
+  beforeAll(async () => {
+    started = await serviceAndBrowser(dir, token, { env })
+  }, timeout)
+  afterAll(async () => {
+    await started?.browser.close().catch(() => {})
+    await stopService(started?.proc)
+    rmSync(dir, { recursive: true, force: true })
+  }, timeout)
+  return {
+    get origin() {
+      return running().origin
+    },
+    get browser() {
+      return running().browser
+    },
+  }
 }
 
 /** What one page did that it should not have: requests elsewhere, console errors, uncaught errors. */

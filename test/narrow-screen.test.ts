@@ -1,10 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import type { Subprocess } from 'bun'
-import { rmSync } from 'node:fs'
-import type { Browser, Page } from 'playwright-core'
-import { tempDir } from '../harness/app'
-import { offHost, serviceAndBrowser, watchPage } from '../harness/browser'
-import { stopService } from '../harness/service'
+import { beforeAll, describe, expect, it } from 'bun:test'
+import type { Page } from 'playwright-core'
+import { browserSuite, offHost, watchPage } from '../harness/browser'
 
 // Issue 25: on a phone 375 px wide no page scrolls sideways, the browsable view's (the list, a club,
 // an error) nor the site's. The club here is made to push: a name, subtitle and address of one long
@@ -57,14 +53,10 @@ const PAGES: NarrowPage[] = [
 ]
 
 suite('at 375 px wide, in a real browser', () => {
-  let proc: Subprocess | undefined
-  let browser: Browser | undefined
-  let origin = ''
-  let host = ''
-  const dir = tempDir('clubs-narrow-')
+  const site = browserSuite(TOKEN, 'clubs-narrow-', { timeout: TIMEOUT })
 
   const api = async (path: string, token: string, method = 'GET', body?: unknown) => {
-    const res = await fetch(`${origin}${path}`, {
+    const res = await fetch(`${site.origin}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -74,9 +66,6 @@ suite('at 375 px wide, in a real browser', () => {
   }
 
   beforeAll(async () => {
-    const started = await serviceAndBrowser(dir, TOKEN)
-    ;({ proc, browser, origin } = started)
-    host = new URL(origin).host
     const { token } = (await api('/api/users/', TOKEN, 'POST', { username: 'wide' })) as { token: string }
     const club = {
       name: `${WORD} Society`,
@@ -94,15 +83,9 @@ suite('at 375 px wide, in a real browser', () => {
     await api(`/api/clubs/${CODE}/`, token, 'PATCH', { description: `Changed: ${'Q'.repeat(150)} ${URL_TEXT}` })
   }, TIMEOUT)
 
-  afterAll(async () => {
-    await browser?.close().catch(() => {})
-    await stopService(proc)
-    rmSync(dir, { recursive: true, force: true })
-  }, TIMEOUT)
-
   /** Enters the admin's token in the browsable view's token bar; the page reloads with it. */
   async function useAdminToken(page: Page) {
-    await page.goto(`${origin}/api/?format=api`)
+    await page.goto(`${site.origin}/api/?format=api`)
     await page.locator('#token').fill(TOKEN)
     await page.getByRole('button', { name: 'Use token' }).click()
     await page.locator('.token .who').waitFor({ state: 'visible' })
@@ -112,11 +95,11 @@ suite('at 375 px wide, in a real browser', () => {
     it(
       `${name} does not scroll sideways`,
       async () => {
-        const watched = await watchPage(browser!, host, PHONE)
+        const watched = await watchPage(site.browser, new URL(site.origin).host, PHONE)
         const { page } = watched
         try {
           if (asAdmin) await useAdminToken(page)
-          const res = await page.goto(origin + path)
+          const res = await page.goto(site.origin + path)
           expect(res?.status()).toBe(status)
           await page.locator(shows).first().waitFor({ state: 'visible' })
           const width = await page.evaluate(() => ({

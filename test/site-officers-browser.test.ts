@@ -1,11 +1,7 @@
 import sharp from 'sharp'
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import type { Subprocess } from 'bun'
-import { rmSync } from 'node:fs'
-import type { Browser, Page } from 'playwright-core'
-import { tempDir } from '../harness/app'
-import { axeViolations, offHost, serviceAndBrowser, tabTo, watchPage } from '../harness/browser'
-import { stopService } from '../harness/service'
+import { beforeAll, describe, expect, it } from 'bun:test'
+import type { Page } from 'playwright-core'
+import { axeViolations, browserSuite, offHost, tabTo, watchPage } from '../harness/browser'
 
 // An officer on the campus site in Chromium (CONTRACT §20), by keyboard alone: signs in with a
 // service token, opens My clubs from the navigation, opens the club's Edit form, changes a field
@@ -29,36 +25,26 @@ async function tabToNamed(page: Page, name: string) {
 }
 
 suite('an officer edits their club in a real browser, by keyboard', () => {
-  let proc: Subprocess | undefined
-  let browser: Browser | undefined
-  let origin = ''
-  const dir = tempDir('clubs-officers-browser-')
+  const site = browserSuite(TOKEN, 'clubs-officers-browser-', { timeout: TIMEOUT })
   let oliveToken = ''
 
   const api = (path: string, body?: unknown) =>
-    fetch(`${origin}${path}`, {
+    fetch(`${site.origin}${path}`, {
       method: body === undefined ? 'GET' : 'POST',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     })
 
   beforeAll(async () => {
-    ;({ proc, browser, origin } = await serviceAndBrowser(dir, TOKEN))
     oliveToken = ((await (await api('/api/users/', { username: 'olive' })).json()) as { token: string }).token
     expect((await api(`/api/clubs/${CHESS}/members/`, { username: 'olive', role: 'officer' })).status).toBe(201)
     const samToken = ((await (await api('/api/users/', { username: 'sam' })).json()) as { token: string }).token
-    const asked = await fetch(`${origin}/api/clubs/${CHESS}/requests/`, {
+    const asked = await fetch(`${site.origin}/api/clubs/${CHESS}/requests/`, {
       method: 'POST',
       headers: { authorization: `Bearer ${samToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({ message: 'sam plays the Sicilian' }),
     })
     expect(asked.status).toBe(201)
-  }, TIMEOUT)
-
-  afterAll(async () => {
-    await browser?.close().catch(() => {})
-    await stopService(proc)
-    rmSync(dir, { recursive: true, force: true })
   }, TIMEOUT)
 
   /** No axe-core violation on the page (CONTRACT §20 asks for none serious or critical). */
@@ -67,25 +53,25 @@ suite('an officer edits their club in a real browser, by keyboard', () => {
   it(
     'signs in, opens My clubs, changes the subtitle by its label, saves, reads that it awaits review, and accepts a join request; fits 375 px',
     async () => {
-      const watched = await watchPage(browser!, new URL(origin).host)
+      const watched = await watchPage(site.browser, new URL(site.origin).host)
       const { page } = watched
       page.setDefaultTimeout(10_000)
       try {
-        await page.goto(`${origin}/sign-in`)
+        await page.goto(`${site.origin}/sign-in`)
         await tabToNamed(page, 'Your token')
         await page.keyboard.type(oliveToken)
         await page.keyboard.press('Enter')
-        await page.waitForURL(`${origin}/`)
+        await page.waitForURL(`${site.origin}/`)
 
         await tabToNamed(page, 'My clubs')
         await page.keyboard.press('Enter')
-        await page.waitForURL(`${origin}/my-clubs`)
+        await page.waitForURL(`${site.origin}/my-clubs`)
         await page.getByRole('heading', { level: 1, name: 'My clubs' }).waitFor()
         await expectAccessible(page)
 
         await tabToNamed(page, 'Edit Penn Chess Society')
         await page.keyboard.press('Enter')
-        await page.waitForURL(`${origin}/clubs/${CHESS}/edit`)
+        await page.waitForURL(`${site.origin}/clubs/${CHESS}/edit`)
         await expectAccessible(page)
 
         await tabToNamed(page, 'Email')
@@ -106,7 +92,7 @@ suite('an officer edits their club in a real browser, by keyboard', () => {
         await page.keyboard.type('Blitz on Fridays')
         await tabToNamed(page, 'Save')
         await page.keyboard.press('Enter')
-        await page.waitForURL(`${origin}/clubs/${CHESS}/edit?saved=review`)
+        await page.waitForURL(`${site.origin}/clubs/${CHESS}/edit?saved=review`)
         const notice = await page.getByRole('status').textContent()
         expect(notice).toContain('awaits review')
         expect(notice).toContain('the public still sees the approved version')
@@ -127,7 +113,7 @@ suite('an officer edits their club in a real browser, by keyboard', () => {
 
         await page.setViewportSize({ width: 375, height: 800 })
         for (const path of ['/my-clubs', `/clubs/${CHESS}/edit?saved=review`, `/clubs/${CHESS}/requests`]) {
-          await page.goto(`${origin}${path}`)
+          await page.goto(`${site.origin}${path}`)
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
           expect({ path, overflow }).toEqual({ path, overflow: 0 })
         }
@@ -145,14 +131,14 @@ suite('an officer edits their club in a real browser, by keyboard', () => {
   it(
     'uploads a logo through the edit page and shows its thumbnail, which loads from the service',
     async () => {
-      const watched = await watchPage(browser!, new URL(origin).host)
+      const watched = await watchPage(site.browser, new URL(site.origin).host)
       const { page } = watched
       page.setDefaultTimeout(10_000)
       try {
-        await page.goto(`${origin}/sign-in`)
+        await page.goto(`${site.origin}/sign-in`)
         await page.getByLabel('Your token').fill(oliveToken)
-        await Promise.all([page.waitForURL(`${origin}/`), page.getByRole('button', { name: 'Sign in' }).click()])
-        await page.goto(`${origin}/clubs/${CHESS}/edit`)
+        await Promise.all([page.waitForURL(`${site.origin}/`), page.getByRole('button', { name: 'Sign in' }).click()])
+        await page.goto(`${site.origin}/clubs/${CHESS}/edit`)
         const png = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#7a1fa8' } })
           .png()
           .toBuffer()

@@ -1,12 +1,8 @@
 import sharp from 'sharp'
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import type { Subprocess } from 'bun'
-import { rmSync } from 'node:fs'
+import { beforeAll, describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
-import type { Browser } from 'playwright-core'
 import { tempDir } from '../harness/app'
-import { axeViolations, offHost, serviceAndBrowser, sidewaysScroll, watchPage } from '../harness/browser'
-import { stopService } from '../harness/service'
+import { axeViolations, browserSuite, offHost, sidewaysScroll, watchPage } from '../harness/browser'
 
 // Every page of the campus site (CONTRACT §20), as each kind of person sees it, in Chromium at
 // 1280 and at 375 px: axe-core finds no violation, nothing scrolls sideways, the page loads only
@@ -37,14 +33,14 @@ const PAGES: readonly { name: string; path: string; who: Who }[] = [
 ]
 
 suite('every page of the site in Chromium', () => {
-  let proc: Subprocess | undefined
-  let browser: Browser | undefined
-  let origin = ''
+  const site = browserSuite(TOKEN, 'clubs-site-pages-', {
+    env: { CLUBS_SITE_TITLE: 'Example University' },
+    timeout: TIMEOUT,
+  })
   const tokens: Record<Exclude<Who, 'anonymous'>, string> = { student: '', officer: '', admin: TOKEN }
-  const dir = tempDir('clubs-site-pages-')
 
   const api = async (path: string, json?: unknown, token = TOKEN, method = json === undefined ? 'GET' : 'POST') => {
-    const res = await fetch(`${origin}${path}`, {
+    const res = await fetch(`${site.origin}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: json === undefined ? undefined : JSON.stringify(json),
@@ -54,9 +50,6 @@ suite('every page of the site in Chromium', () => {
   }
 
   beforeAll(async () => {
-    ;({ proc, browser, origin } = await serviceAndBrowser(dir, TOKEN, {
-      env: { CLUBS_SITE_TITLE: 'Example University' },
-    }))
     tokens.student = (await api('/api/users/', { username: 'sam' })).token
     tokens.officer = (await api('/api/users/', { username: 'olive' })).token
     // Olive's club, approved, then a change of hers that awaits review; Sam favors the chess club.
@@ -83,7 +76,7 @@ suite('every page of the site in Chromium', () => {
       ])
       .png()
       .toBuffer()
-    const uploaded = await fetch(`${origin}/api/clubs/penn-chess-society/logo/`, {
+    const uploaded = await fetch(`${site.origin}/api/clubs/penn-chess-society/logo/`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${TOKEN}` },
       body: logo,
@@ -108,20 +101,14 @@ suite('every page of the site in Chromium', () => {
     })
   }, TIMEOUT)
 
-  afterAll(async () => {
-    await browser?.close()
-    await stopService(proc)
-    rmSync(dir, { recursive: true, force: true })
-  })
-
   for (const { name, path, who } of PAGES)
     it(
       `${name} (${path}, ${who}): no axe violation and no sideways scroll at ${WIDTHS.join(' and ')} px`,
       async () => {
-        const watched = await watchPage(browser!, new URL(origin).host)
+        const watched = await watchPage(site.browser, new URL(site.origin).host)
         const { page, problems } = watched
         if (who !== 'anonymous') {
-          await page.goto(`${origin}/sign-in`)
+          await page.goto(`${site.origin}/sign-in`)
           await page.getByLabel('Your token').fill(tokens[who])
           await Promise.all([
             page.waitForEvent('framenavigated'),
@@ -130,7 +117,7 @@ suite('every page of the site in Chromium', () => {
         }
         for (const width of WIDTHS) {
           await page.setViewportSize({ width, height: 900 })
-          await page.goto(`${origin}${path}`)
+          await page.goto(`${site.origin}${path}`)
           expect(await page.title()).toContain('Example University')
           expect([width, await axeViolations(page)]).toEqual([width, []])
           expect([width, await sidewaysScroll(page)]).toEqual([width, 0])

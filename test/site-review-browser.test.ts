@@ -1,10 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import type { Subprocess } from 'bun'
-import { rmSync } from 'node:fs'
-import type { Browser } from 'playwright-core'
-import { tempDir } from '../harness/app'
-import { axeViolations, serviceAndBrowser, sidewaysScroll, tabTo, watchPage } from '../harness/browser'
-import { stopService } from '../harness/service'
+import { beforeAll, describe, expect, it } from 'bun:test'
+import { axeViolations, browserSuite, sidewaysScroll, tabTo, watchPage } from '../harness/browser'
 
 // The office's Review page in Chromium (CONTRACT §20): an admin signs in with a service token,
 // opens Review, tabs to the comment field, writes a comment, tabs to Approve and presses Enter, and
@@ -16,15 +11,11 @@ const TIMEOUT = 60_000
 const suite = process.env.SKIP_BROWSER_TESTS === '1' ? describe.skip : describe
 
 suite('the Review page in a real browser', () => {
-  let proc: Subprocess | undefined
-  let browser: Browser | undefined
-  let origin = ''
-  const dir = tempDir('clubs-review-browser-')
+  const site = browserSuite(TOKEN, 'clubs-review-browser-', { timeout: TIMEOUT })
 
   beforeAll(async () => {
-    ;({ proc, browser, origin } = await serviceAndBrowser(dir, TOKEN))
     const api = (path: string, token: string, json: unknown) =>
-      fetch(`${origin}${path}`, {
+      fetch(`${site.origin}${path}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify(json),
@@ -33,19 +24,13 @@ suite('the Review page in a real browser', () => {
     await api('/api/clubs/', token!, { name: 'Lantern Society', subtitle: 'Paper lanterns by the river' })
   }, TIMEOUT)
 
-  afterAll(async () => {
-    await browser?.close().catch(() => {})
-    await stopService(proc)
-    rmSync(dir, { recursive: true, force: true })
-  }, TIMEOUT)
-
   it(
     'lets an admin approve a club with a comment by keyboard alone, and says so; accessible, and fits 375 px',
     async () => {
-      const { page, problems } = await watchPage(browser!, new URL(origin).host)
+      const { page, problems } = await watchPage(site.browser, new URL(site.origin).host)
       page.setDefaultTimeout(10_000)
       try {
-        await page.goto(`${origin}/sign-in?next=%2Freview`)
+        await page.goto(`${site.origin}/sign-in?next=%2Freview`)
         await page.getByLabel('Your token').fill(TOKEN)
         await page.keyboard.press('Enter')
         await page.getByRole('heading', { level: 1, name: 'Review' }).waitFor()
@@ -63,11 +48,11 @@ suite('the Review page in a real browser', () => {
         await page.getByText('Approved “Lantern Society”: the public sees it as it stands now.').waitFor()
         expect(new URL(page.url()).pathname).toBe('/review')
         expect(await page.getByRole('region', { name: 'Lantern Society' }).count()).toBe(0)
-        const club = await (await fetch(`${origin}/api/clubs/lantern-society/`)).json()
+        const club = await (await fetch(`${site.origin}/api/clubs/lantern-society/`)).json()
         expect([club.approved, club.approved_comment]).toEqual([true, 'Welcome to the directory!'])
 
         await page.setViewportSize({ width: 375, height: 800 })
-        await page.goto(`${origin}/review`)
+        await page.goto(`${site.origin}/review`)
         expect(await sidewaysScroll(page)).toBe(0)
         expect(problems).toEqual([])
       } finally {

@@ -1,10 +1,6 @@
-import { afterAll, beforeAll, expect, it } from 'bun:test'
-import type { Subprocess } from 'bun'
-import { rmSync } from 'node:fs'
-import type { Browser, Page } from 'playwright-core'
-import { tempDir } from '../harness/app'
-import { axeViolations, offHost, serviceAndBrowser, sidewaysScroll, tabTo, watchPage } from '../harness/browser'
-import { stopService } from '../harness/service'
+import { expect, it } from 'bun:test'
+import type { Page } from 'playwright-core'
+import { axeViolations, browserSuite, offHost, sidewaysScroll, tabTo, watchPage } from '../harness/browser'
 
 // A student's journey on the site in Chromium, on a phone-sized screen (375 px) and by keyboard
 // alone (CONTRACT §20): sign in with a token, find a club with the search field, open it,
@@ -15,22 +11,10 @@ const TOKEN = 'student-browser-admin-token'
 const TIMEOUT = 60_000
 const suite = process.env.SKIP_BROWSER_TESTS === '1' ? it.skip : it
 
-let proc: Subprocess | undefined
-let browser: Browser | undefined
-let origin = ''
-const dir = tempDir('clubs-student-browser-')
-
-beforeAll(async () => {
-  ;({ proc, browser, origin } = await serviceAndBrowser(dir, TOKEN))
-}, TIMEOUT)
-afterAll(async () => {
-  await browser?.close()
-  await stopService(proc)
-  rmSync(dir, { recursive: true, force: true })
-})
+const site = browserSuite(TOKEN, 'clubs-student-browser-', { timeout: TIMEOUT })
 
 const api = (path: string, init: { method?: string; json?: unknown; token?: string } = {}) =>
-  fetch(`${origin}${path}`, {
+  fetch(`${site.origin}${path}`, {
     method: init.method ?? 'GET',
     headers: { authorization: `Bearer ${init.token ?? TOKEN}`, 'content-type': 'application/json' },
     body: init.json === undefined ? undefined : JSON.stringify(init.json),
@@ -62,10 +46,10 @@ suite(
     const { token } = await api('/api/users/', { method: 'POST', json: { username: 'sam' } })
     await api('/api/clubs/penn-chess-society/', { method: 'PATCH', json: { accepting_members: true } })
 
-    const watched = await watchPage(browser!, new URL(origin).host)
+    const watched = await watchPage(site.browser, new URL(site.origin).host)
     const { page, problems } = watched
     await page.setViewportSize({ width: 375, height: 800 })
-    await page.goto(`${origin}/`)
+    await page.goto(`${site.origin}/`)
     await checkPage(page, problems, 'directory')
 
     await press(page, page.getByRole('link', { name: 'Sign in' }))
