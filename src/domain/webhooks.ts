@@ -57,8 +57,10 @@ const answered = ({ webhook: _, body: __, ...delivery }: DeliveryRecord): Delive
  */
 export class WebhookService {
   readonly #hooks = new Map<number, WebhookRecord>()
-  /** By webhook, then by event number, in the order queued. */
-  readonly #deliveries = new Map<number, Map<number, DeliveryRecord>>()
+  /** Deliveries still to make, by webhook, then by event number, in the order queued (none empty). */
+  readonly #pending = new Map<number, Map<number, DeliveryRecord>>()
+  /** Delivered and failed ones by webhook, oldest first: the newest KEPT_FINISHED, for admins to read. */
+  readonly #finished = new Map<number, DeliveryRecord[]>()
   readonly #inFlight = new Map<number, Set<number>>()
   readonly #retryDelays: readonly number[]
   #saving: ReturnType<typeof setTimeout> | null = null
@@ -71,7 +73,9 @@ export class WebhookService {
     private readonly options: WebhookOptions,
   ) {
     for (const hook of hooks) this.#hooks.set(hook.id, hook)
-    for (const delivery of deliveries) this.#queueOf(delivery.webhook).set(delivery.seq, delivery)
+    for (const delivery of [...deliveries].sort((a, b) => a.seq - b.seq))
+      if (delivery.status === 'pending') this.#queueOf(delivery.webhook).set(delivery.seq, delivery)
+      else this.#finish(delivery)
     this.#retryDelays = options.retryDelays ?? RETRY_DELAYS_MS
   }
 
@@ -112,12 +116,15 @@ export class WebhookService {
     requireAdmin(caller)
     const hook = this.#find(id)
     await this.commit(() => {
-      const queue = this.#deliveries.get(hook.id)
+      const queue = this.#pending.get(hook.id)
+      const finished = this.#finished.get(hook.id)
       this.#hooks.delete(hook.id)
-      this.#deliveries.delete(hook.id)
+      this.#pending.delete(hook.id)
+      this.#finished.delete(hook.id)
       return () => {
         this.#hooks.set(hook.id, hook)
-        if (queue) this.#deliveries.set(hook.id, queue)
+        if (queue) this.#pending.set(hook.id, queue)
+        if (finished) this.#finished.set(hook.id, finished)
       }
     })
   }
@@ -126,7 +133,9 @@ export class WebhookService {
   deliveries(caller: Caller, id: string): Delivery[] {
     requireAdmin(caller)
     const hook = this.#find(id)
-    return [...(this.#deliveries.get(hook.id)?.values() ?? [])].sort((a, b) => b.seq - a.seq).map(answered)
+    return [...(this.#pending.get(hook.id)?.values() ?? []), ...(this.#finished.get(hook.id) ?? [])]
+      .sort((a, b) => b.seq - a.seq)
+      .map(answered)
   }
 
   /** Queues `events` for every webhook that wants their type; called in the commit that numbered them. */
@@ -142,17 +151,17 @@ export class WebhookService {
         queued.push(delivery)
       }
     return () => {
-      for (const { webhook, seq } of queued) this.#deliveries.get(webhook)?.delete(seq)
+      for (const { webhook, seq } of queued) this.#unqueue(webhook, seq)
     }
   }
 
   /** The deliveries due now whose events are on disk, each marked as under way until `release`. */
   take(): DueDelivery[] {
-    if (this.#deliveries.size === 0) return []
+    if (this.#pending.size === 0) return []
     const now = this.now().getTime()
     const published = this.options.published()
     const out: DueDelivery[] = []
-    for (const [id, queue] of this.#deliveries) {
+    for (const [id, queue] of this.#pending) {
       const hook = this.#hooks.get(id)
       const flying = this.#inFlight.get(id) ?? new Set<number>()
       for (const delivery of queue.values()) {
@@ -182,14 +191,14 @@ export class WebhookService {
 
   /** Milliseconds until the next delivery that `take` would hand out is due; null when none is waiting. */
   nextDueIn(): number | null {
-    if (this.#deliveries.size === 0) return null
+    if (this.#pending.size === 0) return null
     const published = this.options.published()
     let next = Infinity
-    for (const [id, queue] of this.#deliveries) {
+    for (const [id, queue] of this.#pending) {
       const flying = this.#inFlight.get(id)
       if ((flying?.size ?? 0) >= MAX_IN_FLIGHT) continue
       for (const delivery of queue.values())
-        if (delivery.status === 'pending' && delivery.seq <= published && !flying?.has(delivery.seq))
+        if (delivery.seq <= published && !flying?.has(delivery.seq))
           next = Math.min(next, Date.parse(delivery.next_attempt_at!))
     }
     return next === Infinity ? null : Math.max(0, next - this.now().getTime())
@@ -202,9 +211,8 @@ export class WebhookService {
    * client's): one lost in a crash is an attempt made again, which delivery at least once allows.
    */
   settle({ webhook, seq }: DueDelivery, outcome: Outcome): void {
-    const queue = this.#deliveries.get(webhook)
-    const was = queue?.get(seq)
-    if (!queue || !was || was.status !== 'pending') return
+    const was = this.#pending.get(webhook)?.get(seq)
+    if (!was) return
     const attempts = was.attempts + 1
     const delay = this.#retryDelays[attempts - 1]
     const finished = outcome.delivered || delay === undefined
@@ -216,9 +224,11 @@ export class WebhookService {
       last_error: outcome.delivered ? null : outcome.error,
       next_attempt_at: finished ? null : new Date(this.now().getTime() + delay!).toISOString(),
     }
-    if (finished) delete next.body
-    queue.set(seq, next)
-    if (finished) dropOldFinished(queue)
+    if (finished) {
+      delete next.body
+      this.#unqueue(webhook, seq)
+      this.#finish(next)
+    } else this.#queueOf(webhook).set(seq, next)
     this.#saveSoon()
   }
 
@@ -236,7 +246,12 @@ export class WebhookService {
   snapshot(): { webhooks: WebhookRecord[]; webhook_deliveries: DeliveryRecord[] } {
     return {
       webhooks: [...this.#hooks.values()],
-      webhook_deliveries: [...this.#deliveries.values()].flatMap((queue) => [...queue.values()]),
+      webhook_deliveries: [
+        ...[...this.#pending.values()].flatMap((queue) => [...queue.values()]),
+        // Delivered ones are for reading while the service runs: on disk, fifty webhooks' hundred
+        // each would weigh on every write. Failed ones, which an admin must see, stay.
+        ...[...this.#finished.values()].flat().filter((delivery) => delivery.status === 'failed'),
+      ],
     }
   }
 
@@ -247,9 +262,23 @@ export class WebhookService {
   }
 
   #queueOf(webhook: number): Map<number, DeliveryRecord> {
-    let queue = this.#deliveries.get(webhook)
-    if (!queue) this.#deliveries.set(webhook, (queue = new Map()))
+    let queue = this.#pending.get(webhook)
+    if (!queue) this.#pending.set(webhook, (queue = new Map()))
     return queue
+  }
+
+  #unqueue(webhook: number, seq: number): void {
+    const queue = this.#pending.get(webhook)
+    queue?.delete(seq)
+    if (queue?.size === 0) this.#pending.delete(webhook)
+  }
+
+  /** Keeps a finished delivery among its webhook's newest KEPT_FINISHED. */
+  #finish(delivery: DeliveryRecord): void {
+    let finished = this.#finished.get(delivery.webhook)
+    if (!finished) this.#finished.set(delivery.webhook, (finished = []))
+    finished.push(delivery)
+    if (finished.length > KEPT_FINISHED) finished.shift()
   }
 
   /** The URL, or a 400 on `url`: not http(s), or (unless allowed) an address, or a name resolving to one, that is not public. */
@@ -289,8 +318,3 @@ function pending(webhook: number, event: LoggedChange, at: string): DeliveryReco
 }
 
 /** Drops the oldest delivered and failed deliveries past KEPT_FINISHED; returns them. */
-function dropOldFinished(queue: Map<number, DeliveryRecord>): void {
-  const finished = [...queue.values()].filter((delivery) => delivery.status !== 'pending')
-  const dropped = finished.sort((a, b) => a.seq - b.seq).slice(0, Math.max(0, finished.length - KEPT_FINISHED))
-  for (const delivery of dropped) queue.delete(delivery.seq)
-}
