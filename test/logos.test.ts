@@ -146,6 +146,24 @@ describe('PUT /api/clubs/{code}/logo/', () => {
     }
     expect((await app.req(`${path}?size=128`)).status).toBe(400)
   })
+
+  it('reads ?size= as any query is read: escapes decoded, the first of several, no ?format=', async () => {
+    const { put, app } = await world()
+    const path = new URL((await readJson(await put('admin', await png()))).image_url).pathname
+    const width = async (query: string) => {
+      const res = await app.req(path + query)
+      expect(res.status, query).toBe(200)
+      return (await sharp(new Uint8Array(await res.arrayBuffer())).metadata()).width
+    }
+    expect(await width('?size=6%34')).toBe(64)
+    expect(await width('?size=64&size=256')).toBe(64)
+    expect(await width('?sizes=64&size=256')).toBe(256)
+    expect(await width('?&size=256&')).toBe(256)
+    for (const query of ['?size', '?size=', '?size=64+', '?size=%2064', '?Size=64&size=12'])
+      expect((await app.req(path + query)).status, query).toBe(400)
+    for (const query of ['?format=json', '?size=64&format=', '?format'])
+      expect((await app.req(path + query)).status, query).toBe(404)
+  })
 })
 
 describe('refused uploads (400 {"image": [...]}, nothing changed, no file left)', () => {

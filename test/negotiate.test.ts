@@ -6,7 +6,7 @@ import { negotiate } from '../src/edge/negotiate'
 
 const outcome = (url: string, accept: string | null) => {
   try {
-    return negotiate(new URL(url, 'http://localhost').searchParams, accept)
+    return negotiate(new URL(url, 'http://localhost').searchParams.get('format'), accept)
   } catch (error) {
     if (error instanceof NotFound) return `NotFound ${error.status}`
     throw error
@@ -96,7 +96,7 @@ describe('negotiate: spreadsheets, only where the action offers them (CONTRACT Â
   test.each(rows)('$url offering $offered', ({ url, offered, expected }) => {
     let got: string
     try {
-      got = negotiate(new URL(url, 'http://localhost').searchParams, 'text/csv', offered)
+      got = negotiate(new URL(url, 'http://localhost').searchParams.get('format'), 'text/csv', offered)
     } catch (error) {
       if (!(error instanceof NotFound)) throw error
       got = `NotFound ${error.status}`

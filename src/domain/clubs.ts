@@ -82,9 +82,19 @@ export class ClubService {
     }
   }
 
-  /** Names the state every answer is made from; it changes whenever any answer could. */
+  #dataVersion = { catalog: -1, relations: -1, name: '' }
+
+  /**
+   * Names the state every answer is made from; it changes whenever any answer could. The same
+   * string while the state stays, so the caches that compare it per request compare one pointer.
+   */
   get dataVersion(): string {
-    return `${this.catalog.version}.${this.relations.version}`
+    const catalog = this.catalog.version
+    const relations = this.relations.version
+    const made = this.#dataVersion
+    if (made.catalog !== catalog || made.relations !== relations)
+      this.#dataVersion = { catalog, relations, name: `${catalog}.${relations}` }
+    return this.#dataVersion.name
   }
 
   /** The clubs `caller` sees that `query` keeps, in its order; one page of them when it asks for one. */

@@ -123,8 +123,8 @@ export function endpoint<const Path extends string>(spec: EndpointSpec<Path>): E
 }
 
 /** An action that answers a file: JSON for its errors, whatever Accept says, and no ?format=. */
-const FILE_ONLY = (query: URLSearchParams) => {
-  if (query.has('format')) throw new NotFound()
+const FILE_ONLY = (format: string | null) => {
+  if (format !== null) throw new NotFound()
   return 'json' as const
 }
 

@@ -1,5 +1,6 @@
 import type { Parameter } from './docs/openapi'
 import { negotiate, type Format, type SpreadsheetFormat } from './negotiate'
+import { queryParam } from './query-param'
 import { urlOf } from './request-facts'
 
 /** What the browsable view, OPTIONS and the Allow header say about the endpoint a request reached. */
@@ -23,7 +24,8 @@ export interface BrowsableNotes {
 
 const NO_QUERY: URLSearchParams = new URLSearchParams()
 
-export type Negotiation = (query: URLSearchParams, accept: string | null) => Format
+/** Picks the format from `?format=` (null without one) and the Accept header. */
+export type Negotiation = (format: string | null, accept: string | null) => Format
 
 /**
  * What the edge knows about one request once it has been negotiated. The URL is parsed on first
@@ -43,7 +45,7 @@ export class Exchange {
     url: URL | null = null,
   ) {
     this.#url = url
-    this.format = typeof format === 'function' ? format(this.query, request.headers.get('accept')) : format
+    this.format = typeof format === 'function' ? format(this.param('format'), request.headers.get('accept')) : format
   }
 
   /** The same exchange at another URL of its endpoint (the browsable list's page 1). */
@@ -64,19 +66,26 @@ export class Exchange {
     const at = this.href.indexOf('?')
     return (this.#query = at < 0 ? NO_QUERY : new URLSearchParams(this.href.slice(at + 1)))
   }
+
+  /** One query parameter's first value, as `query.get` reads it, or null; most need no URLSearchParams made. */
+  param(name: string): string | null {
+    if (this.#url || this.#query) return this.query.get(name)
+    const value = queryParam(this.href, name)
+    return value === undefined ? this.query.get(name) : value
+  }
 }
 
 /** JSON, the browsable view or one of the `spreadsheets` an action offers (404 for any other ?format=). */
 export const offering =
   (spreadsheets?: readonly SpreadsheetFormat[]): Negotiation =>
-  (query, accept) =>
-    negotiate(query, accept, spreadsheets)
+  (format, accept) =>
+    negotiate(format, accept, spreadsheets)
 
 /** The same for answering an error, where an unknown ?format= falls back to JSON. */
 export const exchangeForError = (request: Request, page: PageInfo | null = null) =>
-  new Exchange(request, page, urlOf(request), (query, accept) => {
+  new Exchange(request, page, urlOf(request), (format, accept) => {
     try {
-      return negotiate(query, accept)
+      return negotiate(format, accept)
     } catch {
       return 'json'
     }

@@ -6,15 +6,14 @@ export type SpreadsheetFormat = 'csv' | 'xlsx'
 export type Format = 'json' | 'api' | SpreadsheetFormat
 
 /**
- * `?format=` wins (json, api, or a spreadsheet the action offers); otherwise an Accept header that
- * prefers HTML to JSON picks the browsable view.
+ * `?format=` (`format`, null without one) wins (json, api, or a spreadsheet the action offers);
+ * otherwise an Accept header that prefers HTML to JSON picks the browsable view.
  */
 export function negotiate(
-  query: URLSearchParams,
+  format: string | null,
   accept: string | null,
   spreadsheets: readonly SpreadsheetFormat[] = [],
 ): Format {
-  const format = query.get('format')
   if (format !== null) {
     if (format === 'json' || format === 'api') return format
     if ((spreadsheets as readonly string[]).includes(format)) return format as SpreadsheetFormat

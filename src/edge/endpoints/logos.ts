@@ -23,26 +23,40 @@ const SERVED_LOGOS = 512
  */
 class ServedLogos {
   #version = ''
-  readonly #files = new Map<string, Prepared>()
+  /** By the name in the URL ('<hash>.webp'), then by size: no key is made per request. */
+  readonly #files = new Map<string, Map<LogoSize, Prepared>>()
+  #count = 0
 
-  /** The file kept for `key` in data version `version`, or undefined. */
-  kept(version: string, key: string): Prepared | undefined {
+  /** The file kept for `file` at `size` in data version `version`, or undefined. */
+  kept(version: string, file: string, size: LogoSize): Prepared | undefined {
     if (version !== this.#version) {
-      this.#files.clear()
+      this.#clear()
       this.#version = version
     }
-    return this.#files.get(key)
+    return this.#files.get(file)?.get(size)
   }
 
-  async get(version: string, key: string, read: () => Promise<Uint8Array | null>): Promise<Prepared | null> {
-    const kept = this.kept(version, key)
+  async get(
+    version: string,
+    file: string,
+    size: LogoSize,
+    read: () => Promise<Uint8Array | null>,
+  ): Promise<Prepared | null> {
+    const kept = this.kept(version, file, size)
     if (kept) return kept
     const bytes = await read()
     if (!bytes) return null
-    if (this.#files.size >= SERVED_LOGOS) this.#files.clear()
-    const file = Prepared.built(bytes, 'image/webp', null)
-    this.#files.set(key, file)
-    return file
+    if (this.#count >= SERVED_LOGOS) this.#clear()
+    const prepared = Prepared.built(bytes, 'image/webp', null)
+    const sizes = this.#files.get(file) ?? this.#files.set(file, new Map()).get(file)!
+    if (!sizes.has(size)) this.#count++
+    sizes.set(size, prepared)
+    return prepared
+  }
+
+  #clear() {
+    this.#files.clear()
+    this.#count = 0
   }
 }
 /** Each directory's own (a test process holds several). */
@@ -56,8 +70,7 @@ function logosOf(services: Services) {
 }
 
 /** `?size=`: absent (the logo as sent), 64 or 256. */
-function sizeOf(params: URLSearchParams): LogoSize {
-  const size = params.get('size')
+function sizeOf(size: string | null): LogoSize {
   if (size === null) return 'full'
   if (size === '64' || size === '256') return size
   throw new ValidationFailed({ size: ['Use 64 or 256.'] })
@@ -130,18 +143,18 @@ export const logoFile = endpoint({
       },
       errors: [400, 404],
       handle({ ex, services, params }) {
-        const size = sizeOf(ex.query)
-        const name = LOGO_FILE.exec(params.file)?.[1]
-        if (!name) throw new NotFound()
+        const size = sizeOf(ex.param('size'))
         const logos = logosOf(services)
         const served = servedFor(logos)
-        const key = `${name}@${size}`
         const version = services.clubs.dataVersion
         // Kept: answered at once, no promise in the way (a logo is a small answer, asked for often).
-        const kept = served.kept(version, key)
+        // Only a name that was read from storage is kept, so a kept one needs no checking.
+        const kept = served.kept(version, params.file, size)
         if (kept) return { status: 200, body: kept, headers: IMMUTABLE }
+        const name = LOGO_FILE.exec(params.file)?.[1]
+        if (!name) throw new NotFound()
         return served
-          .get(version, key, () => logos.read(name, size))
+          .get(version, params.file, size, () => logos.read(name, size))
           .then((file) => {
             if (!file) throw new NotFound()
             return { status: 200 as const, body: file, headers: IMMUTABLE }
