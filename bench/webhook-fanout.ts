@@ -30,6 +30,15 @@ export interface WebhookFanoutResult {
   readonly with: Percentiles
   /** From a write's answer to its event at the last receiver. */
   readonly delivered: Percentiles
+  /** CPU time of the service's request thread per write (ms), without and with the receivers: what the fan-out takes from it. */
+  readonly requestThreadMs: { readonly without: number; readonly with: number }
+}
+
+/** CPU time (ms) the thread `tid` of process `pid` has used: utime + stime, in clock ticks of 10 ms. */
+async function threadCpuMs(pid: number, tid = pid): Promise<number> {
+  const stat = await Bun.file(`/proc/${pid}/task/${tid}/stat`).text()
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 function percentiles(samples: readonly number[]): Percentiles {
@@ -88,7 +97,10 @@ export async function benchWebhookFanout(tmp: string, say: (line: string) => voi
   }
   try {
     await writes(30) // warm-up
+    const pid = server.child.pid
+    let cpu = await threadCpuMs(pid)
     const without = percentiles((await writes(FANOUT_WRITES)).times)
+    const cpuWithout = ((await threadCpuMs(pid)) - cpu) / FANOUT_WRITES
     for (const port of await ports) {
       const res = await fetch(`${server.base}/api/webhooks/`, {
         method: 'POST',
@@ -98,10 +110,12 @@ export async function benchWebhookFanout(tmp: string, say: (line: string) => voi
       if (res.status !== 201) throw new Error(`adding a webhook answered ${res.status}: ${await res.text()}`)
     }
     await writes(30)
+    cpu = await threadCpuMs(pid)
     const loaded = await writes(FANOUT_WRITES)
     const deadline = performance.now() + 30_000
     const last = `Write ${n}`
     while ((arrivals.get(last)?.length ?? 0) < RECEIVERS && performance.now() < deadline) await Bun.sleep(50)
+    const cpuWith = ((await threadCpuMs(pid)) - cpu) / FANOUT_WRITES
     const delivered = [...loaded.answered].flatMap(([subtitle, at]) => {
       const times = arrivals.get(subtitle)
       return times?.length === RECEIVERS ? [Math.max(...times) - at] : []
@@ -112,6 +126,7 @@ export async function benchWebhookFanout(tmp: string, say: (line: string) => voi
       without,
       with: percentiles(loaded.times),
       delivered: percentiles(delivered),
+      requestThreadMs: { without: cpuWithout, with: cpuWith },
     }
     say(webhookFanoutLine(result))
     return result
@@ -126,7 +141,8 @@ export function webhookFanoutLine(r: WebhookFanoutResult): string {
   return (
     `Webhook fan-out (${r.writes} writes one after another, ${r.receivers} webhooks each getting every event): ` +
     `write p50 ${ms(r.with.p50)}, p99 ${ms(r.with.p99)} (no webhook: p50 ${ms(r.without.p50)}, p99 ${ms(r.without.p99)}); ` +
-    `answer to the last receiver's delivery p50 ${ms(r.delivered.p50)}, p99 ${ms(r.delivered.p99)}`
+    `answer to the last receiver's delivery p50 ${ms(r.delivered.p50)}, p99 ${ms(r.delivered.p99)}; ` +
+    `request thread CPU per write ${ms(r.requestThreadMs.with)} (no webhook: ${ms(r.requestThreadMs.without)})`
   )
 }
 

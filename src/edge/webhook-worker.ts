@@ -1,10 +1,22 @@
 // The thread that makes webhook attempts (src/edge/webhook-sender.ts), so that signing and
-// sending fifty POSTs for one event never holds the thread that answers requests.
+// sending fifty POSTs for one event never holds the thread that answers requests. Attempts come,
+// and the outcomes of one turn go back, as one JSON text each.
 import { attemptDelivery, type AttemptRequest, type AttemptResult } from './webhook-sender'
 
 declare const self: Worker
 
-self.onmessage = async ({ data }: MessageEvent<AttemptRequest>) => {
-  const outcome = await attemptDelivery(data.delivery, data.allowPrivate)
-  self.postMessage({ id: data.id, outcome } satisfies AttemptResult)
+let outbox: AttemptResult[] = []
+
+function post() {
+  const batch = outbox
+  outbox = []
+  self.postMessage(JSON.stringify(batch))
+}
+
+self.onmessage = ({ data }: MessageEvent<string>) => {
+  for (const { id, delivery, allowPrivate } of JSON.parse(data) as AttemptRequest[])
+    void attemptDelivery(delivery, allowPrivate).then((outcome) => {
+      if (!outbox.length) setTimeout(post, 0)
+      outbox.push({ id, outcome })
+    })
 }
