@@ -146,11 +146,18 @@ export function openDirectory(
     now,
   )
   const tags = new TagService(catalog, clubs, commit, now)
-  const webhooks = new WebhookService(data.webhooks ?? [], data.webhook_deliveries ?? [], commit, now, {
-    allowPrivate: webhookAllowPrivate,
-    published: () => changeLog.lastSeq,
-    retryDelays: webhookRetries,
-  })
+  const webhooks = new WebhookService(
+    data.webhooks ?? [],
+    data.webhook_deliveries ?? [],
+    data.webhook_events ?? [],
+    commit,
+    now,
+    {
+      allowPrivate: webhookAllowPrivate,
+      published: () => changeLog.lastSeq,
+      retryDelays: webhookRetries,
+    },
+  )
   const logos = logoStore ? new LogoService(clubs, catalog, logoStore) : null
   return {
     clubs,

@@ -36,13 +36,18 @@ export function snapshotProblem(data: unknown): string | null {
 }
 
 /** Why the webhook deliveries do not fit the webhooks, or null: each names one, and a pending one carries its event. */
-function webhooksProblem({ webhooks = [], webhook_deliveries = [] }: StoredCurrent): string | null {
+function webhooksProblem({
+  webhooks = [],
+  webhook_deliveries = [],
+  webhook_events = [],
+}: StoredCurrent): string | null {
   const ids = new Set(webhooks.map((hook) => hook.id))
   if (ids.size !== webhooks.length) return '/webhooks: a webhook id appears twice'
   const stray = webhook_deliveries.find((delivery) => !ids.has(delivery.webhook))
   if (stray) return `/webhook_deliveries: a delivery names the webhook ${stray.webhook}, which does not exist`
-  const bare = webhook_deliveries.find((delivery) => delivery.status === 'pending' && delivery.body === undefined)
-  if (bare) return `/webhook_deliveries: the pending delivery of event ${bare.seq} lacks its body`
+  const bodies = new Set(webhook_events.map((event) => event.seq))
+  const bare = webhook_deliveries.find((delivery) => delivery.status === 'pending' && !bodies.has(delivery.seq))
+  if (bare) return `/webhook_deliveries: the pending delivery of event ${bare.seq} has no body in /webhook_events`
   return null
 }
 

@@ -6,7 +6,14 @@ import { NotFound, PermissionDenied, ValidationFailed } from './errors'
 import type { Commit, Undo } from './journal'
 import { checkWebhookUrl, HostUnresolved, resolveTarget, TargetRefused } from './webhook-targets'
 import { CHANGE_TYPES } from '../model/change'
-import { WebhookCreate, type Delivery, type DeliveryRecord, type Webhook, type WebhookRecord } from '../model/webhook'
+import {
+  WebhookCreate,
+  type Delivery,
+  type DeliveryRecord,
+  type Webhook,
+  type WebhookEventRecord,
+  type WebhookRecord,
+} from '../model/webhook'
 
 /** How long a failed delivery waits before each next attempt (CONTRACT §18); failed after the last. */
 export const RETRY_DELAYS_MS: readonly number[] = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000].map((s) => s * 1000)
@@ -47,7 +54,7 @@ export interface WebhookOptions {
 }
 
 const shown = ({ secret: _, ...webhook }: WebhookRecord): Webhook => webhook
-const answered = ({ webhook: _, body: __, ...delivery }: DeliveryRecord): Delivery => delivery
+const answered = ({ webhook: _, ...delivery }: DeliveryRecord): Delivery => delivery
 
 /**
  * Webhooks (CONTRACT §18): admins add and remove them; each event is queued, in the commit of
@@ -61,6 +68,8 @@ export class WebhookService {
   readonly #pending = new Map<number, Map<number, DeliveryRecord>>()
   /** Delivered and failed ones by webhook, oldest first: the newest KEPT_FINISHED, for admins to read. */
   readonly #finished = new Map<number, DeliveryRecord[]>()
+  /** The JSON text of each event a pending delivery waits to send, once per event. */
+  readonly #bodies = new Map<number, string>()
   readonly #inFlight = new Map<number, Set<number>>()
   readonly #retryDelays: readonly number[]
   #saving: ReturnType<typeof setTimeout> | null = null
@@ -68,11 +77,13 @@ export class WebhookService {
   constructor(
     hooks: readonly WebhookRecord[],
     deliveries: readonly DeliveryRecord[],
+    events: readonly WebhookEventRecord[],
     private readonly commit: Commit,
     private readonly now: () => Date,
     private readonly options: WebhookOptions,
   ) {
     for (const hook of hooks) this.#hooks.set(hook.id, hook)
+    for (const { seq, body } of events) this.#bodies.set(seq, body)
     for (const delivery of [...deliveries].sort((a, b) => a.seq - b.seq))
       if (delivery.status === 'pending') this.#queueOf(delivery.webhook).set(delivery.seq, delivery)
       else this.#finish(delivery)
@@ -143,15 +154,19 @@ export class WebhookService {
     if (this.#hooks.size === 0 || events.length === 0) return () => {}
     const at = this.now().toISOString()
     const queued: DeliveryRecord[] = []
+    const bodies: number[] = []
     for (const event of events)
       for (const hook of this.#hooks.values()) {
         if (!hook.events.includes(event.type)) continue
+        if (!this.#bodies.has(event.seq)) bodies.push(event.seq)
+        this.#bodies.set(event.seq, event.text)
         const delivery = pending(hook.id, event, at)
         this.#queueOf(hook.id).set(event.seq, delivery)
         queued.push(delivery)
       }
     return () => {
       for (const { webhook, seq } of queued) this.#unqueue(webhook, seq)
+      for (const seq of bodies) this.#bodies.delete(seq)
     }
   }
 
@@ -174,7 +189,7 @@ export class WebhookService {
           messageId: delivery.message_id,
           url: hook.url,
           secret: hook.secret,
-          body: delivery.body!,
+          body: this.#bodies.get(delivery.seq)!,
         })
       }
       if (flying.size) this.#inFlight.set(id, flying)
@@ -225,7 +240,6 @@ export class WebhookService {
       next_attempt_at: finished ? null : new Date(this.now().getTime() + delay!).toISOString(),
     }
     if (finished) {
-      delete next.body
       this.#unqueue(webhook, seq)
       this.#finish(next)
     } else this.#queueOf(webhook).set(seq, next)
@@ -243,15 +257,29 @@ export class WebhookService {
     this.#saving.unref?.()
   }
 
-  snapshot(): { webhooks: WebhookRecord[]; webhook_deliveries: DeliveryRecord[] } {
+  snapshot(): {
+    webhooks: WebhookRecord[]
+    webhook_deliveries: DeliveryRecord[]
+    webhook_events: WebhookEventRecord[]
+  } {
+    // Loops, not flat(): this runs with every write, over up to a hundred finished per webhook.
+    const kept: DeliveryRecord[] = []
+    const needed = new Set<number>()
+    for (const queue of this.#pending.values())
+      for (const delivery of queue.values()) {
+        kept.push(delivery)
+        needed.add(delivery.seq)
+      }
+    // Delivered ones are for reading while the service runs: on disk, fifty webhooks' hundred
+    // each would weigh on every write. Failed ones, which an admin must see, stay.
+    for (const finished of this.#finished.values())
+      for (const delivery of finished) if (delivery.status === 'failed') kept.push(delivery)
+    // A body no pending delivery needs any more goes now (a webhook deleted, its events all sent).
+    for (const seq of this.#bodies.keys()) if (!needed.has(seq)) this.#bodies.delete(seq)
     return {
       webhooks: [...this.#hooks.values()],
-      webhook_deliveries: [
-        ...[...this.#pending.values()].flatMap((queue) => [...queue.values()]),
-        // Delivered ones are for reading while the service runs: on disk, fifty webhooks' hundred
-        // each would weigh on every write. Failed ones, which an admin must see, stay.
-        ...[...this.#finished.values()].flat().filter((delivery) => delivery.status === 'failed'),
-      ],
+      webhook_deliveries: kept,
+      webhook_events: [...this.#bodies].map(([seq, body]) => ({ seq, body })),
     }
   }
 
@@ -313,7 +341,6 @@ function pending(webhook: number, event: LoggedChange, at: string): DeliveryReco
     last_status_code: null,
     last_error: null,
     next_attempt_at: at,
-    body: event.text,
   }
 }
 

@@ -5,7 +5,7 @@ import { HistoryRecord } from './history'
 import { JoinRequestRecord } from './join-request'
 import { SessionRecord } from './session'
 import { ClubLink, Membership, UserRecord } from './user'
-import { DeliveryRecord, WebhookRecord } from './webhook'
+import { DeliveryRecord, WebhookEventRecord, WebhookRecord } from './webhook'
 
 /** The version of the data file format this release writes. */
 export const SNAPSHOT_VERSION = 2
@@ -27,6 +27,7 @@ export const Snapshot = t.Object({
   /** Webhooks (CONTRACT §18) and their deliveries: pending ones with their events; a file from before them has none. */
   webhooks: t.Optional(t.Array(WebhookRecord)),
   webhook_deliveries: t.Optional(t.Array(DeliveryRecord)),
+  webhook_events: t.Optional(t.Array(WebhookEventRecord)),
   /** The highest change number handed out (CONTRACT §18), so that none is used twice; a file from before the log has none. */
   changes_seq: t.Optional(Type.Integer({ minimum: 0 })),
 })

@@ -73,13 +73,16 @@ export const Delivery = t.Object(
 )
 export type Delivery = typeof Delivery.static
 
-/**
- * A delivery as the data file keeps it: whose it is and, while it is pending, the event's JSON
- * text, so that it outlives the change log's retention and a restart.
- */
+/** A delivery as the data file keeps it: whose it is. */
 export const DeliveryRecord = t.Object({
   ...Delivery.properties,
   webhook: Type.Integer({ minimum: 1 }),
-  body: t.Optional(t.String()),
 })
 export type DeliveryRecord = typeof DeliveryRecord.static
+
+/**
+ * An event that deliveries still wait to send, as the data file keeps it: its JSON text, once
+ * however many webhooks get it, so that it outlives the change log's retention and a restart.
+ */
+export const WebhookEventRecord = t.Object({ seq: Type.Integer({ minimum: 1 }), body: t.String() })
+export type WebhookEventRecord = typeof WebhookEventRecord.static
