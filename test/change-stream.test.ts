@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
 import { freePort, ROOT, sleep, spawnService, stopService, waitForHealth } from '../harness/service'
+import { startNginx } from '../harness/nginx'
 import { SseReader } from '../harness/sse'
 
 // CONTRACT §18's stream: Server-Sent Events of the change log, against real servers (and a real
@@ -213,45 +214,19 @@ describe('following the stream', () => {
 
 /** nginx in front of `port`, with docs/campus.md's location block (its proxy_pass pointed at the test's service). */
 async function nginxInFront(port: number) {
-  const dir = tempDir('clubs-stream-nginx-')
   const doc = readFileSync(join(ROOT, 'docs', 'campus.md'), 'utf8')
   const block = doc.slice(doc.indexOf('```nginx'))
   const location = block.slice(block.indexOf('location / {'), block.indexOf('}', block.indexOf('location / {')) + 1)
   const listen = freePort()
-  const temp = (name: string) => `${name}_temp_path ${join(dir, name)};`
-  writeFileSync(
-    join(dir, 'nginx.conf'),
-    `${process.getuid?.() === 0 ? 'user root;' : ''}
-worker_processes 1;
-daemon off;
-pid ${join(dir, 'nginx.pid')};
-error_log ${join(dir, 'error.log')} warn;
-events { worker_connections 64; }
-http {
-  access_log off;
-  ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(temp).join('\n  ')}
-  server {
+  const base = `http://127.0.0.1:${listen}`
+  const server = `server {
     listen 127.0.0.1:${listen};
     ${location.replace('127.0.0.1:3000', `127.0.0.1:${port}`)}
-  }
-}
-`,
+  }`
+  processes.push(
+    await startNginx(tempDir('clubs-stream-nginx-'), server, () => fetch(`${base}/health`).then((r) => r.ok)),
   )
-  const nginx = Bun.spawn(['nginx', '-p', dir, '-c', join(dir, 'nginx.conf')], { stderr: 'pipe', stdout: 'pipe' })
-  processes.push(nginx)
-  const base = `http://127.0.0.1:${listen}`
-  for (let i = 0; i < 100; i++) {
-    if (nginx.exitCode !== null) throw new Error(`nginx exited: ${await new Response(nginx.stderr).text()}`)
-    if (
-      await fetch(`${base}/health`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return base
-    await sleep(50)
-  }
-  throw new Error('nginx did not start')
+  return base
 }
 
 it.skipIf(SKIP_PROXY)(

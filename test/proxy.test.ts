@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, tempDir } from '../harness/app'
+import { startNginx } from '../harness/nginx'
 import { freePort, sleep, spawnService, waitForHealth } from '../harness/service'
 
 // CONTRACT §17 behind a real reverse proxy: Debian's nginx on loopback terminates TLS with a
@@ -90,19 +91,8 @@ beforeAll(async () => {
   })()
 
   const tlsPort = freePort()
-  const temp = (name: string) => `${name}_temp_path ${join(dir, name)};`
-  writeFileSync(
-    join(dir, 'nginx.conf'),
-    `${process.getuid?.() === 0 ? 'user root;' : ''}
-worker_processes 1;
-daemon off;
-pid ${join(dir, 'nginx.pid')};
-error_log ${join(dir, 'error.log')} warn;
-events { worker_connections 64; }
-http {
-  access_log off;
-  ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(temp).join('\n  ')}
-  server {
+  proxied = `https://127.0.0.1:${tlsPort}`
+  const server = `server {
     listen 127.0.0.1:${tlsPort} ssl;
     ssl_certificate ${join(dir, 'cert.pem')};
     ssl_certificate_key ${join(dir, 'key.pem')};
@@ -112,24 +102,8 @@ http {
       proxy_set_header X-Forwarded-Host $host:$server_port;
       proxy_set_header X-Forwarded-For $remote_addr;
     }
-  }
-}
-`,
-  )
-  const nginx = Bun.spawn(['nginx', '-p', dir, '-c', join(dir, 'nginx.conf')], { stderr: 'pipe', stdout: 'pipe' })
-  processes.push(nginx)
-  proxied = `https://127.0.0.1:${tlsPort}`
-  for (let i = 0; i < 100; i++) {
-    if (nginx.exitCode !== null) throw new Error(`nginx exited: ${await new Response(nginx.stderr).text()}`)
-    if (
-      await viaProxy('/health').then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break
-    await sleep(50)
-  }
+  }`
+  processes.push(await startNginx(dir, server, () => viaProxy('/health').then((r) => r.ok)))
 
   // The same service, trusting nobody, for the forged-header check.
   const untrustingPort = freePort()
