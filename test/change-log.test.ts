@@ -53,7 +53,7 @@ describe('ChangeLog', () => {
 
   it('never uses a number twice: a write taken back leaves its numbers unused', () => {
     const log = new ChangeLog([], { issued: 0, trimmedUpTo: 0 })
-    const undo = log.record([{ code: 'a', before: null, after: club('a') }], AT)
+    const { undo } = log.record([{ code: 'a', before: null, after: club('a') }], AT)
     undo()
     log.publish()
     expect(log.since(0, 10)).toEqual([])

@@ -74,8 +74,8 @@ export class ChangeLog {
     return this.#issued
   }
 
-  /** Numbers the public changes among `changes`, stamped `at`; returns how to take them back. */
-  record(changes: readonly PublicChange[], at: string): Undo {
+  /** Numbers the public changes among `changes`, stamped `at`; returns those events, and how to take them back. */
+  record(changes: readonly PublicChange[], at: string): { events: readonly LoggedChange[]; undo: Undo } {
     const added: LoggedChange[] = []
     for (const { code, before, after } of changes) {
       if (before === after) continue
@@ -85,8 +85,11 @@ export class ChangeLog {
       added.push({ seq, type, text })
     }
     this.#kept.push(...added)
-    return () => {
-      for (const event of added.reverse()) if (this.#kept.at(-1) === event) this.#kept.pop()
+    return {
+      events: added,
+      undo: () => {
+        for (const event of [...added].reverse()) if (this.#kept.at(-1) === event) this.#kept.pop()
+      },
     }
   }
 
@@ -134,11 +137,6 @@ export class ChangeLog {
     const out = this.#kept.slice(this.#indexAfter(this.#handedOver))
     if (out.length) this.#handedOver = out.at(-1)!.seq
     return out
-  }
-
-  /** The events numbered after `seq`, published or not (those of the write under way). */
-  numberedAfter(seq: number): readonly LoggedChange[] {
-    return this.#kept.slice(this.#indexAfter(seq))
   }
 
   /** The events kept, up to `seq`: what a log file rewritten now holds. */

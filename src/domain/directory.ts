@@ -111,13 +111,14 @@ export function openDirectory(
     await journal.commit(() => {
       const before = new Map<string, string | null>()
       const undo: Undo[] = catalog.observing(
-        (code) => before.has(code) || before.set(code, publicText(code)),
+        (code) => {
+          if (!before.has(code)) before.set(code, publicText(code))
+        },
         () => [apply()].flat(),
       )
       const changed: PublicChange[] = [...before].map(([code, was]) => ({ code, before: was, after: publicText(code) }))
-      const numbered = changeLog.issued
-      const unrecord = changeLog.record(changed, now().toISOString())
-      return [...undo, unrecord, webhooks.enqueue(changeLog.numberedAfter(numbered))]
+      const { events, undo: unrecord } = changeLog.record(changed, now().toISOString())
+      return [...undo, unrecord, webhooks.enqueue(events)]
     })
     changeLog.publish()
     void logos?.sweep()
