@@ -154,7 +154,7 @@ export function createApp({
     .use(
       mount(
         ENDPOINTS,
-        { ...directory, answers, streams: new ChangeStreams(directory.changes, config.maxStreams ?? 1000, stopping) },
+        { ...directory, answers, streams: new ChangeStreams(directory.changes, stopping, config.maxStreams) },
         edge,
       ),
     )

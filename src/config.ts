@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
+import { DEFAULT_MAX_STREAMS } from './edge/change-streams'
 import type { OidcSettings } from './edge/oidc'
 import { IN_MEMORY } from './store/store'
 
@@ -235,7 +236,7 @@ export function loadConfig(rawEnv: Env = process.env): Config {
 }
 
 function maxStreams(env: Env): number {
-  const raw = text(env, 'CLUBS_MAX_STREAMS', '1000')
+  const raw = text(env, 'CLUBS_MAX_STREAMS', String(DEFAULT_MAX_STREAMS))
   if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1)
     throw new ConfigError(
       'CLUBS_MAX_STREAMS',

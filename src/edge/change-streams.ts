@@ -17,6 +17,9 @@ const QUEUING = new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 })
 /** One Server-Sent Event per change: its number as the id, its type as the event name. */
 const frame = (event: LoggedChange) => `id: ${event.seq}\nevent: ${event.type}\ndata: ${event.text}\n\n`
 
+/** How many streams may be open at once unless CLUBS_MAX_STREAMS says (CONTRACT §18). */
+export const DEFAULT_MAX_STREAMS = 1_000
+
 /** Past CLUBS_MAX_STREAMS open streams. */
 export class TooManyStreams extends ApiError {
   constructor(max: number) {
@@ -43,8 +46,8 @@ export class ChangeStreams {
 
   constructor(
     private readonly log: ChangeLog,
-    private readonly max: number,
     private readonly stopping: () => boolean,
+    private readonly max = DEFAULT_MAX_STREAMS,
   ) {}
 
   get open(): number {
