@@ -120,13 +120,8 @@ export async function benchChangeStreams(tmp: string, say: (line: string) => voi
     say(`  change streams: ${STREAMS_IDLE} idle`)
     const idle = await openAll(port, STREAMS_IDLE, await lastSeq(server.base))
     // The garbage of opening them (each request's objects) goes with the collector's next passes.
-    const samples: number[] = []
-    for (let i = 0; i < 10; i++) {
-      await sleep(1_000)
-      samples.push((await rssMb(server.child.pid))!)
-    }
-    console.log(samples.map((s) => s.toFixed(0)).join(' '))
-    const rssAfterMb = samples.at(-1)!
+    await sleep(10_000)
+    const rssAfterMb = (await rssMb(server.child.pid))!
     for (const stream of idle) stream.close()
     const kbEach = ((rssAfterMb - rssBeforeMb) * 1024) / STREAMS_IDLE
     say(

@@ -66,6 +66,22 @@ async function main() {
     )
     process.exit(1)
   }
+  // Listening, the service may be told to stop at once (a supervisor that saw it healthy): from
+  // here on a signal stops it cleanly, whatever the rest of the start is doing.
+  const where = config.dataFile === IN_MEMORY ? `memory only (seeded from ${config.seedFile})` : config.dataFile
+  let backups: Backups | null = null
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    await server.stop()
+    await backups?.stop()
+    await store.close()
+    log.info('club directory stopped', { signal, data: where })
+    await log.flush()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
   if (devAdmin) {
     try {
       await store.save()
@@ -78,7 +94,8 @@ async function main() {
       process.exit(1)
     }
   }
-  const where = config.dataFile === IN_MEMORY ? `memory only (seeded from ${config.seedFile})` : config.dataFile
+  // A stop that began while the start went on has the rest to itself.
+  if (stopping) return
   const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${server.port}`
   log.info('club directory started', {
     url: `${base}/api/clubs/`,
@@ -97,25 +114,12 @@ async function main() {
   }
   // Not awaited: the service serves (reads, service tokens) whether or not the provider answers.
   void campus?.keys.load()
-
-  const backups =
+  if (stopping) return
+  backups =
     config.backups && store.file !== IN_MEMORY && !config.readOnly
       ? new Backups(store.file, config.backups, backupLog(log))
       : null
   backups?.start()
-
-  const stop = async (signal: string) => {
-    if (stopping) return
-    stopping = true
-    await server.stop()
-    await backups?.stop()
-    await store.close()
-    log.info('club directory stopped', { signal, data: where })
-    await log.flush()
-    process.exit(0)
-  }
-  process.on('SIGTERM', () => void stop('SIGTERM'))
-  process.on('SIGINT', () => void stop('SIGINT'))
 }
 
 /** How writes open, as the start-up line says it. */

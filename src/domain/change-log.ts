@@ -62,6 +62,7 @@ export class ChangeLog {
     this.keep = keep
   }
 
+  /** How many of the newest events are kept at least. */
   readonly keep: number
 
   /** The newest number readers may see (X-Changes-Seq, `last_seq`). */
