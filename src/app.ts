@@ -92,6 +92,7 @@ export function createApp({
     changes,
     webhookAllowPrivate: allowPrivate,
     webhookRetries,
+    sendsWebhooks: 'sendsWebhooks' in store ? () => store.sendsWebhooks : undefined,
   })
   // What an earlier run left unreferenced (an operator command changed clubs, a crash mid-sweep) goes now.
   if (!config.readOnly) void directory.logos?.sweep()
@@ -143,6 +144,7 @@ export function createApp({
             sessions: directory.sessions,
             authenticate: (token) => auth.authenticate(`Bearer ${token}`),
             title: (config.site ?? DEFAULT_SITE).title,
+            exclusive: directory.exclusive,
             campus:
               campus &&
               new CampusFlow(campus, {

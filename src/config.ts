@@ -12,6 +12,8 @@ export interface Config {
   readonly host: string
   /** A path, or ":memory:" to keep everything in memory. */
   readonly dataFile: string
+  /** PostgreSQL in place of the data file (CONTRACT §19); null: the data file. */
+  readonly databaseUrl: string | null
   readonly seedFile: string
   readonly adminToken: string | null
   readonly autoApprove: boolean
@@ -101,6 +103,7 @@ export const VARIABLES = [
   'PORT',
   'HOST',
   'CLUBS_DATA_FILE',
+  'CLUBS_DATABASE_URL',
   'CLUBS_SEED_FILE',
   'CLUBS_ADMIN_TOKEN',
   'CLUBS_AUTO_APPROVE',
@@ -216,6 +219,7 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     port: port(env),
     host: host(env),
     dataFile: text(env, 'CLUBS_DATA_FILE', 'data/db.json'),
+    databaseUrl: databaseUrl(env),
     seedFile: text(env, 'CLUBS_SEED_FILE', 'data/seed.json'),
     adminToken,
     autoApprove: flag(env, 'CLUBS_AUTO_APPROVE'),
@@ -233,6 +237,32 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     maxStreams: maxStreams(env),
     webhookAllowPrivate: flag(env, 'CLUBS_WEBHOOK_ALLOW_PRIVATE'),
   }
+}
+
+/** CLUBS_DATABASE_URL: a postgres:// URL, never with CLUBS_DATA_FILE too. Messages hide its password. */
+function databaseUrl(env: Env): string | null {
+  const raw = env.CLUBS_DATABASE_URL || null
+  if (raw === null) return null
+  let url: URL | null = null
+  try {
+    url = new URL(raw)
+  } catch {
+    // Said below.
+  }
+  const shown = url?.password ? ((url.password = '<hidden>'), url.href) : raw
+  if (env.CLUBS_DATA_FILE)
+    throw new ConfigError(
+      'CLUBS_DATABASE_URL',
+      shown,
+      `not with CLUBS_DATA_FILE (${env.CLUBS_DATA_FILE}) too: the directory is kept in one of them; unset one`,
+    )
+  if (!url || !['postgres:', 'postgresql:'].includes(url.protocol) || !url.hostname)
+    throw new ConfigError(
+      'CLUBS_DATABASE_URL',
+      '<hidden>',
+      'a PostgreSQL URL, postgres://user:password@host:5432/database',
+    )
+  return raw
 }
 
 function maxStreams(env: Env): number {

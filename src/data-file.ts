@@ -6,6 +6,8 @@ import type { ReadLog } from './store/change-file'
 import { emptySnapshot, snapshotOfClubs } from './domain/seed'
 import { snapshotProblem, upgradeSnapshot } from './domain/snapshot-format'
 import { IN_MEMORY, Store, StoreError } from './store/store'
+import { PostgresStore } from './store/postgres-store'
+import type { Config } from './config'
 
 /** CLUBS_SEED_FILE=none: a new data file starts empty. */
 export const NO_SEED = 'none'
@@ -80,4 +82,22 @@ async function readSeed(file: string): Promise<StoredSnapshot> {
   return value as StoredSnapshot
 }
 
-export type DataFile = Awaited<ReturnType<typeof openDataFile>>['store']
+/**
+ * Where the directory is kept, chosen in this one place: PostgreSQL when CLUBS_DATABASE_URL is
+ * set (CONTRACT §19), the data file otherwise. The database also keeps the secret key, so that
+ * every instance makes the same calendar addresses.
+ */
+export async function openDirectoryStore(config: Pick<Config, 'dataFile' | 'databaseUrl' | 'seedFile' | 'readOnly'>) {
+  if (config.databaseUrl === null)
+    return { ...(await openDataFile(config.dataFile, config.seedFile, config)), key: null }
+  const opened = await PostgresStore.open(
+    config.databaseUrl,
+    async () => upgradeSnapshot(await readSeed(config.seedFile)),
+    snapshotProblem,
+    config,
+  )
+  const data = upgradeSnapshot(opened.data as StoredSnapshot)
+  return { ...opened, data, upgradedFrom: null, changes: keptChanges(opened.store.file, opened.log) }
+}
+
+export type DataFile = Awaited<ReturnType<typeof openDirectoryStore>>['store']

@@ -8,7 +8,7 @@ import { Metrics } from './edge/metrics'
 import { CampusSignIn, type OidcSettings } from './edge/oidc'
 import { createLogger, type Logger } from './log'
 import { serve } from './serve'
-import { openDataFile } from './data-file'
+import { openDirectoryStore } from './data-file'
 import { Backups } from './store/backups'
 import { openLogos } from './store/logo-store'
 import { openSecretKey } from './store/secret-key'
@@ -19,7 +19,7 @@ async function main() {
   const config = loadConfig()
   const log = createLogger(config.logLevel)
   for (const warning of configWarnings()) log.warn(warning)
-  const opened = await openDataFile(config.dataFile, config.seedFile, { readOnly: config.readOnly })
+  const opened = await openDirectoryStore(config)
   const { store, source } = opened
   // Outside production and without CLUBS_ADMIN_TOKEN, a directory with no user yet gets a
   // development admin token, so that a newcomer can write (kept on disk once the port is ours).
@@ -38,7 +38,7 @@ async function main() {
     data,
     changes: opened.changes,
     logos: openLogos(config.dataFile, { readOnly: config.readOnly }),
-    key: await openSecretKey(config.dataFile, { readOnly: config.readOnly }),
+    key: opened.key ?? (await openSecretKey(config.dataFile, { readOnly: config.readOnly })),
     config,
     version: pkg.version,
     metrics: metrics && { registry: metrics, token: config.metricsToken },
@@ -68,7 +68,12 @@ async function main() {
   }
   // Listening, the service may be told to stop at once (a supervisor that saw it healthy): from
   // here on a signal stops it cleanly, whatever the rest of the start is doing.
-  const where = config.dataFile === IN_MEMORY ? `memory only (seeded from ${config.seedFile})` : config.dataFile
+  const where =
+    config.databaseUrl !== null
+      ? store.file
+      : config.dataFile === IN_MEMORY
+        ? `memory only (seeded from ${config.seedFile})`
+        : config.dataFile
   let backups: Backups | null = null
   const stop = async (signal: string) => {
     if (stopping) return
@@ -116,7 +121,7 @@ async function main() {
   void campus?.keys.load()
   if (stopping) return
   backups =
-    config.backups && store.file !== IN_MEMORY && !config.readOnly
+    config.backups && config.databaseUrl === null && store.file !== IN_MEMORY && !config.readOnly
       ? new Backups(store.file, config.backups, backupLog(log))
       : null
   backups?.start()

@@ -197,6 +197,17 @@ export class Catalog {
     return previous
   }
 
+  /** Forgets the club `code` altogether (another instance took back its creation). */
+  remove(code: string): void {
+    const slot = this.#slots.get(code)
+    if (!slot) return
+    this.#beforeChange?.(code)
+    this.#releaseNames(slot.current.record)
+    this.#resort(slot, undefined)
+    this.#slots.delete(code)
+    this.#version++
+  }
+
   #releaseNames(record: ClubRecord): void {
     for (const name of namesOf(record)) {
       const identity = nameIdentity(name)
@@ -232,10 +243,7 @@ export class Catalog {
       this.put(previous)
       return
     }
-    this.#releaseNames(record)
-    this.#resort(this.#slots.get(record.code), undefined)
-    this.#slots.delete(record.code)
-    this.#version++
+    this.remove(record.code)
   }
 
   /**

@@ -94,6 +94,26 @@ export class ChangeLog {
     }
   }
 
+  /**
+   * Takes in events another instance numbered and committed (CONTRACT §19), oldest first; the
+   * next `publish` announces them. Only events past every number known here are taken.
+   */
+  adopt(events: readonly LoggedChange[]): void {
+    for (const event of events) {
+      if (event.seq <= this.#issued) continue
+      this.#kept.push(event)
+      this.#issued = this.#handedOver = event.seq
+    }
+  }
+
+  /**
+   * Numbers on from `seq`, the highest the database committed: numbers this instance burnt in
+   * writes the database refused were never seen, and the shared sequence has no gaps.
+   */
+  resumeAt(seq: number): void {
+    this.#issued = this.#handedOver = seq
+  }
+
   /** Announces every event numbered up to now: they are on disk. Called after each write that landed. */
   publish(): void {
     const from = this.#published

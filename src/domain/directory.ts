@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { Catalog } from './catalog'
+import { StorageUnavailable } from './errors'
 import { Journal } from './journal'
 import { SavedClubs } from './saved-clubs'
 import { TagService } from './tags'
@@ -21,11 +22,20 @@ import type { Commit, Undo } from './journal'
 import { ChangeLog, type LoggedChange, type PublicChange } from './change-log'
 import { ANONYMOUS_VIEW, detail } from './represent'
 import { WebhookService } from './webhooks'
+import { replicaOf, type Replica } from './replica'
 
-/** Where the directory keeps its state: told how to capture it and its change log, asked to save it. */
+/**
+ * Where the directory keeps its state: told how to capture it, its change log and its records by
+ * collection, asked to save it. A store several instances share (CONTRACT §19) orders the writes
+ * itself: `transact` runs each write's change under its lock, caught up with the others, and
+ * `exclusive` a whole request's work, so that what a write checks first is current when it
+ * applies. Without them, writes are journaled over `save`.
+ */
 export interface Persistence {
-  track(capture: () => Snapshot, changes?: ChangeLog): void
+  track(capture: () => Snapshot, changes: ChangeLog, replica: Replica): void
   save(): Promise<void>
+  readonly transact?: Commit
+  readonly exclusive?: <T>(work: () => Promise<T>) => Promise<T>
 }
 
 /** The change log as the store found it (CONTRACT §18). */
@@ -52,6 +62,8 @@ export interface DomainOptions {
   readonly webhookAllowPrivate?: boolean
   /** The waits between a failed delivery's attempts; CONTRACT §18's when not said (tests cannot wait 10 h). */
   readonly webhookRetries?: readonly number[]
+  /** Whether this instance sends webhook deliveries (one of several sharing a database does); always when not said. */
+  readonly sendsWebhooks?: () => boolean
 }
 
 /**
@@ -70,6 +82,7 @@ export function openDirectory(
     changes,
     webhookAllowPrivate = false,
     webhookRetries,
+    sendsWebhooks,
   }: DomainOptions,
 ) {
   const catalog = new Catalog(data.clubs, data.tags)
@@ -82,22 +95,9 @@ export function openDirectory(
     trimmedUpTo: changes?.trimmedUpTo ?? 0,
     keep: changes?.keep,
   })
-  store.track(
-    () => ({
-      version: SNAPSHOT_VERSION,
-      ...catalog.snapshot(),
-      users: directory.all(),
-      ...relations.snapshot(),
-      history: history.snapshot(),
-      requests: pendingRequests.snapshot(),
-      sessions: sessions.snapshot(),
-      ...webhooks.snapshot(),
-      changes_seq: changeLog.issued,
-    }),
-    changeLog,
-  )
-
-  const journal = new Journal(() => store.save())
+  const transact: Commit = store.transact
+    ? (apply) => storeFailing((wrapped) => store.transact!(wrapped), apply)
+    : new Journal(() => store.save()).commit
   /** What the public sees of a club now: its anonymous detail as JSON text, or null. */
   const publicText = (code: string) => {
     const shown = catalog.get(code, 'public')?.record
@@ -108,7 +108,7 @@ export function openDirectory(
   // and is published once it is on disk; its events' webhook deliveries are queued with it, so
   // they are on disk when it is. A logo it left unreferenced is swept.
   const commit: Commit = async (apply) => {
-    await journal.commit(() => {
+    await transact(() => {
       const before = new Map<string, string | null>()
       const undo: Undo[] = catalog.observing(
         (code) => {
@@ -157,9 +157,25 @@ export function openDirectory(
       allowPrivate: webhookAllowPrivate,
       published: () => changeLog.lastSeq,
       retryDelays: webhookRetries,
+      sendsHere: sendsWebhooks,
     },
   )
   const logos = logoStore ? new LogoService(clubs, catalog, logoStore) : null
+  store.track(
+    () => ({
+      version: SNAPSHOT_VERSION,
+      ...catalog.snapshot(),
+      users: directory.all(),
+      ...relations.snapshot(),
+      history: history.snapshot(),
+      requests: pendingRequests.snapshot(),
+      sessions: sessions.snapshot(),
+      ...webhooks.snapshot(),
+      changes_seq: changeLog.issued,
+    }),
+    changeLog,
+    replicaOf({ catalog, users: directory, relations, history, requests: pendingRequests, sessions, webhooks }),
+  )
   return {
     clubs,
     users,
@@ -176,5 +192,30 @@ export function openDirectory(
     changes: changeLog,
     webhooks,
     health: () => ({ clubs: catalog.countLive(), version: catalog.version }),
+    /** Runs a request's work as one write, ordered with every other instance's (the work itself where writes are this process's alone). */
+    exclusive: <T>(work: () => Promise<T>): Promise<T> =>
+      store.exclusive ? storeFailing((wrapped) => store.exclusive!(wrapped), work) : work(),
+  }
+}
+
+/**
+ * Runs `body` inside a shared store's `run` (its lock, its transaction): what `body` throws (a
+ * refused write) passes through as it is; anything the store throws is storage unavailable (503).
+ */
+async function storeFailing<B extends () => unknown, R>(run: (wrapped: B) => Promise<R>, body: B): Promise<R> {
+  const ours: { error?: unknown } = {}
+  const wrapped = (() => {
+    try {
+      const out = body()
+      return out instanceof Promise ? out.catch((error) => Promise.reject((ours.error = error))) : out
+    } catch (error) {
+      throw (ours.error = error)
+    }
+  }) as B
+  try {
+    return await run(wrapped)
+  } catch (error) {
+    if ('error' in ours && error === ours.error) throw error
+    throw new StorageUnavailable()
   }
 }

@@ -23,6 +23,18 @@ export class History {
     return (this.#byClub.get(club) ?? []).map(({ club: _, ...entry }) => entry).reverse()
   }
 
+  /** Where `record` stands among its club's events, oldest first (-1: not there). */
+  position(record: HistoryRecord): number {
+    return this.#byClub.get(record.club)?.indexOf(record) ?? -1
+  }
+
+  /** Sets the club's event at `index` (one past the last appends), or with null removes the last. */
+  put(club: string, index: number, record: HistoryRecord | null): void {
+    const events = this.#eventsOf(club)
+    if (record) events[Math.min(index, events.length)] = record
+    else if (index === events.length - 1) events.pop()
+  }
+
   snapshot(): HistoryRecord[] {
     return [...this.#byClub.values()].flat()
   }

@@ -61,6 +61,13 @@ export class PendingRequests {
     return () => this.#insert(record, at)
   }
 
+  /** Puts the request of `username` to `club` as `record` says (null: none), as another instance left it. */
+  put(club: string, username: string, record: JoinRequestRecord | null): void {
+    const at = this.#byClub.get(club)?.findIndex((request) => request.username === username) ?? -1
+    if (at >= 0) this.#take(club, username)
+    if (record) this.#insert(record, at >= 0 ? at : this.#of(club).length)
+  }
+
   /** Every pending request of a live club, as the data file keeps them. */
   snapshot(): JoinRequestRecord[] {
     const out: JoinRequestRecord[] = []

@@ -95,6 +95,12 @@ export class SessionService {
     })
   }
 
+  /** Puts the session with hash `idHash` as `record` says (null: ended), as another instance left it. */
+  put(idHash: string, record: SessionRecord | null): void {
+    if (record) this.#byHash.set(idHash, record)
+    else this.#byHash.delete(idHash)
+  }
+
   snapshot(): SessionRecord[] {
     return [...this.#byHash.values()]
   }

@@ -51,7 +51,12 @@ export interface WebhookOptions {
   /** The newest event number on disk: no delivery is attempted before its event is. */
   readonly published: () => number
   readonly retryDelays?: readonly number[]
+  /** Whether this instance sends deliveries (of several sharing a database, one does); always when not said. */
+  readonly sendsHere?: () => boolean
 }
+
+/** How soon an instance that does not send deliveries looks again whether it now does. */
+const SENDER_CHECK_MS = 2_000
 
 const shown = ({ secret: _, ...webhook }: WebhookRecord): Webhook => webhook
 const answered = ({ webhook: _, ...delivery }: DeliveryRecord): Delivery => delivery
@@ -172,7 +177,7 @@ export class WebhookService {
 
   /** The deliveries due now whose events are on disk, each marked as under way until `release`. */
   take(): DueDelivery[] {
-    if (this.#pending.size === 0) return []
+    if (this.#pending.size === 0 || this.options.sendsHere?.() === false) return []
     const now = this.now().getTime()
     const published = this.options.published()
     const out: DueDelivery[] = []
@@ -207,6 +212,7 @@ export class WebhookService {
   /** Milliseconds until the next delivery that `take` would hand out is due; null when none is waiting. */
   nextDueIn(): number | null {
     if (this.#pending.size === 0) return null
+    if (this.options.sendsHere?.() === false) return SENDER_CHECK_MS
     const published = this.options.published()
     let next = Infinity
     for (const [id, queue] of this.#pending) {
@@ -255,6 +261,28 @@ export class WebhookService {
       this.commit(() => []).catch(() => this.#saveSoon())
     }, OUTCOMES_SAVED_WITHIN_MS)
     this.#saving.unref?.()
+  }
+
+  /** Puts the webhook `id` as another instance left it (null: deleted). */
+  putHook(id: number, record: WebhookRecord | null): void {
+    if (record) this.#hooks.set(id, record)
+    else {
+      this.#hooks.delete(id)
+      this.#finished.delete(id)
+    }
+  }
+
+  /** Puts a delivery as another instance left it: pending, failed, or (null) no longer kept, delivered or gone with its webhook. */
+  putDelivery(webhook: number, seq: number, record: DeliveryRecord | null): void {
+    this.#unqueue(webhook, seq)
+    if (record?.status === 'pending') this.#queueOf(webhook).set(seq, record)
+    else if (record) this.#finish(record)
+  }
+
+  /** Puts the body of event `seq` a pending delivery waits to send (null: none waits any more). */
+  putBody(seq: number, body: string | null): void {
+    if (body === null) this.#bodies.delete(seq)
+    else this.#bodies.set(seq, body)
   }
 
   snapshot(): {

@@ -178,11 +178,12 @@ function handlerOf(page: Endpoint, method: Method, action: Action<{}>, services:
   const serve = (ex: Exchange, caller: Caller, params: {}) => {
     try {
       if (action.access === 'user') requireUser(caller)
-      const answer = action.body
-        ? (action.body.read ?? readJsonBody)(ex.request).then((body) =>
-            action.handle({ ex, caller, params, body, services }),
-          )
-        : action.handle({ ex, caller, params, body: undefined, services })
+      // A write's work is ordered with every other instance's (CONTRACT §19), its body read first.
+      const handle = (body: unknown) =>
+        writes
+          ? services.exclusive(async () => action.handle({ ex, caller, params, body, services }))
+          : action.handle({ ex, caller, params, body, services })
+      const answer = action.body ? (action.body.read ?? readJsonBody)(ex.request).then(handle) : handle(undefined)
       const sent = answer instanceof Promise ? answer.then((done) => send(ex, done)) : send(ex, answer)
       return sent instanceof Promise ? sent.catch((error) => fail(ex.request, ex, error)) : sent
     } catch (error) {

@@ -34,6 +34,8 @@ export interface SiteDeps {
   /** Resolves a service token (as `Authorization: Bearer` would) to its holder; throws a 401 for a wrong one. */
   readonly authenticate: (token: string) => Caller | Promise<Caller>
   readonly title: string
+  /** Runs a form's work as one write, ordered with every other instance's (CONTRACT §19). */
+  readonly exclusive: <T>(work: () => Promise<T>) => Promise<T>
   /** Campus sign-in with OpenID Connect (CLUBS_OIDC_*); absent or null, the token form alone. */
   readonly campus?: CampusFlow | null
 }
@@ -147,7 +149,7 @@ export function siteKit(deps: SiteDeps) {
       checkOrigin(visit.request, visit.url.origin)
       const form = await readForm(visit.request)
       if (visit.viewer) checkCsrf(form, visit.viewer.csrf)
-      return handle({ ...visit, form })
+      return deps.exclusive(() => handle({ ...visit, form }))
     })
 
   /** A POST of a form with a file (`name`, at most `limit` bytes): checked as every form is. */
@@ -160,7 +162,7 @@ export function siteKit(deps: SiteDeps) {
       checkOrigin(visit.request, visit.url.origin)
       const { form, file } = await readUpload(visit.request, name, limit)
       if (visit.viewer) checkCsrf(form, visit.viewer.csrf)
-      return handle({ ...visit, form, file })
+      return deps.exclusive(() => handle({ ...visit, form, file }))
     })
 
   return { deps, viewerOf, page, step, action, upload, answer }

@@ -8,7 +8,7 @@ const CHUNK_CHARS = 1 << 20
 // kept and reused: writing a snapshot of 10,000 clubs after one create serialises one club.
 const serialised = new WeakMap<object, string>()
 
-function recordText(record: object): string {
+export function recordText(record: object): string {
   let text = serialised.get(record)
   if (text === undefined) {
     text = JSON.stringify(record)

@@ -1,0 +1,116 @@
+import type { ClubRecord, Tag } from '../model/club'
+import type { HistoryRecord } from '../model/history'
+import type { JoinRequestRecord } from '../model/join-request'
+import type { SessionRecord } from '../model/session'
+import type { ClubLink, Membership, UserRecord } from '../model/user'
+import type { DeliveryRecord, WebhookEventRecord, WebhookRecord } from '../model/webhook'
+import type { Catalog } from './catalog'
+import type { History } from './history'
+import type { PendingRequests } from './pending-requests'
+import type { LinkSet, Relations } from './relations'
+import type { SessionService } from './sessions'
+import type { UserDirectory } from './user-directory'
+import type { WebhookService } from './webhooks'
+
+/** One kind of record of the snapshot: what names a record among its kind, and how one changed elsewhere is put in place. */
+interface Collection<R> {
+  /** The record's key, unique in its collection and the same on every instance. */
+  key(record: R): string
+  /** Puts the record another instance committed under `key` (null: it is gone). */
+  put(key: string, record: R | null): void
+}
+
+/**
+ * The snapshot's records by collection, as a store shared by several instances (CONTRACT §19)
+ * writes them one by one and hands those another instance committed back.
+ */
+export type Replica = { readonly [collection: string]: Collection<object> }
+
+/** Two names in one key: neither holds a newline (codes, usernames, numbers). */
+const pair = (a: string | number, b: string | number) => `${a}\n${b}`
+const split = (key: string) => key.split('\n') as [string, string]
+
+function links(set: LinkSet): Collection<ClubLink> {
+  return {
+    key: (link) => pair(link.club, link.username),
+    put(key, link) {
+      const [club, username] = split(key)
+      if (link) set.add(username, club, link.created_at)
+      else set.delete(username, club)
+    },
+  }
+}
+
+/** The collections of a directory's snapshot, over the services that keep them in memory. */
+export function replicaOf(parts: {
+  catalog: Catalog
+  users: UserDirectory
+  relations: Relations
+  history: History
+  requests: PendingRequests
+  sessions: SessionService
+  webhooks: WebhookService
+}): Replica {
+  const { catalog, users, relations, history, requests, sessions, webhooks } = parts
+  const collections: { [name: string]: Collection<object> } = {
+    tags: {
+      key: (tag: Tag) => String(tag.id),
+      // A rename reaches its clubs' search text; their records come as clubs of the same change.
+      put: (key, tag: Tag | null) => void catalog.changeTag(Number(key), tag, (record) => record),
+    } satisfies Collection<Tag>,
+    clubs: {
+      key: (club: ClubRecord) => club.code,
+      put: (key, club: ClubRecord | null) => (club ? void catalog.put(club) : catalog.remove(key)),
+    } satisfies Collection<ClubRecord>,
+    users: {
+      key: (user: UserRecord) => user.username,
+      put: (key, user: UserRecord | null) => (user ? users.put(user) : users.remove(key)),
+    } satisfies Collection<UserRecord>,
+    memberships: {
+      key: (seat: Membership) => pair(seat.club, seat.username),
+      put(key, seat: Membership | null) {
+        const [club, username] = split(key)
+        relations.change(club, username, seat?.role ?? null, {
+          title: seat?.title ?? '',
+          public: seat?.public ?? false,
+        })
+      },
+    } satisfies Collection<Membership>,
+    favorites: links(relations.favorites),
+    subscriptions: links(relations.subscriptions),
+    history: {
+      key: (record: HistoryRecord) => pair(record.club, history.position(record)),
+      put(key, record: HistoryRecord | null) {
+        const [club, index] = split(key)
+        history.put(club, Number(index), record)
+      },
+    } satisfies Collection<HistoryRecord>,
+    requests: {
+      key: (request: JoinRequestRecord) => pair(request.club, request.username),
+      put(key, request: JoinRequestRecord | null) {
+        const [club, username] = split(key)
+        requests.put(club, username, request)
+      },
+    } satisfies Collection<JoinRequestRecord>,
+    sessions: {
+      key: (session: SessionRecord) => session.id_sha256,
+      put: (key, session: SessionRecord | null) => sessions.put(key, session),
+    } satisfies Collection<SessionRecord>,
+    webhooks: {
+      key: (hook: WebhookRecord) => String(hook.id),
+      put: (key, hook: WebhookRecord | null) => webhooks.putHook(Number(key), hook),
+    } satisfies Collection<WebhookRecord>,
+    webhook_deliveries: {
+      key: (delivery: DeliveryRecord) => pair(delivery.webhook, delivery.seq),
+      put(key, delivery: DeliveryRecord | null) {
+        const [webhook, seq] = split(key)
+        webhooks.putDelivery(Number(webhook), Number(seq), delivery)
+      },
+    } satisfies Collection<DeliveryRecord>,
+    webhook_events: {
+      key: (event: WebhookEventRecord) => String(event.seq),
+      put: (key, event: WebhookEventRecord | null) => webhooks.putBody(Number(key), event?.body ?? null),
+    } satisfies Collection<WebhookEventRecord>,
+  }
+  return collections
+}
