@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../src/app'
-import { openDataFile, type DataFile } from '../src/data-file'
+import { openDataFile, openDirectoryStore, type DataFile } from '../src/data-file'
 import { IN_MEMORY } from '../src/store/store'
 import { openLogos } from '../src/store/logo-store'
 import type { Config } from '../src/config'
@@ -39,10 +39,19 @@ export async function makeApp(
     keepChanges?: number
     /** The waits between a failed webhook delivery's attempts (CONTRACT §18's are hours long). */
     webhookRetries?: readonly number[]
+    /** A PostgreSQL database (CONTRACT §19) in place of the data file: each app on it is another instance. */
+    databaseUrl?: string
   } = {},
 ) {
   if (options.dataFile) await openStores.get(options.dataFile)?.close()
-  const { store, data, changes } = await openDataFile(options.dataFile ?? IN_MEMORY, SEED_FILE)
+  const { store, data, changes } = options.databaseUrl
+    ? await openDirectoryStore({
+        databaseUrl: options.databaseUrl,
+        dataFile: IN_MEMORY,
+        seedFile: SEED_FILE,
+        readOnly: false,
+      })
+    : await openDataFile(options.dataFile ?? IN_MEMORY, SEED_FILE)
   if (options.dataFile) openStores.set(options.dataFile, store)
   const app = createApp({
     store,
