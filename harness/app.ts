@@ -1,3 +1,4 @@
+import { SQL } from 'bun'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,6 +8,7 @@ import { IN_MEMORY } from '../src/store/store'
 import { openLogos } from '../src/store/logo-store'
 import type { Config } from '../src/config'
 import type { CampusSignIn } from '../src/edge/oidc'
+import { startPostgres, type Postgres } from './postgres'
 
 export const ADMIN_TOKEN = 'test-admin-token'
 const TEST_KEY = new Uint8Array(32).fill(42)
@@ -17,6 +19,43 @@ export const NOW = new Date('2026-11-22T12:00:00.000Z')
 export type TestConfig = Partial<
   Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly' | 'rateLimit' | 'timezone' | 'webhookAllowPrivate'>
 >
+
+/**
+ * CLUBS_TEST_STORE=postgres: every app made without a data file keeps the directory in a fresh
+ * database of one PostgreSQL this process starts (CONTRACT §19), so that the contract's tests run
+ * on both stores. The oldest of those apps are closed as new ones come (each holds connections).
+ */
+export const ON_POSTGRES = process.env.CLUBS_TEST_STORE === 'postgres'
+const OPEN_DATABASES = 8
+let cluster: Promise<Postgres> | null = null
+let databases = 0
+const databaseApps: DataFile[] = []
+
+/** A fresh database holding the seed: a copy of one seeded once (a first start's migrations and seeding are tested on their own). */
+async function testDatabase(): Promise<string> {
+  cluster ??= (async () => {
+    const pg = await startPostgres()
+    const seeded = await pg.createDatabase('clubs_seeded')
+    const { store } = await openDirectoryStore({
+      databaseUrl: seeded,
+      dataFile: IN_MEMORY,
+      seedFile: SEED_FILE,
+      readOnly: false,
+    })
+    await store.close()
+    return pg
+  })()
+  const pg = await cluster
+  const name = `clubs_app_${process.pid}_${++databases}`
+  const sql = new SQL(pg.url())
+  await sql.unsafe(`CREATE DATABASE ${name} TEMPLATE clubs_seeded`).finally(() => sql.close())
+  while (databaseApps.length >= OPEN_DATABASES)
+    await databaseApps
+      .shift()!
+      .close()
+      .catch(() => undefined)
+  return pg.url(name)
+}
 
 /** The store each data file is open in, so that opening the file again is a restart: the old one lets go first. */
 const openStores = new Map<string, DataFile>()
@@ -44,15 +83,12 @@ export async function makeApp(
   } = {},
 ) {
   if (options.dataFile) await openStores.get(options.dataFile)?.close()
-  const { store, data, changes } = options.databaseUrl
-    ? await openDirectoryStore({
-        databaseUrl: options.databaseUrl,
-        dataFile: IN_MEMORY,
-        seedFile: SEED_FILE,
-        readOnly: false,
-      })
+  const databaseUrl = options.databaseUrl ?? (ON_POSTGRES && !options.dataFile ? await testDatabase() : null)
+  const { store, data, changes } = databaseUrl
+    ? await openDirectoryStore({ databaseUrl, dataFile: IN_MEMORY, seedFile: SEED_FILE, readOnly: false })
     : await openDataFile(options.dataFile ?? IN_MEMORY, SEED_FILE)
   if (options.dataFile) openStores.set(options.dataFile, store)
+  if (databaseUrl && !options.databaseUrl) databaseApps.push(store)
   const app = createApp({
     store,
     data,

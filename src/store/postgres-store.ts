@@ -78,6 +78,7 @@ export class PostgresStore {
   #problem: string | null = null
   #timers: ReturnType<typeof setInterval>[] = []
   #leader: ReservedSQL | null = null
+  #leaderAsked = -Infinity
   #closed = false
   /** Told of each write: how long it took (seconds), and why it failed (null when it landed). */
   onWrite: ((seconds: number, failure: Error | null) => void) | null = null
@@ -149,16 +150,20 @@ export class PostgresStore {
     this.#replica = replica
     this.#rebase(new Set(Object.keys(replica)))
     void this.#listen()
+    if (!this.readOnly) void this.#claimWebhooks()
     this.#timers.push(setInterval(() => void this.#poll(), POLL_MS))
-    if (!this.readOnly) {
-      void this.#claimWebhooks()
-      this.#timers.push(setInterval(() => void this.#claimWebhooks(), LEADER_CHECK_MS))
-    }
     for (const timer of this.#timers) timer.unref()
   }
 
-  /** Whether this instance is the one that sends webhook deliveries (each is sent by one instance). */
+  /**
+   * Whether this instance is the one that sends webhook deliveries (each is sent by one instance).
+   * Asked while deliveries wait; until it is, it asks the database again (the one that was may have stopped).
+   */
   get sendsWebhooks(): boolean {
+    if (!this.#leader && !this.readOnly && performance.now() - this.#leaderAsked >= LEADER_CHECK_MS) {
+      this.#leaderAsked = performance.now()
+      void this.#claimWebhooks()
+    }
     return this.#leader !== null
   }
 
@@ -446,10 +451,12 @@ export class PostgresStore {
   /** Notes a database failure for readiness; a query that hung gives up every connection for new ones. */
   #fault(error: unknown): void {
     this.#problem = `the database cannot be reached: ${describe(error)}`
+    // The advisory lock went with the connection if the database did: another instance may send now.
+    this.#leader?.release()
+    this.#leader = null
     if (error instanceof QueryTimeout && !this.#closed) {
       const old = this.#sql
       this.#sql = connect(this.url)
-      this.#leader = null
       void old.close({ timeout: 0 }).catch(() => undefined)
       void this.#listen()
     }
