@@ -84,16 +84,16 @@ export async function makeApp(
 ) {
   if (options.dataFile) await openStores.get(options.dataFile)?.close()
   const databaseUrl = options.databaseUrl ?? (ON_POSTGRES && !options.dataFile ? await testDatabase() : null)
-  const { store, data, changes } = databaseUrl
+  const { store, data, changes, logos } = databaseUrl
     ? await openDirectoryStore({ databaseUrl, dataFile: IN_MEMORY, seedFile: SEED_FILE, readOnly: false })
-    : await openDataFile(options.dataFile ?? IN_MEMORY, SEED_FILE)
+    : { ...(await openDataFile(options.dataFile ?? IN_MEMORY, SEED_FILE)), logos: null }
   if (options.dataFile) openStores.set(options.dataFile, store)
   if (databaseUrl && !options.databaseUrl) databaseApps.push(store)
   const app = createApp({
     store,
     data,
     changes: options.keepChanges ? { ...changes, keep: options.keepChanges } : changes,
-    logos: openLogos(options.dataFile ?? IN_MEMORY),
+    logos: logos ?? openLogos(options.dataFile ?? IN_MEMORY),
     config: { adminToken: ADMIN_TOKEN, autoApprove: false, readOnly: false, ...options.config },
     now: options.now ?? (() => NOW),
     logFault: () => {},

@@ -84,12 +84,12 @@ async function readSeed(file: string): Promise<StoredSnapshot> {
 
 /**
  * Where the directory is kept, chosen in this one place: PostgreSQL when CLUBS_DATABASE_URL is
- * set (CONTRACT §19), the data file otherwise. The database also keeps the secret key, so that
- * every instance makes the same calendar addresses.
+ * set (CONTRACT §19), the data file otherwise. The database also keeps the secret key and the
+ * logos, so that every instance makes the same calendar addresses and serves the same images.
  */
 export async function openDirectoryStore(config: Pick<Config, 'dataFile' | 'databaseUrl' | 'seedFile' | 'readOnly'>) {
   if (config.databaseUrl === null)
-    return { ...(await openDataFile(config.dataFile, config.seedFile, config)), key: null }
+    return { ...(await openDataFile(config.dataFile, config.seedFile, config)), key: null, logos: null }
   const opened = await PostgresStore.open(
     config.databaseUrl,
     async () => upgradeSnapshot(await readSeed(config.seedFile)),
@@ -97,7 +97,13 @@ export async function openDirectoryStore(config: Pick<Config, 'dataFile' | 'data
     config,
   )
   const data = upgradeSnapshot(opened.data as StoredSnapshot)
-  return { ...opened, data, upgradedFrom: null, changes: keptChanges(opened.store.file, opened.log) }
+  return {
+    ...opened,
+    data,
+    upgradedFrom: null,
+    changes: keptChanges(opened.store.file, opened.log),
+    logos: opened.store.logos,
+  }
 }
 
 export type DataFile = Awaited<ReturnType<typeof openDirectoryStore>>['store']

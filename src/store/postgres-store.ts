@@ -2,6 +2,7 @@ import { SQL, type ReservedSQL } from 'bun'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomBytes } from 'node:crypto'
 import type { LogLine, ReadLog } from './change-file'
+import { LogoRows } from './logo-rows'
 import { migrate } from './postgres-schema'
 import { recordText } from './snapshot-text'
 import { StoreError, type LogSource, type SnapshotCheck } from './store'
@@ -154,6 +155,9 @@ export class PostgresStore {
     this.#timers.push(setInterval(() => void this.#poll(), POLL_MS))
     for (const timer of this.#timers) timer.unref()
   }
+
+  /** Club logos, kept in the database for every instance. */
+  readonly logos = new LogoRows(() => this.#sql)
 
   /**
    * Whether this instance is the one that sends webhook deliveries (each is sent by one instance).
@@ -452,7 +456,7 @@ export class PostgresStore {
   #fault(error: unknown): void {
     this.#problem = `the database cannot be reached: ${describe(error)}`
     // The advisory lock went with the connection if the database did: another instance may send now.
-    this.#leader?.release()
+    void this.#leader?.close().catch(() => undefined)
     this.#leader = null
     if (error instanceof QueryTimeout && !this.#closed) {
       const old = this.#sql

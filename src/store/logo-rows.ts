@@ -1,0 +1,56 @@
+import type { SQL } from 'bun'
+import { makeLogo, type MadeLogo } from './logo-images'
+
+type Size = keyof MadeLogo['files']
+type Kept = { readonly name: string } | { readonly problem: string }
+
+/**
+ * A logo no club points to is removed only once it is this old: another instance may have kept it
+ * for a change it has committed and this one has not applied yet (CONTRACT §19: within a second).
+ */
+const SWEEP_AFTER_MINUTES = 10
+
+/**
+ * Club logos in the database (`club_directory_logos`), so that every instance serves the same
+ * ones: each size a row, all three kept in one transaction. Logos never change once kept (their
+ * name is their content's hash), so what one instance read it keeps in memory.
+ */
+export class LogoRows {
+  readonly #read = new Map<string, Uint8Array>()
+
+  constructor(private readonly sql: () => SQL) {}
+
+  async keep(bytes: Uint8Array): Promise<Kept> {
+    const made = await makeLogo(bytes)
+    if ('problem' in made) return made
+    const sizes = Object.keys(made.files) as Size[]
+    await this.sql()`
+      INSERT INTO club_directory_logos (name, size, bytes)
+      SELECT ${made.name}, s, b FROM unnest(${sizes}::text[], ${sizes.map((size) => made.files[size])}::bytea[]) AS t(s, b)
+      ON CONFLICT (name, size) DO UPDATE SET kept_at = now()`
+    return { name: made.name }
+  }
+
+  async read(name: string, size: Size): Promise<Uint8Array | null> {
+    const key = `${name}-${size}`
+    const held = this.#read.get(key)
+    if (held) return held
+    const [row] = await this.sql()`SELECT bytes FROM club_directory_logos WHERE name = ${name} AND size = ${size}`
+    if (!row) return null
+    const bytes = new Uint8Array(row.bytes)
+    if (this.#read.size >= 512) this.#read.delete(this.#read.keys().next().value!)
+    this.#read.set(key, bytes)
+    return bytes
+  }
+
+  async names(): Promise<readonly string[]> {
+    const rows = await this.sql()`SELECT DISTINCT name FROM club_directory_logos`
+    return rows.map((row: { name: string }) => row.name)
+  }
+
+  async remove(name: string): Promise<void> {
+    for (const key of this.#read.keys()) if (key.startsWith(name)) this.#read.delete(key)
+    await this.sql()`
+      DELETE FROM club_directory_logos WHERE name = ${name} AND kept_at < now() - make_interval(mins => ${SWEEP_AFTER_MINUTES})`
+  }
+}
