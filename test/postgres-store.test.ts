@@ -10,6 +10,7 @@ import sharp from 'sharp'
 import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
 import { startPostgres, type Postgres } from '../harness/postgres'
 import { sleep } from '../harness/service'
+import { startReceiver } from '../harness/webhook-receiver'
 import { MIGRATIONS } from '../src/store/postgres-schema'
 
 let pg: Postgres
@@ -179,6 +180,20 @@ describe('several instances on one database', () => {
   })
 })
 
+describe('a read-only instance', () => {
+  test('refuses writes and follows what the others commit', async () => {
+    const url = await pg.createDatabase()
+    const writer = await instance(url)
+    const reader = await makeApp({ databaseUrl: url, config: { readOnly: true } })
+    started.push(reader)
+    expect((await reader.admin.post('/api/clubs/', newClub('refused-here'))).status).toBe(405)
+    expect((await writer.admin.post('/api/clubs/', newClub('made-there'))).status).toBe(201)
+    expect(await until(async () => (await reader.admin.get('/api/clubs/made-there/')).status === 200)).toBeLessThan(
+      1_000,
+    )
+  })
+})
+
 describe('what instances share besides records', () => {
   test('a logo uploaded through one instance is served by another', async () => {
     const { apps } = await instances(2)
@@ -216,6 +231,47 @@ describe('what instances share besides records', () => {
       url: address.href,
     })
   })
+})
+
+describe('webhooks on several instances', () => {
+  test('each event is delivered by one instance; when it stops, another sends the rest', async () => {
+    const url = await pg.createDatabase()
+    const open = async () => {
+      const app = await makeApp({
+        databaseUrl: url,
+        now: () => new Date(),
+        config: { webhookAllowPrivate: true },
+        webhookRetries: [200, 200],
+      })
+      started.push(app)
+      return app
+    }
+    const [a, b] = [await open(), await open()]
+    const receiver = startReceiver()
+    try {
+      expect((await b.admin.post('/api/webhooks/', { url: receiver.url })).status).toBe(201)
+      await until(async () => (await readJson(await a.admin.get('/api/webhooks/'))).length === 1)
+      const code = 'pre-health-society'
+      for (let n = 0; n < 6; n++)
+        expect((await [a, b][n % 2]!.admin.patch(`/api/clubs/${code}/`, { subtitle: `Hook ${n}` })).status).toBe(200)
+      await until(async () => new Set(receiver.events().map((event) => event.seq)).size === 6, 10_000)
+      await sleep(500)
+      const seqs = receiver.events().map((event) => event.seq)
+      expect(seqs).toHaveLength(6)
+      expect(new Set(seqs).size).toBe(6)
+      // The instance that sent them stops; the other takes over.
+      const sender = [a, b].find((app) => 'sendsWebhooks' in app.store && app.store.sendsWebhooks)!
+      const other = sender === a ? b : a
+      expect('sendsWebhooks' in other.store && other.store.sendsWebhooks).toBe(false)
+      await sender.store.close()
+      started.splice(started.indexOf(sender), 1)
+      for (let n = 0; n < 3; n++)
+        expect((await other.admin.patch(`/api/clubs/${code}/`, { subtitle: `After ${n}` })).status).toBe(200)
+      await until(async () => new Set(receiver.events().map((event) => event.seq)).size === 9, 10_000)
+    } finally {
+      receiver.stop()
+    }
+  }, 30_000)
 })
 
 describe('a lost database', () => {
