@@ -291,6 +291,7 @@ describe.skipIf(!STORE_MERGED)('compose.postgres.yaml, run on loopback', () => {
       ),
     )
     expect(lists[0]!.length).toBeGreaterThan(0)
+    expect(new Set(lists[0]!).size).toBe(lists[0]!.length)
     for (const list of lists) expect(list).toEqual(lists[0]!)
   })
 
