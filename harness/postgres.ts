@@ -156,6 +156,8 @@ export async function startPostgres(): Promise<Postgres> {
     for (let attempt = 0; ; attempt++) {
       if (!fixedPort) port = freePort()
       proc = spawn()
+      // The test process may end with it running; its exit handler then kills it.
+      proc.unref()
       try {
         await waitReady(proc)
         return
