@@ -274,26 +274,33 @@ export class PostgresStore {
       const seq = events.at(-1)?.seq ?? this.#seq
       const written = rows.filter((row) => row.text !== null)
       const gone = rows.filter((row) => row.text === null)
-      if (written.length)
-        await timed(conn`
-          INSERT INTO club_directory_records (collection, key, doc, born, pos)
-          SELECT c, k, d::json, ${rev}, p FROM unnest(${written.map((r) => r.collection)}::text[], ${written.map((r) => r.key)}::text[], ${written.map((r) => r.text)}::text[]) WITH ORDINALITY AS t(c, k, d, p)
-          ON CONFLICT (collection, key) DO UPDATE SET doc = EXCLUDED.doc`)
-      if (gone.length)
-        await timed(conn`
-          DELETE FROM club_directory_records r USING unnest(${gone.map((r) => r.collection)}::text[], ${gone.map((r) => r.key)}::text[]) AS t(c, k)
-          WHERE r.collection = t.c AND r.key = t.k`)
-      if (events.length)
-        await timed(conn`
-          INSERT INTO club_directory_changes (seq, type, event)
-          SELECT * FROM unnest(${events.map((e) => e.seq)}::bigint[], ${events.map((e) => e.type)}::text[], ${events.map((e) => e.text)}::text[])`)
-      await timed(
-        conn`INSERT INTO club_directory_revisions (rev, changes) VALUES (${rev}, ${revisionText(rows)}::text::json)`,
-      )
       if (rev % 1000 === 0) await timed(conn`DELETE FROM club_directory_revisions WHERE rev <= ${rev - KEPT_REVISIONS}`)
       if (seq - scope.trimmedUpTo > 2 * this.#log!.keep) await timed(this.#trimChanges(conn, seq))
-      await timed(conn`UPDATE club_directory_meta SET rev = ${rev}, seq = ${seq} WHERE id = 1`)
-      await timed(conn`SELECT pg_notify(${CHANNEL}, ${String(rev)})`)
+      // One statement, one round trip: the records, their deletions, the events, the revision, the meta row, the wake-up.
+      await timed(conn`
+        WITH written AS (
+          INSERT INTO club_directory_records (collection, key, doc, born, pos)
+          SELECT c, k, d::json, ${rev}, p
+          FROM unnest(${written.map((r) => r.collection)}::text[], ${written.map((r) => r.key)}::text[], ${written.map((r) => r.text)}::text[]) WITH ORDINALITY AS t(c, k, d, p)
+          ON CONFLICT (collection, key) DO UPDATE SET doc = EXCLUDED.doc
+          RETURNING 1
+        ), gone AS (
+          DELETE FROM club_directory_records r
+          USING unnest(${gone.map((r) => r.collection)}::text[], ${gone.map((r) => r.key)}::text[]) AS t(c, k)
+          WHERE r.collection = t.c AND r.key = t.k
+          RETURNING 1
+        ), numbered AS (
+          INSERT INTO club_directory_changes (seq, type, event)
+          SELECT * FROM unnest(${events.map((e) => e.seq)}::bigint[], ${events.map((e) => e.type)}::text[], ${events.map((e) => e.text)}::text[])
+          RETURNING 1
+        ), revision AS (
+          INSERT INTO club_directory_revisions (rev, changes) VALUES (${rev}, ${revisionText(rows)}::text::json)
+          RETURNING 1
+        ), meta AS (
+          UPDATE club_directory_meta SET rev = ${rev}, seq = ${seq} WHERE id = 1
+          RETURNING 1
+        )
+        SELECT pg_notify(${CHANNEL}, ${String(rev)})`)
       await timed(conn`COMMIT`)
       this.#rev = rev
       this.#seq = seq
