@@ -5,6 +5,7 @@ import type { LoggedChange } from './domain/change-log'
 import type { ReadLog } from './store/change-file'
 import { emptySnapshot, snapshotOfClubs } from './domain/seed'
 import { snapshotProblem, upgradeSnapshot } from './domain/snapshot-format'
+import { keysOf } from './domain/replica'
 import { IN_MEMORY, Store, StoreError } from './store/store'
 import { PostgresStore } from './store/postgres-store'
 import type { Config } from './config'
@@ -94,6 +95,7 @@ export async function openDirectoryStore(config: Pick<Config, 'dataFile' | 'data
     config.databaseUrl,
     async () => upgradeSnapshot(await readSeed(config.seedFile)),
     snapshotProblem,
+    keysOf,
     config,
   )
   const data = upgradeSnapshot(opened.data as StoredSnapshot)

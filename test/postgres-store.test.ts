@@ -180,6 +180,39 @@ describe('several instances on one database', () => {
   })
 })
 
+describe('an instance further behind than the kept revisions', () => {
+  test('reads every record again and applies what differs', async () => {
+    const { url, apps } = await instances(1)
+    const [b] = apps as [App]
+    const code = 'pre-health-society'
+    const tags = async () =>
+      (await readJson(await b.req('/api/tags/?format=json'))).map((tag: { name: string }) => tag.name)
+    // A change whose revision is no longer kept: the record and the meta row move, no revision row says how.
+    const sql = new SQL(url)
+    try {
+      const [{ doc }] =
+        await sql`SELECT doc::text AS doc FROM club_directory_records WHERE collection = 'clubs' AND key = ${code}`
+      const changed = { ...JSON.parse(doc), subtitle: 'Changed while nobody kept the revision' }
+      await sql.begin(async (tx) => {
+        await tx`UPDATE club_directory_records SET doc = ${JSON.stringify(changed)}::text::json WHERE collection = 'clubs' AND key = ${code}`
+        await tx`INSERT INTO club_directory_records (collection, key, doc, born, pos) VALUES ('tags', '999', '{"id":999,"name":"Resynced"}', 0, 0)`
+        await tx`UPDATE club_directory_meta SET rev = rev + 5`
+      })
+    } finally {
+      await sql.close()
+    }
+    await until(
+      async () =>
+        (await readJson(await b.req(`/api/clubs/${code}/`))).subtitle === 'Changed while nobody kept the revision',
+    )
+    expect(await tags()).toContain('Resynced')
+    // And it writes on from there.
+    expect((await b.admin.patch(`/api/clubs/${code}/`, { subtitle: 'Written after' })).status).toBe(200)
+    const later = await instance(url)
+    expect((await readJson(await later.req(`/api/clubs/${code}/`))).subtitle).toBe('Written after')
+  })
+})
+
 describe('a read-only instance', () => {
   test('refuses writes and follows what the others commit', async () => {
     const url = await pg.createDatabase()

@@ -110,6 +110,7 @@ export class PostgresStore {
     url: string,
     seed: () => Promise<Snapshot>,
     check: SnapshotCheck,
+    keysOf: KeysOf,
     { readOnly = false } = {},
   ) {
     const sql = connect(url)
@@ -124,7 +125,7 @@ export class PostgresStore {
       await timed(
         migrate(sql, async (tx) => {
           if (readOnly) throw new Error('it holds no directory yet, and a read-only instance writes none')
-          await insertSnapshot(tx, await seed())
+          await insertSnapshot(tx, await seed(), keysOf)
           seeded = true
         }),
       )
@@ -528,8 +529,11 @@ const lineOf = (row: { seq: string | number; type: string; event: string }): Log
   text: row.event,
 })
 
-/** Writes a whole snapshot as revision 0: every record a row, in the snapshot's order. */
-async function insertSnapshot(tx: SQL, snapshot: SnapshotShape): Promise<void> {
+/** The keys of a whole snapshot's records of one collection, in order: the same keys the replica's collections give. */
+export type KeysOf = (collection: string, records: readonly object[]) => string[]
+
+/** Writes a whole snapshot as revision 0: every record a row under its key, in the snapshot's order. */
+async function insertSnapshot(tx: SQL, snapshot: SnapshotShape, keysOf: KeysOf): Promise<void> {
   const collections = collectionsOf(snapshot)
   const seq = snapshot.changes_seq ?? 0
   // The service's secret key (calendar addresses) is the database's, the same for every instance.
@@ -537,7 +541,7 @@ async function insertSnapshot(tx: SQL, snapshot: SnapshotShape): Promise<void> {
            VALUES (1, ${snapshot.version}, ${JSON.stringify(collections.map(([name]) => name))}::text::json, 0, ${seq}, ${seq}, ${randomBytes(32)})`
   let pos = 0
   for (const [collection, records] of collections) {
-    const keys = records.map((_, i) => String(i))
+    const keys = keysOf(collection, records)
     for (let i = 0; i < records.length; i += 1000)
       await tx`INSERT INTO club_directory_records (collection, key, doc, born, pos)
                SELECT ${collection}, k, d::json, 0, ${pos} + p FROM unnest(${keys.slice(i, i + 1000)}::text[], ${records.slice(i, i + 1000).map(recordText)}::text[]) WITH ORDINALITY AS t(k, d, p)`
