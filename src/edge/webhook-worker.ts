@@ -2,6 +2,11 @@
 // sending fifty POSTs for one event never holds the thread that answers requests. Attempts come
 // as one JSON text a batch, and outcomes go back as one JSON text when every attempt under way has
 // answered (a fan-out's fifty in one message), or OUTCOMES_HELD_MS after the first waiting one.
+// Attempts are background work: this thread, and Bun's HTTP client thread that makes the requests
+// (a fan-out of one event cost them twice the request thread's time for the write; the request
+// thread's own rare requests, an identity provider's keys, share it), run at the lowest priority,
+// so that on a busy machine the next write is not kept waiting for a core.
+import { runInBackground } from './background-priority'
 import { attemptDelivery, type AttemptBatch, type AttemptResult } from './webhook-sender'
 
 declare const self: Worker
@@ -12,6 +17,10 @@ const OUTCOMES_HELD_MS = 20
 let outbox: AttemptResult[] = []
 let underWay = 0
 let held: ReturnType<typeof setTimeout> | undefined
+/** Bun starts its HTTP client thread at the first request: lowered once that has been made. */
+let lowered = false
+
+runInBackground()
 
 function post() {
   clearTimeout(held)
@@ -26,6 +35,8 @@ self.onmessage = ({ data }: MessageEvent<string>) => {
   underWay += attempts.length
   for (const { id, ...delivery } of attempts)
     void attemptDelivery({ ...delivery, body: bodies[delivery.seq]! }, allowPrivate).then((outcome) => {
+      if (!lowered) runInBackground('HTTP Client')
+      lowered = true
       underWay--
       outbox.push({ id, outcome })
       if (underWay === 0) post()
