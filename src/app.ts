@@ -98,8 +98,7 @@ export function createApp({
   if (!config.readOnly) void directory.logos?.sweep()
   // Deliveries left pending by an earlier run are attempted again from now on.
   if (!config.readOnly) {
-    const sender = new WebhookSender(allowPrivate)
-    dispatchWebhooks(directory.webhooks, directory.changes, (delivery) => sender.send(delivery))
+    dispatchWebhooks(directory.webhooks, directory.changes, (settled) => new WebhookSender(allowPrivate, settled))
   }
   const { clubs } = directory
   const answers = new AnswerCaches(

@@ -1,21 +1,27 @@
 import type { ChangeLog } from '../domain/change-log'
-import type { DueDelivery, Outcome, WebhookService } from '../domain/webhooks'
+import type { DueDelivery, WebhookService } from '../domain/webhooks'
+import type { Attempted } from './webhook-sender'
 
 /** setTimeout's longest wait; a later delivery is looked at again then. */
 const LONGEST_WAIT_MS = 2 ** 31 - 1
 /** How long a delivery (or a look at what is due) waits after a fault before trying again. */
 const FAULT_PAUSE_MS = 5_000
 
+/** Where deliveries go to be attempted; what they came to is told to the function it was made with. */
+export interface Sender {
+  send(deliveries: readonly DueDelivery[]): void
+}
+
 /**
  * Runs the webhook deliveries: each as soon as its event is on disk, again when its next attempt
  * is due (one timer, set for the earliest), all at once and none waiting for another, so a slow
  * or hung receiver delays nothing but its own deliveries. Its timers keep no process alive.
- * Returns how to stop following new events.
+ * `sender` makes the sender, given what to do with outcomes. Returns how to stop following new events.
  */
 export function dispatchWebhooks(
   webhooks: WebhookService,
   changes: ChangeLog,
-  send: (delivery: DueDelivery) => Promise<Outcome>,
+  sender: (settled: (outcomes: readonly Attempted[]) => void) => Sender,
 ): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined
   let queued = false
@@ -26,11 +32,28 @@ export function dispatchWebhooks(
     queued = true
     setImmediate(pump)
   }
+  const deliveries = sender((outcomes) => {
+    const faulted: DueDelivery[] = []
+    for (const { delivery, outcome } of outcomes)
+      try {
+        webhooks.settle(delivery, outcome)
+        webhooks.release(delivery)
+      } catch {
+        // The clock failed (a fault a test injects): the delivery stays pending as it was, a while.
+        faulted.push(delivery)
+      }
+    if (faulted.length)
+      setTimeout(() => {
+        for (const delivery of faulted) webhooks.release(delivery)
+        soon()
+      }, FAULT_PAUSE_MS).unref()
+    soon()
+  })
   function pump() {
     queued = false
     clearTimeout(timer)
     try {
-      for (const delivery of webhooks.take()) void attempt(delivery)
+      deliveries.send(webhooks.take())
       const wait = webhooks.nextDueIn()
       timer = wait === null ? undefined : setTimeout(soon, Math.min(wait, LONGEST_WAIT_MS))
     } catch {
@@ -38,17 +61,6 @@ export function dispatchWebhooks(
       timer = setTimeout(soon, FAULT_PAUSE_MS)
     }
     timer?.unref()
-  }
-  async function attempt(delivery: DueDelivery) {
-    try {
-      webhooks.settle(delivery, await send(delivery))
-    } catch {
-      // The clock failed (a fault a test injects): the delivery stays pending as it was, a while.
-      await new Promise((resolve) => setTimeout(resolve, FAULT_PAUSE_MS).unref())
-    } finally {
-      webhooks.release(delivery)
-      soon()
-    }
   }
 
   const stop = changes.follow(soon)

@@ -20,36 +20,39 @@ export interface AttemptResult {
   readonly id: number
   readonly outcome: Outcome
 }
+/** What an attempt came to, with the delivery it was for. */
+export interface Attempted {
+  readonly delivery: DueDelivery
+  readonly outcome: Outcome
+}
 
 /**
  * Makes attempts on a thread of their own (src/edge/webhook-worker.ts): a fan-out of one event to
  * fifty receivers is fifty signatures, connections and answers, which on the request thread would
- * slow the writes that come meanwhile. Attempts asked for in one turn go over as one message, and
- * outcomes come back a batch at a time. Never rejects: a lost thread is a failed attempt.
+ * slow the writes that come meanwhile. The attempts of one `send` go over as one message, and
+ * their outcomes come back to `settled` a batch at a time: no promise or message per attempt.
+ * Never fails: a lost thread is a failed attempt.
  */
 export class WebhookSender {
   #worker: Worker | null = null
   #next = 0
-  #outbox: { id: number; delivery: DueDelivery }[] = []
-  readonly #waiting = new Map<number, (outcome: Outcome) => void>()
+  readonly #waiting = new Map<number, DueDelivery>()
 
-  constructor(private readonly allowPrivate: boolean) {}
+  constructor(
+    private readonly allowPrivate: boolean,
+    private readonly settled: (outcomes: readonly Attempted[]) => void,
+  ) {}
 
-  send(delivery: DueDelivery): Promise<Outcome> {
-    const id = ++this.#next
-    const outcome = new Promise<Outcome>((resolve) => this.#waiting.set(id, resolve))
-    if (!this.#outbox.length) queueMicrotask(() => this.#post())
-    this.#outbox.push({ id, delivery })
-    return outcome
-  }
-
-  #post(): void {
+  send(deliveries: readonly DueDelivery[]): void {
+    if (!deliveries.length) return
     const bodies: Record<number, string> = {}
-    const attempts = this.#outbox.map(({ id, delivery: { body, ...rest } }) => {
-      bodies[rest.seq] = body
-      return { id, ...rest }
+    const attempts = deliveries.map((delivery) => {
+      const id = ++this.#next
+      this.#waiting.set(id, delivery)
+      bodies[delivery.seq] = delivery.body
+      const { webhook, seq, messageId, url, secret } = delivery
+      return { id, webhook, seq, messageId, url, secret }
     })
-    this.#outbox = []
     // As one text, each body once: cloning fifty objects, or fifty copies of one body, cost the
     // request thread most of a millisecond per event in a CPU profile.
     this.#thread().postMessage(
@@ -62,16 +65,22 @@ export class WebhookSender {
     // Idle, it keeps no process alive (a test's, or a server that is stopping).
     const worker = new Worker(new URL('./webhook-worker.ts', import.meta.url).href, { ref: false })
     worker.onmessage = ({ data }: MessageEvent<string>) => {
+      const outcomes: Attempted[] = []
       for (const { id, outcome } of JSON.parse(data) as AttemptResult[]) {
-        this.#waiting.get(id)?.(outcome)
+        const delivery = this.#waiting.get(id)
+        if (!delivery) continue
         this.#waiting.delete(id)
+        outcomes.push({ delivery, outcome })
       }
+      this.settled(outcomes)
     }
     worker.onerror = (event) => {
       // The thread is gone: what it held failed, and the next attempt starts a new one.
-      for (const resolve of this.#waiting.values()) resolve(failed(null, `The sending thread failed: ${event.message}`))
+      const outcome = failed(null, `The sending thread failed: ${event.message}`)
+      const lost = [...this.#waiting.values()].map((delivery) => ({ delivery, outcome }))
       this.#waiting.clear()
       this.#worker = null
+      this.settled(lost)
     }
     return (this.#worker = worker)
   }

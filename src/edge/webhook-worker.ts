@@ -1,13 +1,30 @@
 // The thread that makes webhook attempts (src/edge/webhook-sender.ts), so that signing and
-// sending fifty POSTs for one event never holds the thread that answers requests. Attempts come,
-// and the outcomes of one turn go back, as one JSON text each.
+// sending fifty POSTs for one event never holds the thread that answers requests. Attempts come
+// as one JSON text a batch, and outcomes go back as one JSON text when every attempt under way has
+// answered (a fan-out's fifty in one message), or OUTCOMES_HELD_MS after the first waiting one.
+// Attempts are background work: this thread, and Bun's HTTP client thread that makes the requests
+// (a fan-out of one event cost them twice the request thread's time for the write; the request
+// thread's own rare requests, an identity provider's keys, share it), run at the lowest priority,
+// so that on a busy machine the next write is not kept waiting for a core.
+import { runInBackground } from './background-priority'
 import { attemptDelivery, type AttemptBatch, type AttemptResult } from './webhook-sender'
 
 declare const self: Worker
 
+/** Longest an outcome waits for the rest of the attempts under way: a slow receiver holds no one else's. */
+const OUTCOMES_HELD_MS = 20
+
 let outbox: AttemptResult[] = []
+let underWay = 0
+let held: ReturnType<typeof setTimeout> | undefined
+/** Bun starts its HTTP client thread at the first request: lowered once that has been made. */
+let lowered = false
+
+runInBackground()
 
 function post() {
+  clearTimeout(held)
+  held = undefined
   const batch = outbox
   outbox = []
   self.postMessage(JSON.stringify(batch))
@@ -15,9 +32,14 @@ function post() {
 
 self.onmessage = ({ data }: MessageEvent<string>) => {
   const { allowPrivate, bodies, attempts } = JSON.parse(data) as AttemptBatch
+  underWay += attempts.length
   for (const { id, ...delivery } of attempts)
     void attemptDelivery({ ...delivery, body: bodies[delivery.seq]! }, allowPrivate).then((outcome) => {
-      if (!outbox.length) setTimeout(post, 0)
+      if (!lowered) runInBackground('HTTP Client')
+      lowered = true
+      underWay--
       outbox.push({ id, outcome })
+      if (underWay === 0) post()
+      else held ??= setTimeout(post, OUTCOMES_HELD_MS)
     })
 }
