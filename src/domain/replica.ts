@@ -139,7 +139,7 @@ export function replicaOf(parts: {
     } satisfies Collection<DeliveryRecord>,
     webhook_events: {
       key: KEYS.webhook_events!,
-      put: (key, event: WebhookEventRecord | null) => webhooks.putBody(Number(key), event?.body ?? null),
+      put: (key, event: WebhookEventRecord | null) => webhooks.putEvent(Number(key), event),
     } satisfies Collection<WebhookEventRecord>,
   }
   return collections

@@ -305,10 +305,10 @@ export class WebhookService {
     else if (record) this.#finish(record)
   }
 
-  /** Puts the body of event `seq` a pending delivery waits to send (null: none waits any more). */
-  putBody(seq: number, body: string | null): void {
-    if (body === null) this.#bodies.delete(seq)
-    else this.#bodies.set(seq, body)
+  /** Puts event `seq` a pending delivery waits to send, as another instance left it (null: none waits any more). */
+  putEvent(seq: number, event: WebhookEventRecord | null): void {
+    if (event === null) this.#bodies.delete(seq)
+    else this.#bodies.set(seq, event)
   }
 
   snapshot(): {
