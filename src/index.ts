@@ -30,7 +30,7 @@ async function main() {
       : null
   const data = devAdmin?.data ?? opened.data
   const metrics = config.metrics ? new Metrics() : null
-  store.onWrite = snapshotWriteWatch(store.file, log, metrics)
+  store.onWrite = snapshotWriteWatch(store.file, log, metrics, config.databaseUrl !== null)
   let stopping = false
   const campus = config.oidc ? campusSignIn(config.oidc, log) : null
   const app = createApp({

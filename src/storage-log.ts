@@ -7,13 +7,22 @@ import { failureWords } from './store/store'
  * reason changes, and when they land again (warn): today's full disk shows in the log, not only
  * as 503s in the access lines.
  */
-export function snapshotWriteWatch(file: string, log: Logger, metrics: Metrics | null) {
+export function snapshotWriteWatch(file: string, log: Logger, metrics: Metrics | null, onDatabase = false) {
+  const [landed, failed] = onDatabase
+    ? [
+        'database writes land again; writes are accepted',
+        'database write failed; writes answer 503 until one lands (reads go on from memory)',
+      ]
+    : [
+        'snapshot writes land again; writes are accepted',
+        'snapshot write failed; writes answer 503 until one lands (the data file keeps the last good snapshot)',
+      ]
   let failing: { reason: string; since: string; writes: number } | null = null
   return (seconds: number, failure: Error | null) => {
     metrics?.observeWrite(seconds, failure === null)
     if (failure === null) {
       if (failing)
-        log.warn('snapshot writes land again; writes are accepted', {
+        log.warn(landed, {
           file,
           failed_since: failing.since,
           failed_writes: failing.writes,
@@ -26,7 +35,7 @@ export function snapshotWriteWatch(file: string, log: Logger, metrics: Metrics |
       failing.writes++
       return
     }
-    log.error('snapshot write failed; writes answer 503 until one lands (the data file keeps the last good snapshot)', {
+    log.error(failed, {
       file,
       reason,
       error: failure.message,

@@ -85,6 +85,57 @@ describe('an instance killed while writers race through two', () => {
   }, 60_000)
 })
 
+describe('a lost database, seen by a real instance', () => {
+  test('writes 503 while it is gone, with one error line and a /readyz reason; then a warn line, writes again, and the metrics count both', async () => {
+    const url = await pg.createDatabase()
+    const port = freePort()
+    const proc = spawnService(
+      port,
+      {
+        CLUBS_DATABASE_URL: url,
+        CLUBS_ADMIN_TOKEN: ADMIN_TOKEN,
+        CLUBS_LOG_LEVEL: 'info',
+        CLUBS_METRICS: 'true',
+        CLUBS_RATE_LIMIT: '',
+      },
+      { stdout: 'pipe', stderr: 'pipe' },
+    )
+    running.push(proc)
+    const base = `http://127.0.0.1:${port}`
+    await waitForHealth(base, proc)
+    const create = (code: string) =>
+      adminJson(base, '/api/clubs/', 'POST', { code, name: code, description: 'x', email: `${code}@clubs.example.edu` })
+    expect((await create('before')).status).toBe(201)
+    pg.kill()
+    try {
+      expect((await create('during')).status).toBe(503)
+      expect((await create('during-again')).status).toBe(503)
+      const ready = await fetch(`${base}/readyz`)
+      expect(ready.status).toBe(503)
+      expect(((await ready.json()) as { reason: string }).reason).toStartWith('the database cannot be reached')
+      expect(
+        (await fetch(`${base}/api/clubs/before/`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).status,
+      ).toBe(200)
+    } finally {
+      await pg.restart()
+    }
+    for (let i = 0; (await create(`after-${i}`)).status !== 201; i++) {
+      if (i > 100) throw new Error('writes did not resume')
+      await sleep(100)
+    }
+    const metrics = await (await adminJson(base, '/metrics')).text()
+    expect(metrics).toMatch(/clubs_snapshot_writes_total\{outcome="failed"\} [1-9]/)
+    expect(metrics).toMatch(/clubs_snapshot_writes_total\{outcome="ok"\} [1-9]/)
+    await stopService(proc)
+    const lines = (await new Response(proc.stdout as ReadableStream).text()).split('\n').filter(Boolean)
+    const messages = lines.map((line) => JSON.parse(line) as { level: string; msg: string })
+    const failed = messages.filter((line) => line.msg.startsWith('database write failed'))
+    expect(failed).toHaveLength(1)
+    expect(failed[0]!.level).toBe('error')
+    expect(messages.filter((line) => line.msg.startsWith('database writes land again'))).toHaveLength(1)
+  }, 60_000)
+})
+
 describe('starting', () => {
   test('CLUBS_DATABASE_URL and CLUBS_DATA_FILE set together is a refused start naming both', async () => {
     const { code, stderr } = await runToEnd([process.execPath, ENTRY], {

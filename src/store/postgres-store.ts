@@ -247,6 +247,7 @@ export class PostgresStore {
       this.#log!.resumeAt(this.#seq)
     } catch (error) {
       this.#fault(error)
+      this.onWrite?.(0, error as Error)
       throw error
     }
   }
