@@ -68,8 +68,8 @@ export class PostgresStore {
   }
   #log: SharedLog | null = null
   #replica: Replica = {}
-  /** Each collection's records as last committed or applied here, with their keys. */
-  #baseline = new Map<string, Map<object, string>>()
+  /** Each collection's records as last committed or applied here. */
+  #baseline = new Map<string, Held>()
   /** The highest revision applied here. */
   #rev: number
   /** The highest change number committed or taken in here. */
@@ -266,7 +266,7 @@ export class PostgresStore {
     const conn = scope.conn!
     scope.conn = null
     try {
-      const { rows, baseline } = this.#diff(this.#capture())
+      const { rows, settle } = this.#diff(this.#capture())
       const events = this.#log!.handOver()
       if (!rows.length && !events.length) {
         await timed(conn`ROLLBACK`)
@@ -306,7 +306,7 @@ export class PostgresStore {
       await timed(conn`COMMIT`)
       this.#rev = rev
       this.#seq = seq
-      this.#baseline = baseline
+      settle()
     } catch (error) {
       await timed(conn`ROLLBACK`).catch(() => undefined)
       throw error
@@ -322,30 +322,24 @@ export class PostgresStore {
     await conn`UPDATE club_directory_meta SET trimmed_up_to = ${upTo} WHERE id = 1`
   }
 
-  /** Each collection's records that differ from the baseline (text: null when gone), and the new baseline. */
-  #diff(snapshot: SnapshotShape) {
+  /** Each collection's records that differ from what was last committed (text: null when gone), and how to take them as committed. */
+  #diff(snapshot: SnapshotShape): { rows: Row[]; settle: () => void } {
     const rows: Row[] = []
-    const baseline = new Map<string, Map<object, string>>()
+    const settles: (() => void)[] = []
     for (const [collection, records] of collectionsOf(snapshot)) {
-      const before = this.#baseline.get(collection) ?? new Map<object, string>()
-      const keyOf = this.#replica[collection]!.key
-      const after = new Map<object, string>()
-      const put = new Set<string>()
-      for (const record of records) {
-        let key = before.get(record)
-        if (key === undefined) {
-          key = keyOf(record)
-          put.add(key)
-          rows.push({ collection, key, text: recordText(record) })
-        }
-        after.set(record, key)
-      }
-      if (after.size - put.size !== before.size)
-        for (const [record, key] of before)
-          if (!after.has(record) && !put.has(key)) rows.push({ collection, key, text: null })
-      baseline.set(collection, after)
+      const held = this.#held(collection)
+      const { put, gone } = held.differences(records, this.#replica[collection]!.key)
+      for (const [key, record] of put) rows.push({ collection, key, text: recordText(record) })
+      for (const key of gone) rows.push({ collection, key, text: null })
+      if (put.length || gone.length) settles.push(() => held.take(put, gone))
     }
-    return { rows, baseline }
+    return { rows, settle: () => settles.forEach((settle) => settle()) }
+  }
+
+  #held(collection: string): Held {
+    let held = this.#baseline.get(collection)
+    if (!held) this.#baseline.set(collection, (held = new Held()))
+    return held
   }
 
   /**
@@ -380,7 +374,7 @@ export class PostgresStore {
     )
     const held = new Map<string, Map<string, string>>()
     for (const [collection, records] of this.#baseline)
-      held.set(collection, new Map([...records].map(([record, key]) => [key, recordText(record)])))
+      held.set(collection, new Map([...records.byKey].map(([key, record]) => [key, recordText(record)])))
     const rows: RemoteRow[] = []
     for (const { collection, key, doc } of records) {
       const mine = held.get(collection)
@@ -400,14 +394,14 @@ export class PostgresStore {
     return touched
   }
 
-  /** Takes what memory holds now of the `touched` collections as their baseline (keys kept for records already known). */
+  /** Takes what memory holds now of the `touched` collections as committed. */
   #rebase(touched: ReadonlySet<string>): void {
-    for (const [collection, records] of collectionsOf(this.#capture())) {
-      if (!touched.has(collection)) continue
-      const before = this.#baseline.get(collection) ?? new Map<object, string>()
-      const keyOf = this.#replica[collection]!.key
-      this.#baseline.set(collection, new Map(records.map((record) => [record, before.get(record) ?? keyOf(record)])))
-    }
+    for (const [collection, records] of collectionsOf(this.#capture()))
+      if (touched.has(collection)) {
+        const held = this.#held(collection)
+        const { put, gone } = held.differences(records, this.#replica[collection]!.key)
+        held.take(put, gone)
+      }
   }
 
   /** Applies what others committed, when woken or on the poll; also notes whether the database answers. */
@@ -472,6 +466,46 @@ export class PostgresStore {
       this.#sql = connect(this.url)
       void old.close({ timeout: 0 }).catch(() => undefined)
       void this.#listen()
+    }
+  }
+}
+
+/**
+ * One collection's records as last committed or applied, by record and by key. Records never
+ * change in place, so a record held is unchanged; finding what changed costs a lookup a record.
+ */
+class Held {
+  readonly byKey = new Map<string, object>()
+  readonly #byRecord = new Map<object, string>()
+
+  /** The records of `records` not held (with their keys), and the keys held that none of them has. */
+  differences(records: readonly object[], keyOf: (record: object) => string) {
+    const put: [string, object][] = []
+    let kept = 0
+    for (const record of records)
+      if (this.#byRecord.has(record)) kept++
+      else put.push([keyOf(record), record])
+    const replaced = put.filter(([key]) => this.byKey.has(key)).length
+    const gone: string[] = []
+    if (kept + replaced !== this.byKey.size) {
+      const present = new Set(records)
+      const putKeys = new Set(put.map(([key]) => key))
+      for (const [key, record] of this.byKey) if (!present.has(record) && !putKeys.has(key)) gone.push(key)
+    }
+    return { put, gone }
+  }
+
+  take(put: readonly [string, object][], gone: readonly string[]): void {
+    for (const [key, record] of put) {
+      const old = this.byKey.get(key)
+      if (old !== undefined) this.#byRecord.delete(old)
+      this.byKey.set(key, record)
+      this.#byRecord.set(record, key)
+    }
+    for (const key of gone) {
+      const old = this.byKey.get(key)
+      if (old !== undefined) this.#byRecord.delete(old)
+      this.byKey.delete(key)
     }
   }
 }
