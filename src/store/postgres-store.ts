@@ -274,10 +274,7 @@ export class PostgresStore {
         await timed(conn`
           DELETE FROM club_directory_records r USING unnest(${gone.map((r) => r.collection)}::text[], ${gone.map((r) => r.key)}::text[]) AS t(c, k)
           WHERE r.collection = t.c AND r.key = t.k`)
-      if (events.length)
-        await timed(conn`
-          INSERT INTO club_directory_changes (seq, type, event)
-          SELECT * FROM unnest(${events.map((e) => e.seq)}::bigint[], ${events.map((e) => e.type)}::text[], ${events.map((e) => e.text)}::text[])`)
+      if (events.length) await timed(insertChanges(conn, events))
       await timed(
         conn`INSERT INTO club_directory_revisions (rev, changes) VALUES (${rev}, ${revisionText(rows)}::text::json)`,
       )
@@ -510,13 +507,29 @@ const lineOf = (row: { seq: string | number; type: string; event: string }): Log
   text: row.event,
 })
 
-/** Writes a whole snapshot as revision 0: every record a row, in the snapshot's order. */
-async function insertSnapshot(tx: SQL, snapshot: SnapshotShape): Promise<void> {
+/** Adds change log events (CONTRACT §18), as their text. */
+const insertChanges = (sql: SQL, lines: readonly LogLine[]) => sql`
+  INSERT INTO club_directory_changes (seq, type, event)
+  SELECT * FROM unnest(${lines.map((e) => e.seq)}::bigint[], ${lines.map((e) => e.type)}::text[], ${lines.map((e) => e.text)}::text[])`
+
+/**
+ * Writes a whole snapshot as revision 0: every record a row, in the snapshot's order; with `log`,
+ * its events and what was trimmed, and `key` as the secret key (a copy of a directory, which keeps
+ * its followers' numbers and its calendar addresses), else a log that starts at the snapshot's
+ * number and a new key.
+ */
+export async function insertSnapshot(
+  tx: SQL,
+  snapshot: SnapshotShape,
+  { log, key = randomBytes(32) }: { log?: ReadLog; key?: Uint8Array } = {},
+): Promise<void> {
   const collections = collectionsOf(snapshot)
-  const seq = snapshot.changes_seq ?? 0
+  const trimmedUpTo = log?.trimmedUpTo ?? snapshot.changes_seq ?? 0
+  const seq = Math.max(snapshot.changes_seq ?? 0, trimmedUpTo, log?.lines.at(-1)?.seq ?? 0)
   // The service's secret key (calendar addresses) is the database's, the same for every instance.
   await tx`INSERT INTO club_directory_meta (id, format, collections, rev, seq, trimmed_up_to, secret_key)
-           VALUES (1, ${snapshot.version}, ${JSON.stringify(collections.map(([name]) => name))}::text::json, 0, ${seq}, ${seq}, ${randomBytes(32)})`
+           VALUES (1, ${snapshot.version}, ${JSON.stringify(collections.map(([name]) => name))}::text::json, 0, ${seq}, ${trimmedUpTo}, ${key})`
+  if (log?.lines.length) await insertChanges(tx, log.lines)
   let pos = 0
   for (const [collection, records] of collections) {
     const keys = records.map((_, i) => String(i))
