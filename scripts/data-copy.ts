@@ -6,6 +6,7 @@ import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { answerHelp } from '../harness/usage'
 import { ownLogoPath } from '../src/domain/logos'
+import { recordKeys } from '../src/domain/replica'
 import { snapshotProblem, upgradeSnapshot } from '../src/domain/snapshot-format'
 import type { StoredSnapshot } from '../src/model/snapshot'
 import { copyLogos } from '../src/store/backups'
@@ -59,13 +60,13 @@ async function main(): Promise<number> {
   const { from, to, replace } = commandLine()
   if (shown(from) === shown(to)) throw new CopyRefused(`<from> and <to> are the same (${shown(from)})`)
   const read = isDatabaseUrl(from)
-    ? await readDatabaseDirectory(from, snapshotProblem)
+    ? await readDatabaseDirectory(from, { check: snapshotProblem, keys: recordKeys })
     : await readDataFileDirectory(from, snapshotProblem)
   const data = upgradeSnapshot(read.data as StoredSnapshot)
   const directory: WholeDirectory = { ...read, data }
   let replaced: string | null = null
   if (isDatabaseUrl(to)) {
-    const held = await writeDatabaseDirectory(to, () => directory, { replace })
+    const held = await writeDatabaseDirectory(to, recordKeys, () => directory, { replace })
     if (held) replaced = `the directory it held (${held.clubs} clubs, changes up to ${held.seq})`
   } else {
     const { kept } = await writeDataFileDirectory(to, directory, { replace })

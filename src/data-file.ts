@@ -4,6 +4,7 @@ import type { KeptChanges } from './domain/directory'
 import type { LoggedChange } from './domain/change-log'
 import type { ReadLog } from './store/change-file'
 import { emptySnapshot, snapshotOfClubs } from './domain/seed'
+import { recordKeys } from './domain/replica'
 import { snapshotProblem, upgradeSnapshot } from './domain/snapshot-format'
 import { IN_MEMORY, Store, StoreError } from './store/store'
 import { PostgresStore } from './store/postgres-store'
@@ -94,7 +95,7 @@ export async function openDirectoryStore(config: Pick<Config, 'dataFile' | 'data
     config.databaseUrl,
     async () => upgradeSnapshot(await readSeed(config.seedFile)),
     snapshotProblem,
-    config,
+    { readOnly: config.readOnly, keys: recordKeys },
   )
   const data = upgradeSnapshot(opened.data as StoredSnapshot)
   return { ...opened, data, upgradedFrom: null, changes: keptChanges(opened.store.file, opened.log) }

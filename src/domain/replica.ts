@@ -30,9 +30,48 @@ export type Replica = { readonly [collection: string]: Collection<object> }
 const pair = (a: string | number, b: string | number) => `${a}\n${b}`
 const split = (key: string) => key.split('\n') as [string, string]
 
-function links(set: LinkSet): Collection<ClubLink> {
+/**
+ * Each collection's key of a record, where the record alone names it (history's is its place among
+ * its club's events: historyKeys).
+ */
+const KEYS = {
+  tags: (tag: Tag) => String(tag.id),
+  clubs: (club: ClubRecord) => club.code,
+  users: (user: UserRecord) => user.username,
+  memberships: (seat: Membership) => pair(seat.club, seat.username),
+  favorites: (link: ClubLink) => pair(link.club, link.username),
+  subscriptions: (link: ClubLink) => pair(link.club, link.username),
+  requests: (request: JoinRequestRecord) => pair(request.club, request.username),
+  sessions: (session: SessionRecord) => session.id_sha256,
+  webhooks: (hook: WebhookRecord) => String(hook.id),
+  webhook_deliveries: (delivery: DeliveryRecord) => pair(delivery.webhook, delivery.seq),
+  webhook_events: (event: WebhookEventRecord) => String(event.seq),
+} satisfies { [collection: string]: (record: never) => string }
+
+/** History records' keys, in a snapshot's order: each club's events numbered from 0. */
+function historyKeys(records: readonly HistoryRecord[]): string[] {
+  const seen = new Map<string, number>()
+  return records.map((record) => {
+    const index = seen.get(record.club) ?? 0
+    seen.set(record.club, index + 1)
+    return pair(record.club, index)
+  })
+}
+
+/**
+ * The keys of a collection's records as a snapshot lists them, the same as replicaOf's: for a
+ * store that writes a whole snapshot at once (a first start, a copy).
+ */
+export function recordKeys(collection: string, records: readonly object[]): string[] {
+  if (collection === 'history') return historyKeys(records as HistoryRecord[])
+  const key = (KEYS as Record<string, ((record: object) => string) | undefined>)[collection]
+  if (!key) throw new Error(`no key for the records of "${collection}"`)
+  return records.map(key)
+}
+
+function links(set: LinkSet, key: (link: ClubLink) => string): Collection<ClubLink> {
   return {
-    key: (link) => pair(link.club, link.username),
+    key,
     put(key, link) {
       const [club, username] = split(key)
       if (link) set.add(username, club, link.created_at)
@@ -54,20 +93,20 @@ export function replicaOf(parts: {
   const { catalog, users, relations, history, requests, sessions, webhooks } = parts
   const collections: { [name: string]: Collection<object> } = {
     tags: {
-      key: (tag: Tag) => String(tag.id),
+      key: KEYS.tags,
       // A rename reaches its clubs' search text; their records come as clubs of the same change.
       put: (key, tag: Tag | null) => void catalog.changeTag(Number(key), tag, (record) => record),
     } satisfies Collection<Tag>,
     clubs: {
-      key: (club: ClubRecord) => club.code,
+      key: KEYS.clubs,
       put: (key, club: ClubRecord | null) => (club ? void catalog.put(club) : catalog.remove(key)),
     } satisfies Collection<ClubRecord>,
     users: {
-      key: (user: UserRecord) => user.username,
+      key: KEYS.users,
       put: (key, user: UserRecord | null) => (user ? users.put(user) : users.remove(key)),
     } satisfies Collection<UserRecord>,
     memberships: {
-      key: (seat: Membership) => pair(seat.club, seat.username),
+      key: KEYS.memberships,
       put(key, seat: Membership | null) {
         const [club, username] = split(key)
         relations.change(club, username, seat?.role ?? null, {
@@ -76,8 +115,8 @@ export function replicaOf(parts: {
         })
       },
     } satisfies Collection<Membership>,
-    favorites: links(relations.favorites),
-    subscriptions: links(relations.subscriptions),
+    favorites: links(relations.favorites, KEYS.favorites),
+    subscriptions: links(relations.subscriptions, KEYS.subscriptions),
     history: {
       key: (record: HistoryRecord) => pair(record.club, history.position(record)),
       put(key, record: HistoryRecord | null) {
@@ -86,29 +125,29 @@ export function replicaOf(parts: {
       },
     } satisfies Collection<HistoryRecord>,
     requests: {
-      key: (request: JoinRequestRecord) => pair(request.club, request.username),
+      key: KEYS.requests,
       put(key, request: JoinRequestRecord | null) {
         const [club, username] = split(key)
         requests.put(club, username, request)
       },
     } satisfies Collection<JoinRequestRecord>,
     sessions: {
-      key: (session: SessionRecord) => session.id_sha256,
+      key: KEYS.sessions,
       put: (key, session: SessionRecord | null) => sessions.put(key, session),
     } satisfies Collection<SessionRecord>,
     webhooks: {
-      key: (hook: WebhookRecord) => String(hook.id),
+      key: KEYS.webhooks,
       put: (key, hook: WebhookRecord | null) => webhooks.putHook(Number(key), hook),
     } satisfies Collection<WebhookRecord>,
     webhook_deliveries: {
-      key: (delivery: DeliveryRecord) => pair(delivery.webhook, delivery.seq),
+      key: KEYS.webhook_deliveries,
       put(key, delivery: DeliveryRecord | null) {
         const [webhook, seq] = split(key)
         webhooks.putDelivery(Number(webhook), Number(seq), delivery)
       },
     } satisfies Collection<DeliveryRecord>,
     webhook_events: {
-      key: (event: WebhookEventRecord) => String(event.seq),
+      key: KEYS.webhook_events,
       put: (key, event: WebhookEventRecord | null) => webhooks.putBody(Number(key), event?.body ?? null),
     } satisfies Collection<WebhookEventRecord>,
   }

@@ -7,7 +7,7 @@ import { changeFileOf, writeChangeFile, type ReadLog } from './change-file'
 import { fsync } from './fsync'
 import { acquireLock, lockHolder } from './lock'
 import { migrate } from './postgres-schema'
-import { insertSnapshot, PostgresStore } from './postgres-store'
+import { insertSnapshot, PostgresStore, type RecordKeys } from './postgres-store'
 import { openSecretKey, writeSecretKey } from './secret-key'
 import { SnapshotFile } from './snapshot-file'
 import { lockFileOf, Store, type SnapshotCheck } from './store'
@@ -93,7 +93,10 @@ export async function writeDataFileDirectory(
 }
 
 /** The directory in a database, read in one consistent view: servers may be writing to it meanwhile. */
-export async function readDatabaseDirectory(url: string, check: SnapshotCheck): Promise<WholeDirectory> {
+export async function readDatabaseDirectory(
+  url: string,
+  { check, keys }: { check: SnapshotCheck; keys: RecordKeys },
+): Promise<WholeDirectory> {
   const sql = connect(url)
   try {
     if (!(await heldIn(sql))) throw new CopyRefused(`${shownUrl(url)} holds no club directory`)
@@ -104,20 +107,21 @@ export async function readDatabaseDirectory(url: string, check: SnapshotCheck): 
     url,
     () => Promise.reject(new Error('unreachable')),
     check,
-    { readOnly: true },
+    { readOnly: true, keys },
   )
   await store.close()
   return { data, log, key }
 }
 
 /**
- * Writes `make(held)` as the database's whole directory, in one transaction (`held`: what it
- * held, null for none; `make` may refuse). A directory there is replaced only with `replace`, and
+ * Writes `make(held)` as the database's whole directory, its records under `keys`, in one
+ * transaction (`held`: what it held, null for none; `make` may refuse). A directory there is replaced only with `replace`, and
  * only while nothing else is connected to the database: a running instance would keep serving
  * what it holds in memory. Answers what was replaced.
  */
 export async function writeDatabaseDirectory(
   url: string,
+  keys: RecordKeys,
   make: (held: HeldDirectory | null) => WholeDirectory,
   { replace = false } = {},
 ): Promise<HeldDirectory | null> {
@@ -132,7 +136,7 @@ export async function writeDatabaseDirectory(
     let written = false
     await migrate(sql, async (tx) => {
       const { data, log, key } = make(null)
-      await insertSnapshot(tx, data, { log, key })
+      await insertSnapshot(tx, data, { keys, log, key })
       written = true
     })
     if (written) return null
@@ -146,7 +150,7 @@ export async function writeDatabaseDirectory(
       await tx`DELETE FROM club_directory_revisions`
       await tx`DELETE FROM club_directory_changes`
       await tx`DELETE FROM club_directory_meta`
-      await insertSnapshot(tx, data, { log, key })
+      await insertSnapshot(tx, data, { keys, log, key })
       // A revision past every one held, and none kept: an instance that reads it reads every record again.
       await tx`UPDATE club_directory_meta SET rev = ${Number(meta.rev) + 1} WHERE id = 1`
       return now
