@@ -21,7 +21,7 @@ const opened: App[] = []
 
 beforeAll(async () => {
   pg = await startPostgres()
-})
+}, 60_000)
 afterEach(async () => {
   for (const server of servers.splice(0)) await stopService(server)
   await Promise.all(opened.splice(0).map((app) => app.store.close().catch(() => undefined)))
@@ -29,7 +29,7 @@ afterEach(async () => {
 afterAll(async () => {
   await pg?.stop()
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
+}, 60_000)
 
 function freshDir(): string {
   const dir = tempDir('clubs-copy-')
@@ -136,7 +136,7 @@ describe('npm run data:copy', () => {
     expect(JSON.parse(readFileSync(back, 'utf8'))).toEqual(original.snapshot)
     expect(readFileSync(`${back}.changes`, 'utf8')).toBe(original.changes)
     expect(readFileSync(`${back}.key`)).toEqual(readFileSync(`${original.file}.key`))
-  })
+  }, 60_000)
 
   test('tokens, the calendar address and the change numbers carry on in the database and in a data file copied from it', async () => {
     const original = await richDataFile()
@@ -178,7 +178,7 @@ describe('npm run data:copy', () => {
     expect((await onFile.admin.patch('/api/clubs/penn-chess-society/', { subtitle: 'Edit 41' })).status).toBe(200)
     const next = await readJson(await onFile.req(`/api/changes/?since=${seq}`))
     expect(next.results.map((event: { seq: number }) => event.seq)).toEqual([seq + 1, seq + 2])
-  })
+  }, 60_000)
 
   test('a target that holds a directory is refused without --replace, and nothing is written', async () => {
     const original = await richDataFile()
@@ -206,7 +206,7 @@ describe('npm run data:copy', () => {
     const check = await app({ databaseUrl: other })
     expect((await readJson(await check.req('/api/clubs/penn-chess-society/'))).subtitle).toBe('Edit 77')
     expect((await check.req('/api/users/me/', { token: original.alice })).status).toBe(401)
-  })
+  }, 60_000)
 
   test('--replace keeps a replaced data file beside it, and replaces a database only once no instance is connected', async () => {
     const original = await richDataFile()
@@ -239,7 +239,7 @@ describe('npm run data:copy', () => {
     expect(intoFile.stdout).toContain(`kept in ${join(target, '..', kept[0]!)}`)
     expect(readFileSync(join(target, '..', kept[0]!), 'utf8')).toBe(old)
     expect(JSON.parse(readFileSync(target, 'utf8'))).toEqual(original.snapshot)
-  })
+  }, 60_000)
 
   test('a data file a running server holds is refused, as source and as target; a database is read while instances run', async () => {
     const original = await richDataFile()
@@ -268,7 +268,7 @@ describe('npm run data:copy', () => {
     expect(JSON.parse(readFileSync(whileServing, 'utf8')).clubs).toContainEqual(
       expect.objectContaining({ code: 'penn-chess-society', subtitle: 'Edit 77' }),
     )
-  })
+  }, 60_000)
 
   test('a missing source, a database with no directory, the same place twice and a wrong call are refused', async () => {
     const dir = freshDir()
@@ -284,5 +284,5 @@ describe('npm run data:copy', () => {
     const wrong = await copy(join(dir, 'db.json'))
     expect([wrong.code, wrong.stderr]).toEqual([2, expect.stringContaining('usage: npm run data:copy')])
     expect(readdirSync(dir)).toEqual([])
-  })
+  }, 60_000)
 })

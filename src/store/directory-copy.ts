@@ -122,7 +122,7 @@ export async function readDatabaseDirectory(
 export async function writeDatabaseDirectory(
   url: string,
   keys: RecordKeys,
-  make: (held: HeldDirectory | null) => WholeDirectory,
+  make: (held: HeldDirectory | null) => WholeDirectory | Promise<WholeDirectory>,
   { replace = false } = {},
 ): Promise<HeldDirectory | null> {
   const sql = connect(url)
@@ -135,7 +135,7 @@ export async function writeDatabaseDirectory(
     if (held) await refuseWhileConnected(sql, url)
     let written = false
     await migrate(sql, async (tx) => {
-      const { data, log, key } = make(null)
+      const { data, log, key } = await make(null)
       await insertSnapshot(tx, data, { keys, log, key })
       written = true
     })
@@ -145,7 +145,7 @@ export async function writeDatabaseDirectory(
     return await sql.begin(async (tx) => {
       const [meta] = await tx`SELECT rev FROM club_directory_meta WHERE id = 1 FOR UPDATE`
       const now = (await heldIn(tx))!
-      const { data, log, key } = make(now)
+      const { data, log, key } = await make(now)
       await tx`DELETE FROM club_directory_records`
       await tx`DELETE FROM club_directory_revisions`
       await tx`DELETE FROM club_directory_changes`
