@@ -1,10 +1,12 @@
 // What the operator's user commands (users:add, users:token) share: they open the data file
-// while the server is stopped, say plainly which file they wrote, and say what to do instead
-// while the server holds it.
+// while the server is stopped (or the database, CLUBS_DATABASE_URL, also while its instances run:
+// they take the change in within a second), say plainly where they wrote, and say what to do
+// instead while the server holds the file.
 import { resolve } from 'node:path'
 import { ConfigError, IN_MEMORY, loadConfig, type Config } from '../src/config'
-import { openDataFile } from '../src/data-file'
+import { openDirectoryStore } from '../src/data-file'
 import { openDirectory } from '../src/domain/directory'
+import { shownUrl } from '../src/store/directory-copy'
 import { StoreError } from '../src/store/store'
 
 type Directory = ReturnType<typeof openDirectory>
@@ -14,6 +16,7 @@ type Directory = ReturnType<typeof openDirectory>
  * a shell without CLUBS_DATA_FILE writes the default file, which need not be the server's.
  */
 export function describeDataFile(config: Config, env: Record<string, string | undefined> = process.env): string {
+  if (config.databaseUrl !== null) return `${shownUrl(config.databaseUrl)} (CLUBS_DATABASE_URL)`
   const path = resolve(config.dataFile)
   if (env.CLUBS_DATA_FILE || env.CLUBS_DATA_FILE_FILE) return `${path} (CLUBS_DATA_FILE)`
   return `${path} (the default: CLUBS_DATA_FILE is not set here; the server must run with this same file)`
@@ -48,13 +51,14 @@ async function main(command: OperatorCommand, args: readonly string[]): Promise<
     console.error(`usage: npm run ${command.name} -- ${command.usage}`)
     return 2
   }
-  if (config.dataFile === IN_MEMORY) {
+  if (config.databaseUrl === null && config.dataFile === IN_MEMORY) {
     console.error(
       `${command.name}: CLUBS_DATA_FILE is ${IN_MEMORY}, so there is no file to write; ${command.whileServing(args)}.`,
     )
     return 1
   }
-  const { store, data, changes } = await openDataFile(config.dataFile, config.seedFile)
+  // A command writes, whatever CLUBS_READ_ONLY says for the servers.
+  const { store, data, changes } = await openDirectoryStore({ ...config, readOnly: false })
   try {
     const directory = openDirectory(store, data, { autoApprove: config.autoApprove, now: () => new Date(), changes })
     return await command.run(args, directory, describeDataFile(config), config)

@@ -1,5 +1,5 @@
-// Issues a user and prints their token, straight into the data file. Refuses while the
-// server runs (the data file is locked by it): then use `POST /api/users/` instead.
+// Issues a user and prints their token, straight into the data file (or the database). Refuses
+// while the server runs on the data file (it locks it): then use `POST /api/users/` instead.
 //   npm run users:add -- <username> [--admin]
 import { parseArgs } from 'node:util'
 import { runOperatorCommand } from '../harness/operator'
@@ -11,7 +11,9 @@ answerHelp(`${USAGE}
 
 Adds a user to the data file (CLUBS_DATA_FILE, or data/db.json) and prints their token, shown
 this once; the file keeps only its SHA-256. --admin makes them an admin. Run it while the server
-is stopped; while it runs, send POST /api/users/ {"username": "..."} with an admin's token.`)
+is stopped; while it runs, send POST /api/users/ {"username": "..."} with an admin's token.
+With CLUBS_DATABASE_URL it adds the user to that database, also while its instances run (they
+take the user in within a second).`)
 
 /** The arguments; an unknown option is a usage error (exit 2), not a stack trace. */
 function commandLine() {

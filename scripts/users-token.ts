@@ -1,5 +1,5 @@
-// Issues an existing user a new token, straight into the data file; their previous token stops
-// working. Refuses while the server runs (the data file is locked by it): then use
+// Issues an existing user a new token, straight into the data file (or the database); their
+// previous token stops working. Refuses while the server runs on the data file (it locks it): then use
 // `POST /api/users/<username>/token/` instead.
 //   npm run users:token -- <username>
 import { runOperatorCommand } from '../harness/operator'
@@ -11,7 +11,9 @@ answerHelp(`usage: npm run users:token -- <username>
 Issues an existing user a new token in the data file (CLUBS_DATA_FILE, or data/db.json) and prints
 it, shown this once; their previous token stops working. "admin" gets a new development admin
 token (only without CLUBS_ADMIN_TOKEN, outside production). Run it while the server is stopped;
-while it runs, send POST /api/users/<username>/token/ with an admin's (or that user's) token.`)
+while it runs, send POST /api/users/<username>/token/ with an admin's (or that user's) token.
+With CLUBS_DATABASE_URL it issues the token in that database, also while its instances run (the
+new token works through them, and the old one stops, within a second).`)
 
 runOperatorCommand(
   {

@@ -4,8 +4,8 @@ import type { KeptChanges } from './domain/directory'
 import type { LoggedChange } from './domain/change-log'
 import type { ReadLog } from './store/change-file'
 import { emptySnapshot, snapshotOfClubs } from './domain/seed'
+import { recordKeys } from './domain/replica'
 import { snapshotProblem, upgradeSnapshot } from './domain/snapshot-format'
-import { keysOf } from './domain/replica'
 import { IN_MEMORY, Store, StoreError } from './store/store'
 import { PostgresStore } from './store/postgres-store'
 import type { Config } from './config'
@@ -57,6 +57,9 @@ function keptChanges(dataFile: string, { lines, trimmedUpTo }: ReadLog): KeptCha
   return { kept: lines as LoggedChange[], trimmedUpTo }
 }
 
+/** What a new directory starts from, in this release's format (a database's first start, a reset). */
+export const seedSnapshot = async (seedFile: string) => upgradeSnapshot(await readSeed(seedFile))
+
 /** What a new data file starts from (CONTRACT §15): nothing, a list of clubs in the write shape, or a data file. */
 async function readSeed(file: string): Promise<StoredSnapshot> {
   if (file === NO_SEED) return emptySnapshot()
@@ -91,13 +94,10 @@ async function readSeed(file: string): Promise<StoredSnapshot> {
 export async function openDirectoryStore(config: Pick<Config, 'dataFile' | 'databaseUrl' | 'seedFile' | 'readOnly'>) {
   if (config.databaseUrl === null)
     return { ...(await openDataFile(config.dataFile, config.seedFile, config)), key: null, logos: null }
-  const opened = await PostgresStore.open(
-    config.databaseUrl,
-    async () => upgradeSnapshot(await readSeed(config.seedFile)),
-    snapshotProblem,
-    keysOf,
-    config,
-  )
+  const opened = await PostgresStore.open(config.databaseUrl, () => seedSnapshot(config.seedFile), snapshotProblem, {
+    readOnly: config.readOnly,
+    keys: recordKeys,
+  })
   const data = upgradeSnapshot(opened.data as StoredSnapshot)
   return {
     ...opened,

@@ -30,7 +30,8 @@ export function snapshotWriteWatch(file: string, log: Logger, metrics: Metrics |
       failing = null
       return
     }
-    const reason = failureWords(failure)
+    // A lost database fails in several ways as it goes (refused, closed, timed out): one outage, one line.
+    const reason = onDatabase ? 'the database cannot be reached' : failureWords(failure)
     if (failing?.reason === reason) {
       failing.writes++
       return

@@ -1,9 +1,10 @@
-import { afterEach, describe, expect, it } from 'bun:test'
-import type { Subprocess } from 'bun'
-import { readFileSync, rmSync } from 'node:fs'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test'
+import { SQL, type Subprocess } from 'bun'
+import { readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE, tempDir } from '../harness/app'
-import { freePort, ROOT, runToEnd, spawnService, waitForHealth } from '../harness/service'
+import { startPostgres, type Postgres } from '../harness/postgres'
+import { freePort, ROOT, runToEnd, sleep, spawnService, waitForHealth } from '../harness/service'
 
 // The operator's user commands (issue 13): users:add and users:token write straight into the data
 // file while the server is stopped, and say plainly which file they wrote — the absolute path,
@@ -134,3 +135,95 @@ describe('users:token', () => {
     expect((await me(file, added.token)).status).toBe(200)
   })
 })
+
+// On a database (CLUBS_DATABASE_URL, CONTRACT §19) the same commands write there, also while its
+// instances run: no lock to refuse on, and the instances take the change in by replication.
+// reset is refused while anything else is connected, keeps what it replaces as a data file
+// data:copy brings back, keeps the key, and numbers changes on past every one used.
+describe('on a database', () => {
+  let pg: Postgres
+  beforeAll(async () => {
+    pg = await startPostgres()
+  }, 60_000)
+  afterAll(() => pg?.stop(), 60_000)
+
+  type App = Awaited<ReturnType<typeof makeApp>>
+  const instances: App[] = []
+  afterEach(async () => {
+    await Promise.all(instances.splice(0).map((app) => app.store.close().catch(() => undefined)))
+  }, 20_000)
+  const instance = async (url: string) => {
+    const app = await makeApp({ databaseUrl: url })
+    instances.push(app)
+    return app
+  }
+  const onDatabase = (url: string, script: string, ...args: string[]) =>
+    run(script, args, { cwd: freshDir(), env: { CLUBS_DATABASE_URL: url } })
+
+  it('users:add and users:token write to it while an instance serves; the instance takes the token in within a second', async () => {
+    const url = await pg.createDatabase()
+    const app = await instance(url)
+    const added = await onDatabase(url, 'users-add.ts', 'alice')
+    expect(added.code).toBe(0)
+    const shown = new URL(url)
+    shown.password = ''
+    expect(added.stdout).toContain(`to ${shown.href} (CLUBS_DATABASE_URL)`)
+    expect(added.stdout).not.toContain(new URL(url).password)
+    const reissued = await onDatabase(url, 'users-token.ts', 'alice')
+    expect(reissued.code).toBe(0)
+    const started = performance.now()
+    while ((await app.req('/api/users/me/', { token: reissued.token })).status !== 200) {
+      expect(performance.now() - started).toBeLessThan(1_000)
+      await sleep(20)
+    }
+    expect((await app.req('/api/users/me/', { token: added.token })).status).toBe(401)
+    const again = await onDatabase(url, 'users-add.ts', 'alice')
+    expect([again.code, again.stderr]).toEqual([1, expect.stringContaining('npm run users:token -- alice')])
+  }, 60_000)
+
+  it('reset is refused while an instance is connected; then puts the seed back, keeping the old directory, the key and the numbering', async () => {
+    const url = await pg.createDatabase()
+    const app = await instance(url)
+    const token = (await readJson(await app.admin.post('/api/users/', { username: 'alice' }))).token as string
+    expect((await app.admin.patch('/api/clubs/penn-chess-society/', { subtitle: 'Before the reset' })).status).toBe(200)
+    const { last_seq } = await readJson(await app.req('/api/changes/'))
+    expect(last_seq).toBeGreaterThan(0)
+
+    const refused = await onDatabase(url, 'reset.ts')
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('stop them first; nothing was changed')
+    expect((await app.req('/api/users/me/', { token })).status).toBe(200)
+    const keyBefore = await secretKeyOf(url)
+    await app.store.close()
+
+    const dir = freshDir()
+    const reset = await run('reset.ts', [], { cwd: dir, env: { CLUBS_DATABASE_URL: url } })
+    expect(reset.code).toBe(0)
+    expect(reset.stdout).toContain('80 clubs')
+    const kept = readdirSync(join(dir, 'data')).filter((name) => name.endsWith('.json'))
+    expect(kept).toEqual([expect.stringMatching(/^clubs_\d+_\d+-reset-.*\.json$/)])
+    expect(reset.stdout).toContain(`npm run data:copy -- ${join(dir, 'data', kept[0]!)}`)
+    const old = JSON.parse(readFileSync(join(dir, 'data', kept[0]!), 'utf8'))
+    expect(old.users.map((user: { username: string }) => user.username)).toEqual(['alice'])
+    expect(old.changes_seq).toBe(last_seq)
+
+    const after = await instance(url)
+    expect((await after.req('/api/users/me/', { token })).status).toBe(401)
+    expect((await readJson(await after.req('/api/clubs/penn-chess-society/'))).subtitle).not.toBe('Before the reset')
+    expect(await secretKeyOf(url)).toEqual(keyBefore)
+    expect((await after.req(`/api/changes/?since=${last_seq}`)).status).toBe(410)
+    expect((await after.admin.patch('/api/clubs/penn-chess-society/', { subtitle: 'After' })).status).toBe(200)
+    const { results } = await readJson(await after.req(`/api/changes/?since=${last_seq + 1}`))
+    expect(results.map((event: { seq: number }) => event.seq)).toEqual([last_seq + 2])
+  }, 60_000)
+})
+
+async function secretKeyOf(url: string): Promise<Buffer> {
+  const sql = new SQL(url)
+  try {
+    const [{ secret_key }] = await sql`SELECT secret_key FROM club_directory_meta`
+    return Buffer.from(secret_key)
+  } finally {
+    await sql.close()
+  }
+}

@@ -30,8 +30,11 @@ export type Replica = { readonly [collection: string]: Collection<object> }
 const pair = (a: string | number, b: string | number) => `${a}\n${b}`
 const split = (key: string) => key.split('\n') as [string, string]
 
-/** Each collection's key of a record, from the record alone (history's is its place among its club's events, below). */
-const KEYS: { readonly [collection: string]: (record: never) => string } = {
+/**
+ * Each collection's key of a record, where the record alone names it (history's is its place among
+ * its club's events: historyKeys).
+ */
+const KEYS = {
   tags: (tag: Tag) => String(tag.id),
   clubs: (club: ClubRecord) => club.code,
   users: (user: UserRecord) => user.username,
@@ -43,26 +46,32 @@ const KEYS: { readonly [collection: string]: (record: never) => string } = {
   webhooks: (hook: WebhookRecord) => String(hook.id),
   webhook_deliveries: (delivery: DeliveryRecord) => pair(delivery.webhook, delivery.seq),
   webhook_events: (event: WebhookEventRecord) => String(event.seq),
+} satisfies { [collection: string]: (record: never) => string }
+
+/** History records' keys, in a snapshot's order: each club's events numbered from 0. */
+function historyKeys(records: readonly HistoryRecord[]): string[] {
+  const seen = new Map<string, number>()
+  return records.map((record) => {
+    const index = seen.get(record.club) ?? 0
+    seen.set(record.club, index + 1)
+    return pair(record.club, index)
+  })
 }
 
-/** The keys of a snapshot's records of `collection`, in order: what a store writes a whole snapshot with. */
-export function keysOf(collection: string, records: readonly object[]): string[] {
-  if (collection === 'history') {
-    const seen = new Map<string, number>()
-    return (records as HistoryRecord[]).map(({ club }) => {
-      const index = seen.get(club) ?? 0
-      seen.set(club, index + 1)
-      return pair(club, index)
-    })
-  }
-  const key = KEYS[collection]
-  if (!key) throw new Error(`replica: no key for the collection "${collection}"`)
-  return records.map((record) => key(record as never))
+/**
+ * The keys of a collection's records as a snapshot lists them, the same as replicaOf's: for a
+ * store that writes a whole snapshot at once (a first start, a copy).
+ */
+export function recordKeys(collection: string, records: readonly object[]): string[] {
+  if (collection === 'history') return historyKeys(records as HistoryRecord[])
+  const key = (KEYS as Record<string, ((record: object) => string) | undefined>)[collection]
+  if (!key) throw new Error(`no key for the records of "${collection}"`)
+  return records.map(key)
 }
 
-function links(set: LinkSet): Collection<ClubLink> {
+function links(set: LinkSet, key: (link: ClubLink) => string): Collection<ClubLink> {
   return {
-    key: KEYS.favorites!,
+    key,
     put(key, link) {
       const [club, username] = split(key)
       if (link) set.add(username, club, link.created_at)
@@ -84,20 +93,20 @@ export function replicaOf(parts: {
   const { catalog, users, relations, history, requests, sessions, webhooks } = parts
   const collections: { [name: string]: Collection<object> } = {
     tags: {
-      key: KEYS.tags!,
+      key: KEYS.tags,
       // A rename reaches its clubs' search text; their records come as clubs of the same change.
       put: (key, tag: Tag | null) => void catalog.changeTag(Number(key), tag, (record) => record),
     } satisfies Collection<Tag>,
     clubs: {
-      key: KEYS.clubs!,
+      key: KEYS.clubs,
       put: (key, club: ClubRecord | null) => (club ? void catalog.put(club) : catalog.remove(key)),
     } satisfies Collection<ClubRecord>,
     users: {
-      key: KEYS.users!,
+      key: KEYS.users,
       put: (key, user: UserRecord | null) => (user ? users.put(user) : users.remove(key)),
     } satisfies Collection<UserRecord>,
     memberships: {
-      key: KEYS.memberships!,
+      key: KEYS.memberships,
       put(key, seat: Membership | null) {
         const [club, username] = split(key)
         relations.change(club, username, seat?.role ?? null, {
@@ -106,8 +115,8 @@ export function replicaOf(parts: {
         })
       },
     } satisfies Collection<Membership>,
-    favorites: links(relations.favorites),
-    subscriptions: links(relations.subscriptions),
+    favorites: links(relations.favorites, KEYS.favorites),
+    subscriptions: links(relations.subscriptions, KEYS.subscriptions),
     history: {
       key: (record: HistoryRecord) => pair(record.club, history.position(record)),
       put(key, record: HistoryRecord | null) {
@@ -116,29 +125,29 @@ export function replicaOf(parts: {
       },
     } satisfies Collection<HistoryRecord>,
     requests: {
-      key: KEYS.requests!,
+      key: KEYS.requests,
       put(key, request: JoinRequestRecord | null) {
         const [club, username] = split(key)
         requests.put(club, username, request)
       },
     } satisfies Collection<JoinRequestRecord>,
     sessions: {
-      key: KEYS.sessions!,
+      key: KEYS.sessions,
       put: (key, session: SessionRecord | null) => sessions.put(key, session),
     } satisfies Collection<SessionRecord>,
     webhooks: {
-      key: KEYS.webhooks!,
+      key: KEYS.webhooks,
       put: (key, hook: WebhookRecord | null) => webhooks.putHook(Number(key), hook),
     } satisfies Collection<WebhookRecord>,
     webhook_deliveries: {
-      key: KEYS.webhook_deliveries!,
+      key: KEYS.webhook_deliveries,
       put(key, delivery: DeliveryRecord | null) {
         const [webhook, seq] = split(key)
         webhooks.putDelivery(Number(webhook), Number(seq), delivery)
       },
     } satisfies Collection<DeliveryRecord>,
     webhook_events: {
-      key: KEYS.webhook_events!,
+      key: KEYS.webhook_events,
       put: (key, event: WebhookEventRecord | null) => webhooks.putEvent(Number(key), event),
     } satisfies Collection<WebhookEventRecord>,
   }

@@ -12,7 +12,7 @@ export interface BackupPolicy {
 }
 
 /** `2026-11-23T20:41:05.123Z` as a file name part: `2026-11-23T20-41-05.123Z` (sorts by time). */
-const stamp = (date: Date) => date.toISOString().replaceAll(':', '-')
+export const stamp = (date: Date) => date.toISOString().replaceAll(':', '-')
 
 /**
  * Copies `file` into `dir` as `<name>-<kind>-<stamp>.json`, the way the data file itself is

@@ -102,9 +102,7 @@ export class ChangeFile {
 
   /** Replaces the file with `lines`, dropped events up to `trimmedUpTo`. */
   async rewrite(lines: readonly LogLine[], trimmedUpTo: number): Promise<void> {
-    const text = header(trimmedUpTo) + lines.map((line) => `${line.text}\n`).join('')
-    await replaceFile(this.path, join(dirname(this.path), `.${basename(this.path)}.tmp`), [text])
-    this.#length = Buffer.byteLength(text)
+    this.#length = await writeChangeFile(this.path, lines, trimmedUpTo)
     this.#lines = lines.length
   }
 
@@ -119,6 +117,16 @@ export class ChangeFile {
     }
     this.#length = length
   }
+}
+
+/**
+ * Writes a whole change log at `path` (temp file, synced, renamed): `lines` after the header naming
+ * the events dropped up to `trimmedUpTo`. Answers its length in bytes.
+ */
+export async function writeChangeFile(path: string, lines: readonly LogLine[], trimmedUpTo: number): Promise<number> {
+  const text = header(trimmedUpTo) + lines.map((line) => `${line.text}\n`).join('')
+  await replaceFile(path, join(dirname(path), `.${basename(path)}.tmp`), [text])
+  return Buffer.byteLength(text)
 }
 
 /** Why a change log cannot be used: it was not written by this service, or was changed by hand. */

@@ -24,6 +24,8 @@ export interface Collection {
   put(key: string, record: object | null): void
 }
 export type Replica = { readonly [collection: string]: Collection }
+/** The keys of a collection's records as a snapshot lists them: the replica's own, before there is one. */
+export type RecordKeys = (collection: string, records: readonly object[]) => string[]
 
 type Undo = () => void
 
@@ -104,14 +106,13 @@ export class PostgresStore {
 
   /**
    * Connects, brings the tables up to date, loads `seed` into a database that has no directory
-   * yet, and reads the directory. `check` decides what a snapshot is.
+   * yet, and reads the directory. `check` decides what a snapshot is; `keys` names the seed's records.
    */
   static async open<Snapshot extends SnapshotShape>(
     url: string,
     seed: () => Promise<Snapshot>,
     check: SnapshotCheck,
-    keysOf: KeysOf,
-    { readOnly = false } = {},
+    { readOnly = false, keys }: { readOnly?: boolean; keys: RecordKeys },
   ) {
     const sql = connect(url)
     const named = redacted(url)
@@ -125,7 +126,7 @@ export class PostgresStore {
       await timed(
         migrate(sql, async (tx) => {
           if (readOnly) throw new Error('it holds no directory yet, and a read-only instance writes none')
-          await insertSnapshot(tx, await seed(), keysOf)
+          await insertSnapshot(tx, await seed(), { keys })
           seeded = true
         }),
       )
@@ -564,22 +565,36 @@ const lineOf = (row: { seq: string | number; type: string; event: string }): Log
   text: row.event,
 })
 
-/** The keys of a whole snapshot's records of one collection, in order: the same keys the replica's collections give. */
-export type KeysOf = (collection: string, records: readonly object[]) => string[]
+/** Adds change log events (CONTRACT §18), as their text. */
+const insertChanges = (sql: SQL, lines: readonly LogLine[]) => sql`
+  INSERT INTO club_directory_changes (seq, type, event)
+  SELECT * FROM unnest(${lines.map((e) => e.seq)}::bigint[], ${lines.map((e) => e.type)}::text[], ${lines.map((e) => e.text)}::text[])`
 
-/** Writes a whole snapshot as revision 0: every record a row under its key, in the snapshot's order. */
-async function insertSnapshot(tx: SQL, snapshot: SnapshotShape, keysOf: KeysOf): Promise<void> {
+/**
+ * Writes a whole snapshot as revision 0: every record a row under its key (what every later write
+ * names it by), in the snapshot's order; with `log`,
+ * its events and what was trimmed, and `key` as the secret key (a copy of a directory, which keeps
+ * its followers' numbers and its calendar addresses), else a log that starts at the snapshot's
+ * number and a new key.
+ */
+export async function insertSnapshot(
+  tx: SQL,
+  snapshot: SnapshotShape,
+  { keys, log, key = randomBytes(32) }: { keys: RecordKeys; log?: ReadLog; key?: Uint8Array },
+): Promise<void> {
   const collections = collectionsOf(snapshot)
-  const seq = snapshot.changes_seq ?? 0
+  const trimmedUpTo = log?.trimmedUpTo ?? snapshot.changes_seq ?? 0
+  const seq = Math.max(snapshot.changes_seq ?? 0, trimmedUpTo, log?.lines.at(-1)?.seq ?? 0)
   // The service's secret key (calendar addresses) is the database's, the same for every instance.
   await tx`INSERT INTO club_directory_meta (id, format, collections, rev, seq, trimmed_up_to, secret_key)
-           VALUES (1, ${snapshot.version}, ${JSON.stringify(collections.map(([name]) => name))}::text::json, 0, ${seq}, ${seq}, ${randomBytes(32)})`
+           VALUES (1, ${snapshot.version}, ${JSON.stringify(collections.map(([name]) => name))}::text::json, 0, ${seq}, ${trimmedUpTo}, ${key})`
+  if (log?.lines.length) await insertChanges(tx, log.lines)
   let pos = 0
   for (const [collection, records] of collections) {
-    const keys = keysOf(collection, records)
+    const named = keys(collection, records)
     for (let i = 0; i < records.length; i += 1000)
       await tx`INSERT INTO club_directory_records (collection, key, doc, born, pos)
-               SELECT ${collection}, k, d::json, 0, ${pos} + p FROM unnest(${keys.slice(i, i + 1000)}::text[], ${records.slice(i, i + 1000).map(recordText)}::text[]) WITH ORDINALITY AS t(k, d, p)`
+               SELECT ${collection}, k, d::json, 0, ${pos} + p FROM unnest(${named.slice(i, i + 1000)}::text[], ${records.slice(i, i + 1000).map(recordText)}::text[]) WITH ORDINALITY AS t(k, d, p)`
     pos += records.length
   }
 }

@@ -25,9 +25,13 @@ export async function openSecretKey(dataFile: string, { readOnly = false } = {})
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
   const key = randomBytes(KEY_BYTES)
-  if (!readOnly) {
-    await replaceFile(file, `${file}.tmp`, [`${key.toString('hex')}\n`], { mode: 0o600 })
-    await fsync(dirname(file))
-  }
+  if (!readOnly) await writeSecretKey(dataFile, key)
   return key
+}
+
+/** Writes `key` as `dataFile`'s secret key, durably and owner-only (a copy of a directory brings its key). */
+export async function writeSecretKey(dataFile: string, key: Uint8Array): Promise<void> {
+  const file = keyFileOf(dataFile)
+  await replaceFile(file, `${file}.tmp`, [`${Buffer.from(key).toString('hex')}\n`], { mode: 0o600 })
+  await fsync(dirname(file))
 }

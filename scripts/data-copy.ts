@@ -1,0 +1,99 @@
+// Copies a whole directory between a data file and a PostgreSQL database (CONTRACT §19), either
+// way, losing nothing: every collection, the change log (followers' numbers stay valid) and the
+// secret key (tokens and calendar addresses keep working).
+//   npm run data:copy -- <from> <to> [--replace]
+import { dirname, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { answerHelp } from '../harness/usage'
+import { ownLogoPath } from '../src/domain/logos'
+import { recordKeys } from '../src/domain/replica'
+import { snapshotProblem, upgradeSnapshot } from '../src/domain/snapshot-format'
+import type { StoredSnapshot } from '../src/model/snapshot'
+import { copyLogos } from '../src/store/backups'
+import {
+  CopyRefused,
+  isDatabaseUrl,
+  readDatabaseDirectory,
+  readDataFileDirectory,
+  shownUrl,
+  writeDatabaseDirectory,
+  writeDataFileDirectory,
+  type WholeDirectory,
+} from '../src/store/directory-copy'
+import { logoDirOf } from '../src/store/logo-store'
+import { StoreError } from '../src/store/store'
+
+const USAGE = 'usage: npm run data:copy -- <from> <to> [--replace]'
+answerHelp(`${USAGE}
+
+Copies a whole club directory from <from> to <to>, each a data file (a path) or a PostgreSQL
+database (postgres://user:password@host:5432/database): every club with its approved versions
+and history, tags, users with their token hashes (tokens keep working), memberships, favorites,
+subscriptions, join requests, sessions, webhooks with their secrets and pending deliveries, the
+change log (<file>.changes; followers keep their numbers) and the secret key (<file>.key;
+calendar addresses keep working), in this release's format.
+
+A data file being copied must not be in use by a running server (stop it first); a database can
+be copied while its instances run (it is read in one consistent view). A <to> that already holds
+a directory is refused unless --replace is given: a data file is then kept first beside it as
+<name>-replaced-<time>.json; a database is replaced only while nothing else is connected to it.
+Logos are files (logos/ beside the data file) and are copied only from a data file to a data file.`)
+
+function commandLine() {
+  try {
+    const { positionals, values } = parseArgs({
+      args: Bun.argv.slice(2),
+      options: { replace: { type: 'boolean', default: false } },
+      allowPositionals: true,
+    })
+    if (positionals.length !== 2) throw new Error(`expected <from> and <to>, got ${positionals.length} arguments`)
+    return { from: positionals[0]!, to: positionals[1]!, replace: values.replace }
+  } catch (error) {
+    console.error(`data:copy: ${(error as Error).message}\n${USAGE}`)
+    process.exit(2)
+  }
+}
+
+const shown = (where: string) => (isDatabaseUrl(where) ? shownUrl(where) : resolve(where))
+
+async function main(): Promise<number> {
+  const { from, to, replace } = commandLine()
+  if (shown(from) === shown(to)) throw new CopyRefused(`<from> and <to> are the same (${shown(from)})`)
+  const read = isDatabaseUrl(from)
+    ? await readDatabaseDirectory(from, { check: snapshotProblem, keys: recordKeys })
+    : await readDataFileDirectory(from, snapshotProblem)
+  const data = upgradeSnapshot(read.data as StoredSnapshot)
+  const directory: WholeDirectory = { ...read, data }
+  let replaced: string | null = null
+  if (isDatabaseUrl(to)) {
+    const held = await writeDatabaseDirectory(to, recordKeys, () => directory, { replace })
+    if (held) replaced = `the directory it held (${held.clubs} clubs, changes up to ${held.seq})`
+  } else {
+    const { kept } = await writeDataFileDirectory(to, directory, { replace })
+    if (kept) replaced = `the data file it held, kept in ${resolve(kept)}`
+    if (!isDatabaseUrl(from)) await copyLogos(from, dirname(to))
+  }
+  const { lines, trimmedUpTo } = directory.log
+  console.log(
+    `Copied ${shown(from)} to ${shown(to)}: ${data.clubs.length} clubs, ${data.users.length} users, ` +
+      `changes up to ${data.changes_seq ?? 0} (${lines.length} kept, ${trimmedUpTo} trimmed), and the secret key.`,
+  )
+  if (replaced) console.log(`It replaced ${replaced}.`)
+  const logos = data.clubs.some((club) => club.image_url && ownLogoPath(club.image_url))
+  if (logos && (isDatabaseUrl(from) || isDatabaseUrl(to)))
+    console.log(
+      `Clubs have logos, which are files: copy the logos/ folder ${isDatabaseUrl(from) ? "beside the instances' data path" : `(${resolve(logoDirOf(from))})`} ` +
+        `to ${isDatabaseUrl(to) ? "the instances' logos/ folder (beside CLUBS_DATA_FILE's path, data/logos by default)" : resolve(logoDirOf(to))}.`,
+    )
+  return 0
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    const refused = error instanceof CopyRefused || error instanceof StoreError
+    console.error(`data:copy: ${refused ? '' : 'failed: '}${(error as Error).message}`)
+    if (refused) console.error('Nothing was written.')
+    process.exit(1)
+  },
+)
