@@ -27,7 +27,7 @@ const CREATES = Number(process.env.BENCH_POSTGRES_CREATES ?? 100)
 const LAG_CLUBS = 1_000
 const READ_SIZES = [1_000, 10_000]
 const MIX_CLUBS = 10_000
-export const GOAL_LAG_P99_MS = 100
+export const GOAL_REPLICATION_P99_MS = 100
 export const GOAL_READ_RATIO = 0.9
 
 export interface PostgresResult {
