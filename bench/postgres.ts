@@ -52,10 +52,12 @@ export interface PostgresResult {
     readonly clubs: number
     readonly creates: number
     readonly file: Percentiles
-    readonly database: Percentiles
+    /** Null when the instance on the database did not start (`failure` says why). */
+    readonly database: Percentiles | null
     /** Spawn to first 200 over an empty database (loading the data set), and over the one it left. */
-    readonly databaseFirstStartMs: number
-    readonly databaseRestartMs: number
+    readonly databaseFirstStartMs: number | null
+    readonly databaseRestartMs: number | null
+    readonly failure: string | null
   }[]
   readonly mix: {
     readonly clubs: number
@@ -182,23 +184,45 @@ async function creates(pg: Postgres, tmp: string, size: number, say: (line: stri
   const file = await times(fileServer).finally(() => fileServer.stop())
   const url = await pg.createDatabase()
   const log = join(tmp, `pg-creates-${size}`)
-  const first = await startOursOnDatabase(url, seed, log)
-  const database = await times(first).finally(() => first.stop())
-  const again = await startOursOnDatabase(url, seed, `${log}-restart`)
-  await again.stop()
-  const row = {
-    clubs: size,
-    creates: CREATES,
-    file,
-    database,
-    databaseFirstStartMs: first.startupMs,
-    databaseRestartMs: again.startupMs,
+  const failed = async (which: string) => {
+    const err = await Bun.file(`${which}.err`)
+      .text()
+      .catch(() => '')
+    return err.trim().split('\n').at(-1) || `see ${which}.err`
   }
-  say(
-    `    ${CREATES} creates at ${size} clubs: database p50 ${database.p50.toFixed(1)}, p99 ${database.p99.toFixed(1)} ms; ` +
-      `data file p50 ${file.p50.toFixed(1)}, p99 ${file.p99.toFixed(1)} ms (database first start ${first.startupMs.toFixed(0)} ms, restart ${again.startupMs.toFixed(0)} ms)`,
-  )
+  let row: PostgresResult['creates'][number]
+  try {
+    const first = await startOursOnDatabase(url, seed, log)
+    const database = await times(first).finally(() => first.stop())
+    const again = await startOursOnDatabase(url, seed, `${log}-restart`)
+    await again.stop()
+    const [databaseFirstStartMs, databaseRestartMs] = [first.startupMs, again.startupMs]
+    row = { clubs: size, creates: CREATES, file, database, databaseFirstStartMs, databaseRestartMs, failure: null }
+  } catch {
+    // A product problem the bench shows rather than hides: the row says why.
+    const failure = await failed(existsSync(`${log}-restart.err`) ? `${log}-restart` : log)
+    row = {
+      clubs: size,
+      creates: CREATES,
+      file,
+      database: null,
+      databaseFirstStartMs: null,
+      databaseRestartMs: null,
+      failure,
+    }
+  }
+  say(`    ${CREATES} creates at ${size} clubs: ${createsLine(row)}`)
   return row
+}
+
+export function createsLine(row: PostgresResult['creates'][number]): string {
+  const ms = (n: number | null) => `${(n ?? NaN).toFixed(1)} ms`
+  const onFile = `data file p50 ${ms(row.file.p50)}, p99 ${ms(row.file.p99)}`
+  if (!row.database) return `${onFile}; the instance on the database did not start: ${row.failure}`
+  return (
+    `database p50 ${ms(row.database.p50)}, p99 ${ms(row.database.p99)}; ${onFile} ` +
+    `(database first start ${ms(row.databaseFirstStartMs)}, restart ${ms(row.databaseRestartMs)})`
+  )
 }
 
 const clubsOn = async (server: Server) =>

@@ -431,7 +431,7 @@ function scaleSection(s: ScaleResult, postgres: PostgresResult | null): string[]
     '| data file | first start | restart | RSS idle | RSS while writing (peak) | RSS after five creates | RSS idle after a restart | each of five creates | PostgreSQL: creates p50, p99; first start, restart |',
     '|---|---|---|---|---|---|---|---|---|',
     `| ${num(s.fileMb)} MB | ${msText(s.firstStartMs)} | ${msText(s.restartMs)} | ${num(s.rssIdleMb)} MB | ${num(s.rssPeakMb)} MB | ` +
-      `${num(s.rssAfterMb)} MB (${times(s.rssAfterMb, s.rssIdleMb)} idle) | ${num(s.rssRestartIdleMb)} MB | ${s.createMs.map(msText).join(', ')} | ${onPostgres ? `${msText(onPostgres.database.p50)}, ${msText(onPostgres.database.p99)} (of ${onPostgres.creates}); ${msText(onPostgres.databaseFirstStartMs)}, ${msText(onPostgres.databaseRestartMs)}` : 'not measured'} |`,
+      `${num(s.rssAfterMb)} MB (${times(s.rssAfterMb, s.rssIdleMb)} idle) | ${num(s.rssRestartIdleMb)} MB | ${s.createMs.map(msText).join(', ')} | ${onPostgres?.database ? `${msText(onPostgres.database.p50)}, ${msText(onPostgres.database.p99)} (of ${onPostgres.creates}); ${msText(onPostgres.databaseFirstStartMs!)}, ${msText(onPostgres.databaseRestartMs!)}` : onPostgres ? `did not start: ${onPostgres.failure}` : 'not measured'} |`,
     '',
     '- bench/scale.ts: OURS over a generated data set; a first start over it (spawn to the first 200 on',
     '  `/api/clubs/`, which builds the whole list), RSS settled 3 s later, five creates one after the other with',
@@ -495,9 +495,10 @@ function postgresSection(p: PostgresResult): string[] {
     '',
     '| clubs | creates | PostgreSQL p50 | p99 | data file p50 | p99 | PostgreSQL first start (loads the data set) | restart |',
     '|---|---|---|---|---|---|---|---|',
-    ...p.creates.map(
-      (c) =>
-        `| ${num(c.clubs)} | ${c.creates} | ${msText(c.database.p50)} | ${msText(c.database.p99)} | ${msText(c.file.p50)} | ${msText(c.file.p99)} | ${msText(c.databaseFirstStartMs)} | ${msText(c.databaseRestartMs)} |`,
+    ...p.creates.map((c) =>
+      c.database
+        ? `| ${num(c.clubs)} | ${c.creates} | ${msText(c.database.p50)} | ${msText(c.database.p99)} | ${msText(c.file.p50)} | ${msText(c.file.p99)} | ${msText(c.databaseFirstStartMs!)} | ${msText(c.databaseRestartMs!)} |`
+        : `| ${num(c.clubs)} | ${c.creates} | — | — | ${msText(c.file.p50)} | ${msText(c.file.p99)} | did not start: ${c.failure} | — |`,
     ),
     '',
     '- `POST /api/clubs/` with the admin token, each waiting for its answer: on the data file each rewrites the',
