@@ -33,7 +33,7 @@ export interface ChangeStreamsResult {
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
 
 /** A stream opened over a plain socket (no client-side connection limit), noting when each event id arrives. */
-class RawStream {
+export class RawStream {
   #tail = ''
   readonly seen = new Map<number, number>()
   socket: Socket | null = null
@@ -74,14 +74,14 @@ async function openAll(port: number, count: number, since: number): Promise<RawS
   return streams
 }
 
-const patch = (base: string, subtitle: string) =>
+export const patch = (base: string, subtitle: string) =>
   fetch(`${base}/api/clubs/penn-chess-society/`, {
     method: 'PATCH',
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify({ subtitle }),
   })
 
-async function lastSeq(base: string): Promise<number> {
+export async function lastSeq(base: string): Promise<number> {
   return (await (await fetch(`${base}/api/changes/?limit=1`)).json()).last_seq
 }
 

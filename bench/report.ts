@@ -9,6 +9,7 @@ import type { SizeResult } from './scenarios'
 import { GOAL_BYTES, GOAL_RATIO, ratioMet, sitePageSection, weightMet, type SitePageResult } from './site-page'
 import { GOAL_IDLE_KB, GOAL_LAG_P99_MS, type ChangeStreamsResult } from './change-streams'
 import { GOAL_SLOWDOWN, webhookFanoutLine, type WebhookFanoutResult } from './webhook-fanout'
+import { GOAL_READ_RATIO, GOAL_REPLICATION_P99_MS, lagLine, mixLine, type PostgresResult } from './postgres'
 
 export interface Results {
   readonly date: string
@@ -39,6 +40,8 @@ export interface Results {
   readonly changeStreams: ChangeStreamsResult | null
   /** Writes with and without 50 webhooks getting every event (issue 27); null when skipped. */
   readonly webhookFanout: WebhookFanoutResult | null
+  /** Several instances on one PostgreSQL beside one node on the data file (issue 28); null when skipped. */
+  readonly postgres: PostgresResult | null
 }
 
 const DOCS = join(import.meta.dir, '..', 'docs')
@@ -88,7 +91,7 @@ interface Target {
   readonly figure: string
 }
 
-function targets({ sizes, scale, exportStall, sitePage, changeStreams, webhookFanout }: Results): Target[] {
+function targets({ sizes, scale, exportStall, sitePage, changeStreams, webhookFanout, postgres }: Results): Target[] {
   const at = (size: number) => sizes.find((r) => r.size === size)
   const rps = (size: number, server: ServerName, key: string) => find(at(size), server, key)?.rps
   const out: Target[] = []
@@ -266,6 +269,18 @@ function targets({ sizes, scale, exportStall, sitePage, changeStreams, webhookFa
       webhookFanout!.with.p99 <= GOAL_SLOWDOWN * webhookFanout!.without.p99,
     () => webhookFanoutLine(webhookFanout!),
   )
+  check(
+    `Two instances on one PostgreSQL: a write on one reaches the other's change stream, p99 ≤ ${GOAL_REPLICATION_P99_MS} ms from its answer`,
+    !!postgres,
+    () => postgres!.lag.afterAnswer.p99 <= GOAL_REPLICATION_P99_MS,
+    () => lagLine(postgres!.lag),
+  )
+  check(
+    `Reads on an instance on PostgreSQL ≥ ${GOAL_READ_RATIO}× the same on the data file (list and one club, same run)`,
+    !!postgres,
+    () => postgres!.reads.every((r) => r.database.rps >= GOAL_READ_RATIO * r.file.rps),
+    () => postgres!.reads.map((r) => `${r.key} at ${num(r.clubs)} ${times(r.database.rps, r.file.rps)}`).join(', '),
+  )
   return out
 }
 
@@ -395,26 +410,28 @@ export function markdown(results: Results): string {
       `- gzip: the list at 1,000 clubs is ${num(gzip.plain)} bytes plain and ${num(gzip.gzip)} bytes with \`Accept-Encoding: gzip\``,
       `  (${num((100 * gzip.gzip) / gzip.plain, 1)}% of the bytes, ${num(gzip.plain / gzip.gzip, 1)}× smaller).`,
     )
-  if (results.scale) lines.push('', ...scaleSection(results.scale))
+  if (results.scale) lines.push('', ...scaleSection(results.scale, results.postgres))
   if (results.sitePage) lines.push('', ...sitePageSection(results.sitePage))
+  if (results.postgres) lines.push('', ...postgresSection(results.postgres))
   return lines.join('\n') + '\n'
 }
 
 /** One node at BENCH_SCALE clubs, and where this design ends. */
-function scaleSection(s: ScaleResult): string[] {
+function scaleSection(s: ScaleResult, postgres: PostgresResult | null): string[] {
   const perClubKb = (s.rssIdleMb * 1e3) / s.clubs
   const createMs = median([...s.createMs])
   // A snapshot write grows with the directory: the clubs at which a create would take 100 ms.
   const under100ms = (100 / createMs) * s.clubs
   // The clubs whose RSS, with the 1.5× a write may add, fits in 1 GB.
   const perGb = 1e6 / (1.5 * perClubKb)
+  const onPostgres = postgres?.creates.find((row) => row.clubs === s.clubs)
   return [
     `## Scale: one node at ${num(s.clubs)} clubs`,
     '',
-    '| data file | first start | restart | RSS idle | RSS while writing (peak) | RSS after five creates | RSS idle after a restart | each of five creates |',
-    '|---|---|---|---|---|---|---|---|',
+    '| data file | first start | restart | RSS idle | RSS while writing (peak) | RSS after five creates | RSS idle after a restart | each of five creates | PostgreSQL: creates p50, p99; first start, restart |',
+    '|---|---|---|---|---|---|---|---|---|',
     `| ${num(s.fileMb)} MB | ${msText(s.firstStartMs)} | ${msText(s.restartMs)} | ${num(s.rssIdleMb)} MB | ${num(s.rssPeakMb)} MB | ` +
-      `${num(s.rssAfterMb)} MB (${times(s.rssAfterMb, s.rssIdleMb)} idle) | ${num(s.rssRestartIdleMb)} MB | ${s.createMs.map(msText).join(', ')} |`,
+      `${num(s.rssAfterMb)} MB (${times(s.rssAfterMb, s.rssIdleMb)} idle) | ${num(s.rssRestartIdleMb)} MB | ${s.createMs.map(msText).join(', ')} | ${onPostgres?.database ? `${msText(onPostgres.database.p50)}, ${msText(onPostgres.database.p99)} (of ${onPostgres.creates}); ${msText(onPostgres.databaseFirstStartMs!)}, ${msText(onPostgres.databaseRestartMs!)}` : onPostgres ? `did not start: ${onPostgres.failure}` : 'not measured'} |`,
     '',
     '- bench/scale.ts: OURS over a generated data set; a first start over it (spawn to the first 200 on',
     '  `/api/clubs/`, which builds the whole list), RSS settled 3 s later, five creates one after the other with',
@@ -423,6 +440,8 @@ function scaleSection(s: ScaleResult): string[] {
     '- Each write streams the snapshot to a temp file a megabyte at a time (src/store/snapshot-file.ts) from the',
     "  records' kept JSON texts: after the first write those texts stay (about the data file's size), and no write",
     '  holds the whole text, or its bytes, at once.',
+    '- PostgreSQL (bench/postgres.ts, below): an instance on a database loaded from the same data set; its first',
+    '  start loads the data set into the empty database.',
     '',
     '### Where one node ends',
     '',
@@ -432,8 +451,71 @@ function scaleSection(s: ScaleResult): string[] {
     `half again a write may add) at about ${num(Math.round(perGb / 1000) * 1000)}. Concurrent writes share one`,
     'snapshot write (group commit), so under load writes queue rather than fail. A campus (hundreds to a few',
     'thousand clubs) is far inside these bounds. Past them the next step is a store that writes a changed record',
-    'alone (SQLite, say), not a bigger node: memory is the first limit a small container meets, and a',
-    'whole-snapshot write the first a busy one does.',
+    'alone, not a bigger node: memory is the first limit a small container meets, and a whole-snapshot write the',
+    'first a busy one does. PostgreSQL (CONTRACT §19) is that store: a write commits the rows it changed, and more',
+    'instances can share the reads.',
+  ]
+}
+
+/** Several instances on one PostgreSQL beside one node on the data file (issue 28). */
+function postgresSection(p: PostgresResult): string[] {
+  const row = (r: { rps: number; p99Ms: number; non2xx3xx: number; socketErrors: number }) =>
+    `${rate(r.rps)} | ${msText(r.p99Ms)} | ${num(r.non2xx3xx + r.socketErrors)}`
+  const sum = p.mix.twoInstances.reduce((total, r) => total + r.rps, 0)
+  return [
+    '## Several instances on PostgreSQL (issue 28)',
+    '',
+    "bench/postgres.ts: Debian's PostgreSQL started as the tests start it (harness/postgres.ts: a fresh cluster in a",
+    'temp folder, on loopback, fsync and synchronous commit on), each instance `bun src/index.ts` with',
+    '`CLUBS_DATABASE_URL`, its database loaded on a first start from the generated data set (`CLUBS_SEED_FILE`).',
+    'The instances, PostgreSQL and wrk share the machine’s CPUs.',
+    '',
+    '### Replication lag',
+    '',
+    `${lagLine(p.lag)}.`,
+    '',
+    `- Two instances on one database of ${num(p.lag.clubs)} clubs: A's club PATCHed (admin token), one write after`,
+    "  another, 5–25 ms apart; B's `/api/changes/stream` followed over a plain socket, each write timed from A's",
+    "  answer (and from sending it) until B's stream had its event (B answers reads from the memory that event was",
+    '  applied to).',
+    '',
+    '### Reads: one instance on each store',
+    '',
+    '| clubs | read | PostgreSQL req/s | p99 | data file req/s | p99 | PostgreSQL ÷ data file |',
+    '|---|---|---|---|---|---|---|',
+    ...p.reads.map(
+      (r) =>
+        `| ${num(r.clubs)} | ${r.key} | ${rate(r.database.rps)} | ${msText(r.database.p99Ms)} | ${rate(r.file.rps)} | ${msText(r.file.p99Ms)} | ${times(r.database.rps, r.file.rps)} |`,
+    ),
+    '',
+    '- Both instances up at once over the same data set, anonymous `GET /api/clubs/` and `/api/clubs/<code>/`;',
+    '  three rounds of runs, alternating which store goes first; each keeps its best run.',
+    '',
+    '### Creates, one after another',
+    '',
+    '| clubs | creates | PostgreSQL p50 | p99 | data file p50 | p99 | PostgreSQL first start (loads the data set) | restart |',
+    '|---|---|---|---|---|---|---|---|',
+    ...p.creates.map((c) =>
+      c.database
+        ? `| ${num(c.clubs)} | ${c.creates} | ${msText(c.database.p50)} | ${msText(c.database.p99)} | ${msText(c.file.p50)} | ${msText(c.file.p99)} | ${msText(c.databaseFirstStartMs!)} | ${msText(c.databaseRestartMs!)} |`
+        : `| ${num(c.clubs)} | ${c.creates} | — | — | ${msText(c.file.p50)} | ${msText(c.file.p99)} | did not start: ${c.failure} | — |`,
+    ),
+    '',
+    '- `POST /api/clubs/` with the admin token, each waiting for its answer: on the data file each rewrites the',
+    '  whole snapshot, on PostgreSQL each commits the rows it changed.',
+    '',
+    `### The 95/5 mix at ${num(p.mix.clubs)} clubs`,
+    '',
+    '| where | req/s | p99 | errors |',
+    '|---|---|---|---|',
+    `| one node on the data file | ${row(p.mix.file)} |`,
+    `| one instance on PostgreSQL | ${row(p.mix.oneInstance)} |`,
+    ...p.mix.twoInstances.map((r, i) => `| two instances on PostgreSQL: instance ${i + 1} | ${row(r)} |`),
+    `| two instances on PostgreSQL: both | ${rate(sum)} | — | — |`,
+    '',
+    '- bench/wrk/mix.lua as in the mix above (95% anonymous reads of the list, a page, a search and a club; 5%',
+    '  creates). One instance: wrk with 2 threads, 50 connections; two: one wrk each (1 thread, 25 connections),',
+    `  at once. ${mixLine(p.mix)}.`,
   ]
 }
 
@@ -450,6 +532,8 @@ export function summary(results: Results): string {
   lines.push('')
   for (const t of targets(results))
     lines.push(`${t.met === null ? 'NOT MEASURED' : t.met ? 'MET    ' : 'NOT MET'}  ${t.text}: ${t.figure}`)
+  if (results.postgres)
+    lines.push(`         The 95/5 mix at ${num(results.postgres.mix.clubs)} clubs: ${mixLine(results.postgres.mix)}`)
   return lines.join('\n')
 }
 

@@ -2,7 +2,7 @@
 // writes docs/performance.md and docs/perf-chart.svg, and prints a summary.
 // BENCH_SIZES=100,1000 and BENCH_SECONDS=2 shorten a run while working on the harness;
 // BENCH_KEEP=1 keeps the temp folder (data sets, server logs). BENCH_SCALE sets the size of the
-// scale profile (100000 unless told; 0 skips it).
+// scale profile (100000 unless told; 0 skips it); BENCH_POSTGRES=0 skips the PostgreSQL rows.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
@@ -16,14 +16,15 @@ import { benchExportStall, STALL_CLUBS } from './export-stall'
 import { benchSitePage, SITE_PAGE_CLUBS } from './site-page'
 import { benchChangeStreams, STREAMS_OPEN } from './change-streams'
 import { benchWebhookFanout, FANOUT_WRITES } from './webhook-fanout'
+import { benchPostgres, POSTGRES_ROWS } from './postgres'
 import { ROOT } from './servers'
 
 const USAGE = `usage: npm run bench [-- --help]
 
 Measures the service (OURS) against a bare Bun.serve doing the same job (CEILING) and json-server
-at each data size, the small answers, the spreadsheet and review rows, the scale profile and the
-campus site's directory page; writes docs/performance.md and docs/perf-chart.svg and prints a
-summary. A full run takes 8 minutes or more.
+at each data size, the small answers, the spreadsheet and review rows, the scale profile, the
+campus site's directory page and several instances on PostgreSQL; writes docs/performance.md and
+docs/perf-chart.svg and prints a summary. A full run takes 12 minutes or more.
 
   BENCH_SIZES=100,1000     data sizes (default 100,1000,10000)
   BENCH_SECONDS=2          seconds a measurement runs (shorter while working on the harness)
@@ -32,9 +33,11 @@ summary. A full run takes 8 minutes or more.
   SITE_PAGE_CLUBS=0        clubs in the directory page rows (default 1000; 0 skips them)
   STREAMS_OPEN=0           change streams open for the lag row (default 1000; 0 skips the stream rows)
   WEBHOOK_FANOUT_WRITES=0  writes in the webhook fan-out row (default 300; 0 skips it)
+  BENCH_POSTGRES=0         skips the PostgreSQL rows (issue 28: lag, reads, creates, the mix)
+  BENCH_POSTGRES_WRITES=200  writes in the lag row; BENCH_POSTGRES_CREATES=100 creates per size
   BENCH_KEEP=1             keep the temp folder (data sets, server logs)
 
-Needs wrk (Debian: apt-get install wrk).`
+Needs wrk (Debian: apt-get install wrk), and for the PostgreSQL rows Debian's postgresql.`
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(USAGE)
@@ -108,6 +111,7 @@ async function main() {
   const sitePage = SITE_PAGE_CLUBS ? await benchSitePage(tmp, say) : null
   const changeStreams = STREAMS_OPEN ? await benchChangeStreams(tmp, say) : null
   const webhookFanout = FANOUT_WRITES ? await benchWebhookFanout(tmp, say) : null
+  const postgres = POSTGRES_ROWS ? await benchPostgres(tmp, say) : null
   const results: Results = {
     date: new Date().toISOString(),
     machine: await machine(loadBefore),
@@ -120,6 +124,7 @@ async function main() {
     sitePage,
     changeStreams,
     webhookFanout,
+    postgres,
   }
   const files = await writeReport(results)
   say('')

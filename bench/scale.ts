@@ -32,7 +32,8 @@ async function settledRss(server: Server): Promise<number> {
   return (await rssMb(server.child.pid)) ?? 0
 }
 
-async function create(server: Server, n: number): Promise<number> {
+/** One create with the admin token, waited for; its time from request to answer (ms). */
+export async function create(server: Server, n: number): Promise<number> {
   const started = performance.now()
   const res = await fetch(`${server.base}/api/clubs/`, {
     method: 'POST',

@@ -70,6 +70,21 @@ export function startOursOn(
   })
 }
 
+/** OURS on PostgreSQL (CONTRACT §19): `databaseUrl`, loaded from `seedFile` on a first start over an empty database; its output in `<log>.out`, `<log>.err`. */
+export function startOursOnDatabase(
+  databaseUrl: string,
+  seedFile: string,
+  log: string,
+  env: Record<string, string> = {},
+): Promise<Server> {
+  return startOursOn(log, 'warn', {
+    CLUBS_DATA_FILE: '',
+    CLUBS_DATABASE_URL: databaseUrl,
+    CLUBS_SEED_FILE: seedFile,
+    ...env,
+  })
+}
+
 /** A bare Bun.serve answering every request with one recorded answer (status, headers, body): bench/answer-ceiling.ts. */
 export function startAnswerCeiling(answerFile: string): Promise<Server> {
   const port = freePort()

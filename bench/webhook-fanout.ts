@@ -41,7 +41,7 @@ async function threadCpuMs(pid: number, tid = pid): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
-function percentiles(samples: readonly number[]): Percentiles {
+export function percentiles(samples: readonly number[]): Percentiles {
   const sorted = [...samples].sort((a, b) => a - b)
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0
   return { p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? 0 }

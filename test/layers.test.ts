@@ -67,7 +67,8 @@ const FOLDERS: readonly { folder: string; imports: readonly string[] }[] = [
   { folder: 'harness/', imports: ['harness/', 'src/'] },
   { folder: 'test/', imports: ['harness/', 'src/'] },
   { folder: 'scripts/', imports: ['harness/', 'src/'] },
-  { folder: 'bench/', imports: ['bench/', 'src/'] },
+  // The PostgreSQL rows start the database as the tests do (issue 28), rather than a copy of it.
+  { folder: 'bench/', imports: ['bench/', 'src/', 'harness/postgres.ts'] },
 ]
 
 interface LayerRule {
@@ -621,15 +622,21 @@ describe('the folder rules on small trees', () => {
       ],
     },
     {
-      name: 'the benchmarks import their own files, but not the tests',
-      tree: { 'bench/run.ts': `import './servers'\nimport '../test/helpers'` },
-      expected: [`bench/run.ts:2 → '../test/helpers' (test/helpers.ts): bench/ may import only bench/, src/`],
+      name: 'the benchmarks import their own files and the PostgreSQL starter, but not the tests or the rest of the harness',
+      tree: {
+        'bench/run.ts': `import './servers'\nimport '../test/helpers'\nimport '../harness/postgres'\nimport '../harness/app'`,
+      },
+      expected: [
+        `bench/run.ts:2 → '../test/helpers' (test/helpers.ts): bench/ may import only bench/, src/, harness/postgres.ts`,
+        `bench/run.ts:4 → '../harness/app' (harness/app.ts): bench/ may import only bench/, src/, harness/postgres.ts`,
+      ],
     },
   ]
   test.each(rows)('$name', ({ tree, expected }) => {
     const files = new Set([
       ...Object.keys(tree),
       'harness/app.ts',
+      'harness/postgres.ts',
       'src/x.ts',
       'test/helpers.ts',
       'bench/servers.ts',
