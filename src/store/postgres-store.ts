@@ -31,6 +31,8 @@ type Undo = () => void
 
 /** How long any one query may take before the connection is given up (a lost connection can hang one). */
 const QUERY_TIMEOUT_MS = 5_000
+/** How long reading or loading the whole directory may take (a start, a copy, reading every record again): 100,000 clubs take seconds. */
+const START_TIMEOUT_MS = 300_000
 /** How often each instance looks for writes it was not told of (a notification lost in a reconnect). */
 const POLL_MS = 500
 /** How often an instance that does not send webhooks asks to (the one that did may have stopped). */
@@ -51,8 +53,8 @@ interface Scope {
 /** A query that took longer than QUERY_TIMEOUT_MS. */
 class QueryTimeout extends Error {
   readonly code = 'ETIMEDOUT'
-  constructor() {
-    super(`the database did not answer within ${QUERY_TIMEOUT_MS / 1000} s`)
+  constructor(ms: number) {
+    super(`the database did not answer within ${ms / 1000} s`)
   }
 }
 
@@ -83,6 +85,7 @@ export class PostgresStore {
   #leader: ReservedSQL | null = null
   #leaderAsked = -Infinity
   #closed = false
+  #polling = false
   /** Told of each write: how long it took (seconds), and why it failed (null when it landed). */
   onWrite: ((seconds: number, failure: Error | null) => void) | null = null
 
@@ -129,11 +132,12 @@ export class PostgresStore {
           await insertSnapshot(tx, await seed(), { keys })
           seeded = true
         }),
+        START_TIMEOUT_MS,
       )
     } catch (e) {
       fail(e)
     }
-    const loaded = await timed(readDirectory(sql)).catch(fail)
+    const loaded = await timed(readDirectory(sql), START_TIMEOUT_MS).catch(fail)
     const problem = check(loaded.data)
     if (problem) fail(new StoreError(named, `it does not hold a club directory (${problem})`))
     const store = new PostgresStore(url, sql, loaded, readOnly)
@@ -303,7 +307,7 @@ export class PostgresStore {
           UPDATE club_directory_meta SET rev = ${rev}, seq = ${seq} WHERE id = 1
           RETURNING 1
         )
-        SELECT pg_notify(${CHANNEL}, ${String(rev)})`)
+        SELECT pg_notify(${CHANNEL}, ${`${rev} ${seq}`})`)
       await timed(conn`COMMIT`)
       this.#rev = rev
       this.#seq = seq
@@ -372,6 +376,7 @@ export class PostgresStore {
   async #differences(conn: SQL): Promise<Set<string>> {
     const records = await timed(
       conn`SELECT collection, key, doc::text AS doc FROM club_directory_records ORDER BY born, pos`,
+      START_TIMEOUT_MS,
     )
     const held = new Map<string, Map<string, string>>()
     for (const [collection, records] of this.#baseline)
@@ -407,21 +412,24 @@ export class PostgresStore {
 
   /** Applies what others committed, when woken or on the poll; also notes whether the database answers. */
   async #poll(): Promise<void> {
-    if (this.#closed) return
+    // One at a time: on a busy instance a poll may outlast the interval.
+    if (this.#closed || this.#polling) return
+    this.#polling = true
     try {
-      const [meta] = await timed(this.#sql`SELECT rev FROM club_directory_meta WHERE id = 1`)
+      const [meta] = await timed(this.#sql`SELECT rev, seq FROM club_directory_meta WHERE id = 1`)
       this.#problem = null
-      if (Number(meta.rev) > this.#rev) await this.#follow()
+      if (Number(meta.rev) > this.#rev) await this.#follow(meta)
     } catch (error) {
       this.#fault(error)
+    } finally {
+      this.#polling = false
     }
   }
 
-  /** Applies the other instances' revisions, in this instance's turn (never in the middle of a write). */
-  async #follow(): Promise<void> {
+  /** Applies the other instances' revisions up to `meta`'s, in this instance's turn (never in the middle of a write). */
+  async #follow(meta: { rev: unknown; seq: unknown }): Promise<void> {
     const done = await this.#takeTurn()
     try {
-      const [meta] = await timed(this.#sql`SELECT rev, seq FROM club_directory_meta WHERE id = 1`)
       await this.#catchUp(this.#sql, meta)
     } finally {
       done()
@@ -430,8 +438,10 @@ export class PostgresStore {
 
   async #listen(): Promise<void> {
     try {
+      // A notification says the revision and the change number it committed: no query to learn them.
       await this.#sql.listen(CHANNEL, (payload) => {
-        if (Number(payload) > this.#rev) void this.#follow().catch((error) => this.#fault(error))
+        const [rev, seq] = payload.split(' ').map(Number)
+        if (rev! > this.#rev) void this.#follow({ rev, seq }).catch((error) => this.#fault(error))
       })
     } catch (error) {
       // The poll still follows; the listen is tried again with the next connection.
@@ -531,11 +541,11 @@ const redacted = (url: string) => {
 }
 
 /** `promise`, or a QueryTimeout once it took QUERY_TIMEOUT_MS. */
-function timed<T>(promise: PromiseLike<T>): Promise<T> {
+function timed<T>(promise: PromiseLike<T>, ms = QUERY_TIMEOUT_MS): Promise<T> {
   let timer: ReturnType<typeof setTimeout>
   return Promise.race([
     Promise.resolve(promise),
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new QueryTimeout()), QUERY_TIMEOUT_MS))),
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new QueryTimeout(ms)), ms))),
   ]).finally(() => clearTimeout(timer))
 }
 
