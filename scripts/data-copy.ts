@@ -5,7 +5,6 @@
 import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { answerHelp } from '../harness/usage'
-import { ownLogoPath } from '../src/domain/logos'
 import { recordKeys } from '../src/domain/replica'
 import { snapshotProblem, upgradeSnapshot } from '../src/domain/snapshot-format'
 import type { StoredSnapshot } from '../src/model/snapshot'
@@ -21,6 +20,8 @@ import {
   type WholeDirectory,
 } from '../src/store/directory-copy'
 import { logoDirOf } from '../src/store/logo-store'
+import { LogoRows } from '../src/store/logo-rows'
+import { SQL } from 'bun'
 import { StoreError } from '../src/store/store'
 
 const USAGE = 'usage: npm run data:copy -- <from> <to> [--replace]'
@@ -37,7 +38,7 @@ A data file being copied must not be in use by a running server (stop it first);
 be copied while its instances run (it is read in one consistent view). A <to> that already holds
 a directory is refused unless --replace is given: a data file is then kept first beside it as
 <name>-replaced-<time>.json; a database is replaced only while nothing else is connected to it.
-Logos are files (logos/ beside the data file) and are copied only from a data file to a data file.`)
+Logos go with the directory: the logos/ folder beside a data file, the database's logos table.`)
 
 function commandLine() {
   try {
@@ -51,6 +52,19 @@ function commandLine() {
   } catch (error) {
     console.error(`data:copy: ${(error as Error).message}\n${USAGE}`)
     process.exit(2)
+  }
+}
+
+/** Copies the logos between a data file's logos/ folder and a database (either way); null when neither is a database. */
+async function copyLogosBetween(from: string, to: string): Promise<number | null> {
+  const database = isDatabaseUrl(from) ? from : isDatabaseUrl(to) ? to : null
+  if (database === null || (isDatabaseUrl(from) && isDatabaseUrl(to))) return null
+  const sql = new SQL(database)
+  try {
+    const rows = new LogoRows(() => sql)
+    return isDatabaseUrl(from) ? await rows.exportTo(logoDirOf(to)) : await rows.importFrom(logoDirOf(from))
+  } finally {
+    await sql.close()
   }
 }
 
@@ -73,18 +87,14 @@ async function main(): Promise<number> {
     if (kept) replaced = `the data file it held, kept in ${resolve(kept)}`
     if (!isDatabaseUrl(from)) await copyLogos(from, dirname(to))
   }
+  const logos = await copyLogosBetween(from, to)
   const { lines, trimmedUpTo } = directory.log
   console.log(
     `Copied ${shown(from)} to ${shown(to)}: ${data.clubs.length} clubs, ${data.users.length} users, ` +
       `changes up to ${data.changes_seq ?? 0} (${lines.length} kept, ${trimmedUpTo} trimmed), and the secret key.`,
   )
   if (replaced) console.log(`It replaced ${replaced}.`)
-  const logos = data.clubs.some((club) => club.image_url && ownLogoPath(club.image_url))
-  if (logos && (isDatabaseUrl(from) || isDatabaseUrl(to)))
-    console.log(
-      `Clubs have logos, which are files: copy the logos/ folder ${isDatabaseUrl(from) ? "beside the instances' data path" : `(${resolve(logoDirOf(from))})`} ` +
-        `to ${isDatabaseUrl(to) ? "the instances' logos/ folder (beside CLUBS_DATA_FILE's path, data/logos by default)" : resolve(logoDirOf(to))}.`,
-    )
+  if (logos !== null) console.log(`Logos copied: ${logos}.`)
   return 0
 }
 

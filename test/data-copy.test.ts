@@ -6,6 +6,7 @@
 // replaced under running instances.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL, type Subprocess } from 'bun'
+import sharp from 'sharp'
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
@@ -178,6 +179,35 @@ describe('npm run data:copy', () => {
     expect((await onFile.admin.patch('/api/clubs/penn-chess-society/', { subtitle: 'Edit 41' })).status).toBe(200)
     const next = await readJson(await onFile.req(`/api/changes/?since=${seq}`))
     expect(next.results.map((event: { seq: number }) => event.seq)).toEqual([seq + 1, seq + 2])
+  }, 60_000)
+
+  test('logos go with the directory: from the logos/ beside a data file into the database, and back out', async () => {
+    const file = join(freshDir(), 'db.json')
+    const source = await makeApp({ dataFile: file })
+    const image = await sharp({ create: { width: 90, height: 60, channels: 3, background: '#aa3300' } })
+      .png()
+      .toBuffer()
+    const put = await source.req('/api/clubs/penn-chess-society/logo/', {
+      method: 'PUT',
+      token: ADMIN_TOKEN,
+      body: image,
+      headers: { 'content-type': 'image/png' },
+    })
+    expect(put.status).toBe(200)
+    const logo = new URL((await readJson(put)).image_url as string).pathname
+    const served = new Uint8Array(await (await source.req(logo)).arrayBuffer())
+    await source.store.close()
+    const url = await pg.createDatabase()
+    const toDatabase = await copy(file, url)
+    expect(toDatabase.code).toBe(0)
+    expect(toDatabase.stdout).toContain('Logos copied: 1.')
+    const onDatabase = await app({ databaseUrl: url })
+    expect(new Uint8Array(await (await onDatabase.req(logo)).arrayBuffer())).toEqual(served)
+    await onDatabase.store.close()
+    const back = join(freshDir(), 'db.json')
+    expect((await copy(url, back)).code).toBe(0)
+    const onFile = await app({ dataFile: back })
+    expect(new Uint8Array(await (await onFile.req(logo)).arrayBuffer())).toEqual(served)
   }, 60_000)
 
   test('a target that holds a directory is refused without --replace, and nothing is written', async () => {

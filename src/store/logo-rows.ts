@@ -1,5 +1,10 @@
 import type { SQL } from 'bun'
+import { mkdir, readdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fsync } from './fsync'
 import { makeLogo, type MadeLogo } from './logo-images'
+import { fileName, SIZES } from './logo-store'
+import { replaceFile } from './replace-file'
 
 type Size = keyof MadeLogo['files']
 type Kept = { readonly name: string } | { readonly problem: string }
@@ -52,5 +57,40 @@ export class LogoRows {
     for (const key of this.#read.keys()) if (key.startsWith(name)) this.#read.delete(key)
     await this.sql()`
       DELETE FROM club_directory_logos WHERE name = ${name} AND kept_at < now() - make_interval(mins => ${SWEEP_AFTER_MINUTES})`
+  }
+
+  /** Writes every logo kept here as files in `dir` (a data file's `logos/`), the way the data file's own are written. */
+  async exportTo(dir: string): Promise<number> {
+    const rows = await this.sql()`SELECT name, size, bytes FROM club_directory_logos ORDER BY name`
+    await mkdir(dir, { recursive: true })
+    for (const { name, size, bytes } of rows) {
+      const file = join(dir, fileName(name, size))
+      await replaceFile(file, `${file}.tmp`, [new Uint8Array(bytes)])
+    }
+    await fsync(dir)
+    return new Set(rows.map((row: { name: string }) => row.name)).size
+  }
+
+  /** Keeps every whole logo in `dir` (a data file's `logos/`: each with both thumbnails) as it is. */
+  async importFrom(dir: string): Promise<number> {
+    let entries: Set<string>
+    try {
+      entries = new Set(await readdir(dir))
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0
+      throw error
+    }
+    const names = [...entries].flatMap((entry) => /^([0-9a-f]{64})\.webp$/.exec(entry)?.[1] ?? [])
+    let kept = 0
+    for (const name of names) {
+      if (!SIZES.every((size) => entries.has(fileName(name, size)))) continue
+      const files = await Promise.all(SIZES.map((size) => Bun.file(join(dir, fileName(name, size))).bytes()))
+      await this.sql()`
+        INSERT INTO club_directory_logos (name, size, bytes)
+        SELECT ${name}, s, b FROM unnest(${SIZES}::text[], ${files}::bytea[]) AS t(s, b)
+        ON CONFLICT (name, size) DO NOTHING`
+      kept++
+    }
+    return kept
   }
 }

@@ -9,8 +9,8 @@ type Size = keyof MadeLogo['files']
 type Kept = { readonly name: string } | { readonly problem: string }
 
 /** `<name>.webp`, the logo as sent; `<name>-64.webp` and `<name>-256.webp`, its thumbnails. */
-const fileName = (name: string, size: Size) => (size === 'full' ? `${name}.webp` : `${name}-${size}.webp`)
-const SIZES: readonly Size[] = ['64', '256', 'full']
+export const fileName = (name: string, size: Size) => (size === 'full' ? `${name}.webp` : `${name}-${size}.webp`)
+export const SIZES: readonly Size[] = ['64', '256', 'full']
 const LOGO_FILE = /^([0-9a-f]{64})\.webp$/
 const THUMBNAIL_FILE = /^([0-9a-f]{64})-(?:64|256)\.webp$/
 
