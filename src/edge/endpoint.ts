@@ -175,15 +175,17 @@ function handlerOf(page: Endpoint, method: Method, action: Action<{}>, services:
     if (!(explained instanceof ApiError)) return edge.fault(ex, error)
     return replyJson(ex, explained.status, explained.body, explained.headers)
   }
+  // A write's work is ordered with every other instance's (CONTRACT §19), its body read first.
+  const run = writes
+    ? (ex: Exchange, caller: Caller, params: {}, body: unknown) =>
+        services.exclusive(async () => action.handle({ ex, caller, params, body, services }))
+    : (ex: Exchange, caller: Caller, params: {}, body: unknown) => action.handle({ ex, caller, params, body, services })
   const serve = (ex: Exchange, caller: Caller, params: {}) => {
     try {
       if (action.access === 'user') requireUser(caller)
-      // A write's work is ordered with every other instance's (CONTRACT §19), its body read first.
-      const handle = (body: unknown) =>
-        writes
-          ? services.exclusive(async () => action.handle({ ex, caller, params, body, services }))
-          : action.handle({ ex, caller, params, body, services })
-      const answer = action.body ? (action.body.read ?? readJsonBody)(ex.request).then(handle) : handle(undefined)
+      const answer = action.body
+        ? (action.body.read ?? readJsonBody)(ex.request).then((body) => run(ex, caller, params, body))
+        : run(ex, caller, params, undefined)
       const sent = answer instanceof Promise ? answer.then((done) => send(ex, done)) : send(ex, answer)
       return sent instanceof Promise ? sent.catch((error) => fail(ex.request, ex, error)) : sent
     } catch (error) {
