@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../harness/app'
 import { type Postgres, postgresBinDir, startPostgres } from '../harness/postgres'
+import { sleep } from '../harness/service'
 
 // harness/postgres.ts, the real PostgreSQL the store's tests run against: a fresh cluster on a
 // private port, databases on demand, and the outages (kill, restart) the store must live through.
@@ -72,6 +73,8 @@ describe('a PostgreSQL started for the tests', () => {
       await held`SELECT 1`
       pg.kill()
       await expect(held`SELECT 1`).rejects.toThrow()
+      // The killed postmaster's listening socket closes as the kernel reaps it, a moment later.
+      for (let waited = 0; (await accepts(pg.port)) && waited < 2_000; waited += 20) await sleep(20)
       expect(await accepts(pg.port)).toBe(false)
       await expect(sql`SELECT 1`).rejects.toMatchObject({ code: 'ERR_POSTGRES_CONNECTION_REFUSED' })
 
