@@ -6,7 +6,7 @@ import { resolve } from 'node:path'
 import { ConfigError, IN_MEMORY, loadConfig, type Config } from '../src/config'
 import { openDirectoryStore } from '../src/data-file'
 import { openDirectory } from '../src/domain/directory'
-import { shownUrl } from '../src/store/directory-copy'
+import { shownUrl } from '../src/store/postgres-store'
 import { StoreError } from '../src/store/store'
 
 type Directory = ReturnType<typeof openDirectory>

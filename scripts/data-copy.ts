@@ -14,11 +14,11 @@ import {
   isDatabaseUrl,
   readDatabaseDirectory,
   readDataFileDirectory,
-  shownUrl,
   writeDatabaseDirectory,
   writeDataFileDirectory,
   type WholeDirectory,
 } from '../src/store/directory-copy'
+import { shownUrl } from '../src/store/postgres-store'
 import { logoDirOf } from '../src/store/logo-store'
 import { LogoRows } from '../src/store/logo-rows'
 import { SQL } from 'bun'

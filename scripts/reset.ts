@@ -14,10 +14,10 @@ import { copySnapshot, stamp } from '../src/store/backups'
 import {
   CopyRefused,
   readDatabaseDirectory,
-  shownUrl,
   writeDatabaseDirectory,
   writeDataFileDirectory,
 } from '../src/store/directory-copy'
+import { shownUrl } from '../src/store/postgres-store'
 import { failureWords, StoreError } from '../src/store/store'
 import { lockFileOf } from '../src/store/store'
 import { lockHolder } from '../src/store/lock'

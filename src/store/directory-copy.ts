@@ -7,7 +7,7 @@ import { changeFileOf, writeChangeFile, type ReadLog } from './change-file'
 import { fsync } from './fsync'
 import { acquireLock, lockHolder } from './lock'
 import { migrate } from './postgres-schema'
-import { insertSnapshot, PostgresStore, type RecordKeys } from './postgres-store'
+import { insertSnapshot, PostgresStore, shownUrl, type RecordKeys } from './postgres-store'
 import { openSecretKey, writeSecretKey } from './secret-key'
 import { SnapshotFile } from './snapshot-file'
 import { lockFileOf, Store, type SnapshotCheck } from './store'
@@ -37,17 +37,6 @@ export class CopyRefused extends Error {}
 
 /** Whether `where` names a database (postgres://…) rather than a data file. */
 export const isDatabaseUrl = (where: string) => /^postgres(ql)?:\/\//i.test(where)
-
-/** A database URL as messages may show it: no password. */
-export function shownUrl(url: string): string {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password) parsed.password = ''
-    return parsed.href
-  } catch {
-    return 'the database URL'
-  }
-}
 
 /** The directory in a data file, which no running server may hold (it could write while this reads). */
 export async function readDataFileDirectory(file: string, check: SnapshotCheck): Promise<WholeDirectory> {

@@ -102,9 +102,7 @@ export class PostgresStore {
 
   /** The database, as logs may name it: no password. */
   get file(): string {
-    const url = new URL(this.url)
-    url.password = ''
-    return url.href
+    return shownUrl(this.url)
   }
 
   /**
@@ -118,7 +116,7 @@ export class PostgresStore {
     { readOnly = false, keys }: { readOnly?: boolean; keys: RecordKeys },
   ) {
     const sql = connect(url)
-    const named = redacted(url)
+    const named = shownUrl(url)
     const fail = (e: unknown): never => {
       void sql.close({ timeout: 0 })
       if (e instanceof StoreError) throw e
@@ -530,13 +528,14 @@ interface Row {
 
 const connect = (url: string) => new SQL(url, { max: 8, idleTimeout: 60, connectionTimeout: 5 })
 
-const redacted = (url: string) => {
+/** A database URL as logs and messages may show it: no password. */
+export function shownUrl(url: string): string {
   try {
     const parsed = new URL(url)
     parsed.password = ''
     return parsed.href
   } catch {
-    return 'CLUBS_DATABASE_URL'
+    return 'the database URL'
   }
 }
 
