@@ -6,10 +6,10 @@
 // replaced under running instances.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL, type Subprocess } from 'bun'
-import sharp from 'sharp'
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
+import { putLogo, solidPng } from '../harness/logo-upload'
 import { startPostgres, type Postgres } from '../harness/postgres'
 import { freePort, ROOT, runToEnd, sleep, spawnService, stopService, waitForHealth } from '../harness/service'
 import { openSecretKey } from '../src/store/secret-key'
@@ -184,17 +184,7 @@ describe('npm run data:copy', () => {
   test('logos go with the directory: from the logos/ beside a data file into the database, and back out', async () => {
     const file = join(freshDir(), 'db.json')
     const source = await makeApp({ dataFile: file })
-    const image = await sharp({ create: { width: 90, height: 60, channels: 3, background: '#aa3300' } })
-      .png()
-      .toBuffer()
-    const put = await source.req('/api/clubs/penn-chess-society/logo/', {
-      method: 'PUT',
-      token: ADMIN_TOKEN,
-      body: image,
-      headers: { 'content-type': 'image/png' },
-    })
-    expect(put.status).toBe(200)
-    const logo = new URL((await readJson(put)).image_url as string).pathname
+    const logo = (await putLogo(source, 'penn-chess-society', await solidPng(90, 60, '#aa3300'))).pathname
     const served = new Uint8Array(await (await source.req(logo)).arrayBuffer())
     await source.store.close()
     const url = await pg.createDatabase()

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test
 import { SQL } from 'bun'
 import sharp from 'sharp'
 import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
+import { putLogo, solidPng } from '../harness/logo-upload'
 import { startPostgres, type Postgres } from '../harness/postgres'
 import { sleep } from '../harness/service'
 import { startReceiver } from '../harness/webhook-receiver'
@@ -231,17 +232,7 @@ describe('what instances share besides records', () => {
   test('a logo uploaded through one instance is served by another', async () => {
     const { apps } = await instances(2)
     const [a, b] = apps as [App, App]
-    const image = await sharp({ create: { width: 120, height: 80, channels: 3, background: '#3366cc' } })
-      .png()
-      .toBuffer()
-    const put = await a.req('/api/clubs/pre-health-society/logo/', {
-      method: 'PUT',
-      token: ADMIN_TOKEN,
-      body: image,
-      headers: { 'content-type': 'image/png' },
-    })
-    expect(put.status).toBe(200)
-    const imageUrl = new URL((await readJson(put)).image_url as string)
+    const imageUrl = await putLogo(a, 'pre-health-society', await solidPng(120, 80, '#3366cc'))
     await until(
       async () => (await readJson(await b.admin.get('/api/clubs/pre-health-society/'))).image_url === imageUrl.href,
     )
