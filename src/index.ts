@@ -68,12 +68,7 @@ async function main() {
   }
   // Listening, the service may be told to stop at once (a supervisor that saw it healthy): from
   // here on a signal stops it cleanly, whatever the rest of the start is doing.
-  const where =
-    config.databaseUrl !== null
-      ? store.file
-      : config.dataFile === IN_MEMORY
-        ? `memory only (seeded from ${config.seedFile})`
-        : config.dataFile
+  const where = store.file === IN_MEMORY ? `memory only (seeded from ${config.seedFile})` : store.file
   let backups: Backups | null = null
   const stop = async (signal: string) => {
     if (stopping) return
