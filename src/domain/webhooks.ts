@@ -301,6 +301,10 @@ export class WebhookService {
   /** Puts a delivery as another instance left it: pending, failed, or (null) no longer kept, delivered or gone with its webhook. */
   putDelivery(webhook: number, seq: number, record: DeliveryRecord | null): void {
     this.#unqueue(webhook, seq)
+    // A finished one gone there (past the newest kept) goes here too, or this instance's next write would bring it back.
+    const finished = this.#finished.get(webhook)
+    const at = finished?.findIndex((delivery) => delivery.seq === seq) ?? -1
+    if (at >= 0) finished!.splice(at, 1)
     if (record?.status === 'pending') this.#queueOf(webhook).set(seq, record)
     else if (record) this.#finish(record)
   }
