@@ -61,25 +61,27 @@ export async function benchWebhookFanout(tmp: string, say: (line: string) => voi
   // Niced: the receivers stand for machines elsewhere, and take CPU only when the service leaves it.
   const receiving = Bun.spawn(
     ['nice', '-n', '19', process.execPath, join(import.meta.dir, 'webhook-receivers.ts'), String(RECEIVERS)],
-    {
-      stdout: 'pipe',
-      stderr: 'inherit',
-    },
+    { stdout: 'pipe', stderr: 'inherit' },
   )
-  const ports = new Promise<number[]>((resolve) => {
-    void (async () => {
-      let rest = ''
-      for await (const chunk of receiving.stdout as unknown as AsyncIterable<Uint8Array>) {
-        const lines = (rest + new TextDecoder().decode(chunk)).split('\n')
-        rest = lines.pop()!
-        for (const line of lines) {
-          const value = JSON.parse(line) as number[] | [string, number]
-          if (typeof value[0] === 'number') resolve(value as number[])
-          else arrivals.set(value[0] as string, [...(arrivals.get(value[0] as string) ?? []), value[1] as number])
-        }
-      }
-    })()
-  })
+  const started = (async () => {
+    let text = ''
+    for await (const chunk of receiving.stdout as unknown as AsyncIterable<Uint8Array>) {
+      text += new TextDecoder().decode(chunk)
+      if (text.includes('\n')) return JSON.parse(text) as { ports: number[]; control: number }
+    }
+    throw new Error('the webhook receivers did not start')
+  })()
+  const ports = started.then(({ ports }) => ports)
+  /** Takes in what the receivers got since last asked. */
+  const collectArrivals = async () => {
+    const { control } = await started
+    const got = (await (await fetch(`http://127.0.0.1:${control}/arrivals`)).json()) as [string, number][]
+    for (const [subtitle, at] of got) {
+      const times = arrivals.get(subtitle)
+      if (times) times.push(at)
+      else arrivals.set(subtitle, [at])
+    }
+  }
   const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }
   const club = `${server.base}/api/clubs/penn-chess-society/`
   let n = 0
@@ -139,7 +141,10 @@ export async function benchWebhookFanout(tmp: string, say: (line: string) => voi
       loaded.push(...fanned.times)
       const deadline = performance.now() + 30_000
       const last = `Write ${n}`
-      while ((arrivals.get(last)?.length ?? 0) < RECEIVERS && performance.now() < deadline) await Bun.sleep(50)
+      while ((arrivals.get(last)?.length ?? 0) < RECEIVERS && performance.now() < deadline) {
+        await collectArrivals()
+        await Bun.sleep(50)
+      }
       cpuWith += (await threadCpuMs(pid)) - cpu
       for (const [subtitle, at] of fanned.answered) {
         const times = arrivals.get(subtitle)

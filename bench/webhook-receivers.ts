@@ -1,16 +1,29 @@
 // Webhook receivers for bench/webhook-fanout.ts, in a process of their own so that answering them
 // takes nothing from the client whose writes are timed: `bun bench/webhook-receivers.ts N` starts
-// N servers on loopback, prints their ports as one JSON line, then one line per event received:
-// the subtitle the write set, and when it arrived (epoch milliseconds, comparable across processes).
+// N servers on loopback and prints, as one JSON line, their ports and the port of a control server
+// whose GET /arrivals answers (and forgets) every event received so far: the subtitle the write
+// set, and when it arrived (epoch milliseconds, comparable across processes). Arrivals are asked
+// for between rounds, never reported one by one: fifty lines a write for the client to read would
+// slow the very client that times the writes, and only while webhooks are on.
+let arrivals: [string, number][] = []
 const receivers = Array.from({ length: Number(process.argv[2] ?? 50) }, () =>
   Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
     async fetch(request) {
       const { club } = (await request.json()) as { club: { subtitle: string } }
-      console.log(JSON.stringify([club.subtitle, performance.timeOrigin + performance.now()]))
+      arrivals.push([club.subtitle, performance.timeOrigin + performance.now()])
       return new Response(null, { status: 204 })
     },
   }),
 )
-console.log(JSON.stringify(receivers.map((receiver) => receiver.port)))
+const control = Bun.serve({
+  hostname: '127.0.0.1',
+  port: 0,
+  fetch() {
+    const answer = Response.json(arrivals)
+    arrivals = []
+    return answer
+  },
+})
+console.log(JSON.stringify({ ports: receivers.map((receiver) => receiver.port), control: control.port }))

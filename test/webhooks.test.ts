@@ -2,9 +2,10 @@ import { afterAll, afterEach, describe, expect, it } from 'bun:test'
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
-import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
+import { ADMIN_TOKEN, makeApp, NOW, readJson, SEED_FILE, tempDir } from '../harness/app'
 import { freePort, sleep, spawnService, stopService, waitForHealth } from '../harness/service'
 import { startReceiver, until } from '../harness/webhook-receiver'
+import { snapshotProblem } from '../src/domain/snapshot-format'
 import { isPublicAddress } from '../src/domain/webhook-targets'
 import { attemptDelivery } from '../src/edge/webhook-sender'
 
@@ -19,6 +20,7 @@ const CHESS_URL = '/api/clubs/penn-chess-society/'
 const ROBOTICS_URL = '/api/clubs/robotics-collective/'
 const QUICK_RETRIES = [30, 30, 30]
 const ALL_TYPES = ['club.added', 'club.changed', 'club.removed']
+const seed = () => JSON.parse(readFileSync(SEED_FILE, 'utf8'))
 
 const cleanups: (() => unknown)[] = []
 afterEach(async () => {
@@ -256,13 +258,16 @@ describe('delivering events', () => {
     const hook = await app.addHook({ url: got.url })
     await app.rename(CHESS_URL, 'Saved soon')
     await until(() => got.received.length === 1, 'the delivery')
-    const onDisk = () =>
-      (JSON.parse(readFileSync(dataFile, 'utf8')).webhook_deliveries as { webhook: number; status: string }[]).find(
-        (delivery) => delivery.webhook === hook.id,
-      )?.status
-    expect(onDisk()).toBe('pending')
+    const onDisk = () => {
+      const saved = JSON.parse(readFileSync(dataFile, 'utf8'))
+      const waits = (saved.webhook_events as { waiting?: number[] }[]).some((e) => e.waiting?.includes(hook.id))
+      const record = (saved.webhook_deliveries as { webhook: number }[]).some((d) => d.webhook === hook.id)
+      return waits || record
+    }
+    // Not attempted yet, the delivery is on disk as a webhook its event waits for.
+    expect(onDisk()).toBe(true)
     // Delivered, it leaves the data file (only pending and failed deliveries are kept on disk).
-    await until(() => onDisk() === undefined, 'the outcome on disk', 2_000)
+    await until(() => !onDisk(), 'the outcome on disk', 2_000)
     expect((await app.deliveries(hook.id))[0]?.status).toBe('delivered')
   })
 
@@ -458,6 +463,94 @@ describe('deliveries on disk', () => {
     // The event waits on disk with the delivery (its body once), whatever the change log keeps.
     expect(saved.webhook_events.map((e: { seq: number }) => e.seq)).toEqual([saved.webhook_deliveries[0].seq])
     expect(JSON.parse(saved.webhook_events[0].body).club.subtitle).toBe('While the receiver is down')
+  })
+
+  it('keeps a fan-out not attempted yet as its event and the webhooks it waits for, and sends it after a restart with the same webhook-id', async () => {
+    const file = dataFile()
+    const first = await world({ dataFile: file })
+    // The receiver of one webhook never answers: its first attempt is still under way at the restart.
+    const hung = receiver(() => new Promise<Response>(() => {}))
+    const hooks = [await first.addHook({ url: hung.url })]
+    const down = `http://127.0.0.1:${freePort()}/hook`
+    for (let i = 0; i < 4; i++) hooks.push(await first.addHook({ url: down }))
+    await first.rename(CHESS_URL, 'Fanned out')
+    await until(() => hung.received.length === 1, 'the first attempt')
+    const [underWay] = await first.deliveries(hooks[0]!.id)
+    expect(underWay).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      message_id: hung.received[0]!.headers['webhook-id'],
+    })
+    const saved = JSON.parse(readFileSync(file, 'utf8'))
+    // One record for the event, naming the webhook whose attempt is under way, however many it went to.
+    const event = saved.webhook_events.find((e: { seq: number }) => e.seq === underWay.seq)
+    expect(event.waiting).toContain(hooks[0]!.id)
+    expect(saved.webhook_deliveries.filter((d: { seq: number }) => d.seq === underWay.seq).length).toBeLessThan(5)
+    const second = await world({ dataFile: file })
+    await until(() => hung.received.length === 2, 'the attempt after the restart')
+    expect(hung.received[1]!.headers['webhook-id']).toBe(underWay.message_id)
+    expect(verified(hooks[0]!.secret, hung.received[1]!).seq).toBe(underWay.seq)
+    // Each webhook's delivery of one event has an id of its own.
+    const ids = await Promise.all(hooks.map(async ({ id }) => (await second.deliveries(id))[0].message_id))
+    expect(new Set(ids).size).toBe(hooks.length)
+  })
+
+  it('refuses a data file whose deliveries do not fit its webhooks, saying what is wrong', () => {
+    const hook = {
+      id: 1,
+      url: 'http://example.com/',
+      description: '',
+      events: ALL_TYPES,
+      created_at: NOW.toISOString(),
+      secret: 'whsec_x',
+    }
+    const delivery = {
+      webhook: 1,
+      seq: 5,
+      message_id: 'msg_a',
+      status: 'pending',
+      attempts: 1,
+      last_status_code: 500,
+      last_error: 'The receiver answered 500.',
+      next_attempt_at: NOW.toISOString(),
+    }
+    const event = { seq: 5, body: '{}', nonce: 'n0nce', waiting: [] as number[] }
+    const rows: [string, Record<string, unknown>, string | null][] = [
+      ['a pending delivery with its event', { webhook_deliveries: [delivery], webhook_events: [event] }, null],
+      ['an event waiting for a webhook', { webhook_events: [{ ...event, waiting: [1] }] }, null],
+      ['a file from before waiting lists', { webhook_events: [{ seq: 5, body: '{}' }] }, null],
+      ['two webhooks with one id', { webhooks: [hook, hook] }, '/webhooks: a webhook id appears twice'],
+      [
+        'a delivery to no webhook',
+        { webhook_deliveries: [{ ...delivery, webhook: 2 }], webhook_events: [event] },
+        '/webhook_deliveries: a delivery names the webhook 2, which does not exist',
+      ],
+      [
+        'a pending delivery without its event',
+        { webhook_deliveries: [delivery] },
+        '/webhook_deliveries: the pending delivery of event 5 has no body in /webhook_events',
+      ],
+      [
+        'an event waiting with no nonce',
+        { webhook_events: [{ seq: 5, body: '{}', waiting: [1] }] },
+        '/webhook_events: event 5 waits for webhooks but has no nonce',
+      ],
+      [
+        'an event waiting for no webhook',
+        { webhook_events: [{ ...event, waiting: [3] }] },
+        '/webhook_events: event 5 waits for the webhook 3, which does not exist',
+      ],
+      [
+        'an event waiting for a webhook that has a delivery of it',
+        { webhook_deliveries: [delivery], webhook_events: [{ ...event, waiting: [1] }] },
+        '/webhook_events: event 5 waits for the webhook 1, which has a delivery of it',
+      ],
+    ]
+    for (const [what, webhooks, problem] of rows)
+      expect({ what, problem: snapshotProblem({ ...seed(), webhooks: [hook], ...webhooks }) }).toEqual({
+        what,
+        problem,
+      })
   })
 
   it('keeps the newest 100 finished deliveries of a webhook', async () => {

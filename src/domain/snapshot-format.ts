@@ -35,7 +35,7 @@ export function snapshotProblem(data: unknown): string | null {
   return requestsProblem(snapshot.requests, codes) ?? webhooksProblem(snapshot)
 }
 
-/** Why the webhook deliveries do not fit the webhooks, or null: each names one, and a pending one carries its event. */
+/** Why the webhook deliveries do not fit the webhooks, or null: each names one, once, and a pending one carries its event. */
 function webhooksProblem({
   webhooks = [],
   webhook_deliveries = [],
@@ -48,6 +48,15 @@ function webhooksProblem({
   const bodies = new Set(webhook_events.map((event) => event.seq))
   const bare = webhook_deliveries.find((delivery) => delivery.status === 'pending' && !bodies.has(delivery.seq))
   if (bare) return `/webhook_deliveries: the pending delivery of event ${bare.seq} has no body in /webhook_events`
+  const recorded = new Set(webhook_deliveries.map((delivery) => `${delivery.webhook} ${delivery.seq}`))
+  for (const { seq, nonce, waiting = [] } of webhook_events) {
+    if (waiting.length && nonce === undefined)
+      return `/webhook_events: event ${seq} waits for webhooks but has no nonce`
+    const unknown = waiting.find((webhook) => !ids.has(webhook))
+    if (unknown) return `/webhook_events: event ${seq} waits for the webhook ${unknown}, which does not exist`
+    const twice = waiting.find((webhook) => recorded.has(`${webhook} ${seq}`))
+    if (twice) return `/webhook_events: event ${seq} waits for the webhook ${twice}, which has a delivery of it`
+  }
   return null
 }
 

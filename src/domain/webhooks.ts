@@ -21,8 +21,8 @@ export const RETRY_DELAYS_MS: readonly number[] = [5, 300, 1_800, 7_200, 18_000,
 export const KEPT_FINISHED = 100
 /** Attempts at once to one webhook: a slow receiver holds its own deliveries back, no one else's. */
 const MAX_IN_FLIGHT = 5
-/** Random bytes in a delivery's message id (the webhook-id header). */
-const MESSAGE_ID_BYTES = 16
+/** Random bytes in an event's nonce, which its deliveries' message ids (the webhook-id header) start with. */
+const NONCE_BYTES = 16
 /** How soon after an attempt its outcome is on disk at the latest. */
 const OUTCOMES_SAVED_WITHIN_MS = 1_000
 
@@ -73,10 +73,12 @@ export class WebhookService {
   readonly #hooks = new Map<number, WebhookRecord>()
   /** Deliveries still to make, by webhook, then by event number, in the order queued (none empty). */
   readonly #pending = new Map<number, Map<number, DeliveryRecord>>()
+  /** The pending ones the snapshot keeps as records of their own: attempted at least once. The rest are their events' `waiting`. */
+  readonly #recorded = new Set<DeliveryRecord>()
   /** Delivered and failed ones by webhook, oldest first: the newest KEPT_FINISHED, for admins to read. */
   readonly #finished = new Map<number, DeliveryRecord[]>()
-  /** Each event a pending delivery waits to send, its JSON text once per event (the same record each snapshot). */
-  readonly #bodies = new Map<number, WebhookEventRecord>()
+  /** Each event a pending delivery waits to send: its JSON text once, and the webhooks not attempted yet. */
+  readonly #events = new Map<number, WebhookEventRecord>()
   /** Webhooks that may have failed deliveries among their finished ones (the snapshot keeps those). */
   readonly #failing = new Set<number>()
   readonly #inFlight = new Map<number, Set<number>>()
@@ -94,10 +96,21 @@ export class WebhookService {
     private readonly options: WebhookOptions,
   ) {
     for (const hook of hooks) this.#hooks.set(hook.id, hook)
-    for (const event of events) this.#bodies.set(event.seq, event)
+    const pending: DeliveryRecord[] = []
+    for (const event of events) {
+      this.#events.set(event.seq, event)
+      if (event.waiting?.length) {
+        const at = queuedAt(event, this.now)
+        for (const webhook of event.waiting) pending.push(fresh(webhook, event, at))
+      }
+    }
     for (const delivery of [...deliveries].sort((a, b) => a.seq - b.seq))
-      if (delivery.status === 'pending') this.#queueOf(delivery.webhook).set(delivery.seq, delivery)
-      else this.#finish(delivery)
+      if (delivery.status === 'pending') {
+        pending.push(delivery)
+        this.#recorded.add(delivery)
+      } else this.#finish(delivery)
+    for (const delivery of pending.sort((a, b) => a.seq - b.seq))
+      this.#queueOf(delivery.webhook).set(delivery.seq, delivery)
     this.#retryDelays = options.retryDelays ?? RETRY_DELAYS_MS
   }
 
@@ -139,13 +152,19 @@ export class WebhookService {
     const hook = this.#find(id)
     await this.commit(() => {
       const queue = this.#pending.get(hook.id)
+      const recorded = [...(queue?.values() ?? [])].filter((delivery) => this.#recorded.has(delivery))
       const finished = this.#finished.get(hook.id)
+      const waitedFor = [...this.#events.values()].filter((event) => event.waiting?.includes(hook.id))
       this.#hooks.delete(hook.id)
       this.#pending.delete(hook.id)
+      for (const delivery of recorded) this.#recorded.delete(delivery)
+      for (const event of waitedFor) this.#events.set(event.seq, notWaitingFor(event, hook.id))
       this.#finished.delete(hook.id)
       return () => {
         this.#hooks.set(hook.id, hook)
         if (queue) this.#pending.set(hook.id, queue)
+        for (const delivery of recorded) this.#recorded.add(delivery)
+        for (const event of waitedFor) this.#events.set(event.seq, event)
         if (finished) {
           this.#finished.set(hook.id, finished)
           this.#failing.add(hook.id)
@@ -167,25 +186,24 @@ export class WebhookService {
   enqueue(events: readonly LoggedChange[]): Undo {
     if (this.#hooks.size === 0 || events.length === 0) return () => {}
     const at = this.now().toISOString()
-    const queued: DeliveryRecord[] = []
-    const bodies: number[] = []
-    // One call for every message id of the write: fifty calls of 16 bytes cost the commit 70 µs.
-    const random = randomBytes(MESSAGE_ID_BYTES * events.length * this.#hooks.size)
-    for (const event of events)
-      for (const hook of this.#hooks.values()) {
-        if (!hook.events.includes(event.type)) continue
-        if (!this.#bodies.has(event.seq)) {
-          bodies.push(event.seq)
-          this.#bodies.set(event.seq, { seq: event.seq, body: event.text })
-        }
-        const start = queued.length * MESSAGE_ID_BYTES
-        const delivery = pending(hook.id, event, at, random.toString('base64url', start, start + MESSAGE_ID_BYTES))
-        this.#queueOf(hook.id).set(event.seq, delivery)
-        queued.push(delivery)
-      }
+    const queued: WebhookEventRecord[] = []
+    // One call for the write's every nonce: a call per delivery cost the commit 70 µs at fifty webhooks.
+    const random = randomBytes(NONCE_BYTES * events.length)
+    events.forEach(({ seq, type, text }, i) => {
+      const waiting: number[] = []
+      for (const hook of this.#hooks.values()) if (hook.events.includes(type)) waiting.push(hook.id)
+      if (!waiting.length) return
+      const nonce = random.toString('base64url', i * NONCE_BYTES, (i + 1) * NONCE_BYTES)
+      const event: WebhookEventRecord = { seq, body: text, nonce, waiting }
+      this.#events.set(seq, event)
+      for (const webhook of waiting) this.#queueOf(webhook).set(seq, fresh(webhook, event, at))
+      queued.push(event)
+    })
     return () => {
-      for (const { webhook, seq } of queued) this.#unqueue(webhook, seq)
-      for (const seq of bodies) this.#bodies.delete(seq)
+      for (const { seq, waiting } of queued) {
+        for (const webhook of waiting!) this.#unqueue(webhook, seq)
+        this.#events.delete(seq)
+      }
     }
   }
 
@@ -208,7 +226,7 @@ export class WebhookService {
           messageId: delivery.message_id,
           url: hook.url,
           secret: hook.secret,
-          body: this.#bodies.get(delivery.seq)!.body,
+          body: this.#events.get(delivery.seq)!.body,
         })
       }
       if (flying.size) this.#inFlight.set(id, flying)
@@ -260,10 +278,18 @@ export class WebhookService {
       last_error: outcome.delivered ? null : outcome.error,
       next_attempt_at: finished ? null : new Date(this.now().getTime() + delay!).toISOString(),
     }
+    if (!this.#recorded.delete(was)) {
+      // Its first attempt: from now on the delivery is a record of its own (when still pending).
+      const event = this.#events.get(seq)!
+      this.#events.set(seq, notWaitingFor(event, webhook))
+    }
     if (finished) {
       this.#unqueue(webhook, seq)
       this.#finish(next)
-    } else this.#queueOf(webhook).set(seq, next)
+    } else {
+      this.#queueOf(webhook).set(seq, next)
+      this.#recorded.add(next)
+    }
     this.#saveSoon()
   }
 
@@ -298,21 +324,36 @@ export class WebhookService {
     }
   }
 
-  /** Puts a delivery as another instance left it: pending, failed, or (null) no longer kept, delivered or gone with its webhook. */
+  /** Puts a delivery as another instance left it: attempted and pending, failed, or (null) no longer kept, delivered or gone with its webhook. */
   putDelivery(webhook: number, seq: number, record: DeliveryRecord | null): void {
     this.#unqueue(webhook, seq)
     // A finished one gone there (past the newest kept) goes here too, or this instance's next write would bring it back.
     const finished = this.#finished.get(webhook)
     const at = finished?.findIndex((delivery) => delivery.seq === seq) ?? -1
     if (at >= 0) finished!.splice(at, 1)
-    if (record?.status === 'pending') this.#queueOf(webhook).set(seq, record)
-    else if (record) this.#finish(record)
+    if (record?.status === 'pending') {
+      this.#queueOf(webhook).set(seq, record)
+      this.#recorded.add(record)
+    } else if (record) this.#finish(record)
   }
 
-  /** Puts event `seq` a pending delivery waits to send, as another instance left it (null: none waits any more). */
+  /**
+   * Puts event `seq` as another instance left it (null: no delivery waits to send it any more),
+   * with the deliveries not attempted yet that it names: those it no longer names were attempted
+   * there (their records, if still pending, come with putDelivery, in either order).
+   */
   putEvent(seq: number, event: WebhookEventRecord | null): void {
-    if (event === null) this.#bodies.delete(seq)
-    else this.#bodies.set(seq, event)
+    const was = this.#events.get(seq)
+    for (const webhook of was?.waiting ?? [])
+      if (!event?.waiting?.includes(webhook)) {
+        const delivery = this.#pending.get(webhook)?.get(seq)
+        if (delivery && !this.#recorded.has(delivery)) this.#unqueue(webhook, seq)
+      }
+    if (event === null) return void this.#events.delete(seq)
+    this.#events.set(seq, event)
+    const at = queuedAt(event, this.now)
+    for (const webhook of event.waiting ?? [])
+      if (!this.#pending.get(webhook)?.has(seq)) this.#queueOf(webhook).set(seq, fresh(webhook, event, at))
   }
 
   snapshot(): {
@@ -324,11 +365,10 @@ export class WebhookService {
     // Loops, not flat(): this runs with every write, over up to a hundred finished per webhook.
     const kept: DeliveryRecord[] = []
     const needed = new Set<number>()
-    for (const queue of this.#pending.values())
-      for (const delivery of queue.values()) {
-        kept.push(delivery)
-        needed.add(delivery.seq)
-      }
+    for (const delivery of this.#recorded) {
+      kept.push(delivery)
+      needed.add(delivery.seq)
+    }
     // Delivered ones are for reading while the service runs: on disk, fifty webhooks' hundred
     // each would weigh on every write. Failed ones, which an admin must see, stay.
     for (const id of this.#failing) {
@@ -340,12 +380,12 @@ export class WebhookService {
         }
       if (!any) this.#failing.delete(id)
     }
-    // A body no pending delivery needs any more goes now (a webhook deleted, its events all sent).
-    for (const seq of this.#bodies.keys()) if (!needed.has(seq)) this.#bodies.delete(seq)
+    // An event no pending delivery needs any more goes now (a webhook deleted, its events all sent).
+    for (const [seq, event] of this.#events) if (!event.waiting?.length && !needed.has(seq)) this.#events.delete(seq)
     return {
       webhooks: [...this.#hooks.values()],
       webhook_deliveries: kept,
-      webhook_events: [...this.#bodies.values()],
+      webhook_events: [...this.#events.values()],
     }
   }
 
@@ -363,6 +403,8 @@ export class WebhookService {
 
   #unqueue(webhook: number, seq: number): void {
     const queue = this.#pending.get(webhook)
+    const delivery = queue?.get(seq)
+    if (delivery) this.#recorded.delete(delivery)
     queue?.delete(seq)
     if (queue?.size === 0) this.#pending.delete(webhook)
   }
@@ -398,11 +440,12 @@ function requireAdmin(caller: Caller): void {
 const isDue = (delivery: DeliveryRecord, now: number, published: number) =>
   delivery.status === 'pending' && delivery.seq <= published && Date.parse(delivery.next_attempt_at!) <= now
 
-function pending(webhook: number, event: LoggedChange, at: string, random: string): DeliveryRecord {
+/** A delivery of `event` to `webhook` not attempted yet: its message id is made from the event's nonce. */
+function fresh(webhook: number, event: WebhookEventRecord, at: string): DeliveryRecord {
   return {
     webhook,
     seq: event.seq,
-    message_id: `msg_${random}`,
+    message_id: `msg_${event.nonce}_${webhook}`,
     status: 'pending',
     attempts: 0,
     last_status_code: null,
@@ -411,4 +454,18 @@ function pending(webhook: number, event: LoggedChange, at: string, random: strin
   }
 }
 
-/** Drops the oldest delivered and failed deliveries past KEPT_FINISHED; returns them. */
+const notWaitingFor = (event: WebhookEventRecord, webhook: number): WebhookEventRecord => ({
+  ...event,
+  waiting: event.waiting?.filter((id) => id !== webhook),
+})
+
+/** When an event's deliveries were queued: the time the event itself says, read back from the data file or another instance. */
+function queuedAt(event: WebhookEventRecord, now: () => Date): string {
+  try {
+    const { at } = JSON.parse(event.body) as { at?: unknown }
+    if (typeof at === 'string' && !Number.isNaN(Date.parse(at))) return at
+  } catch {
+    // A body that is not a change event is still sent as it is; it is due now.
+  }
+  return now().toISOString()
+}

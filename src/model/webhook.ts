@@ -83,6 +83,15 @@ export type DeliveryRecord = typeof DeliveryRecord.static
 /**
  * An event that deliveries still wait to send, as the data file keeps it: its JSON text, once
  * however many webhooks get it, so that it outlives the change log's retention and a restart.
+ * The deliveries not attempted yet are kept here too, as the webhooks they go to: fifty webhooks'
+ * fresh deliveries of one event as fifty records would make every write's snapshot ten times the
+ * size while a fan-out is under way. Their webhook-id is "msg_<nonce>_<webhook>"; a delivery once
+ * attempted is a record of its own, with that id. A file from before this keeps them as records.
  */
-export const WebhookEventRecord = t.Object({ seq: Type.Integer({ minimum: 1 }), body: t.String() })
+export const WebhookEventRecord = t.Object({
+  seq: Type.Integer({ minimum: 1 }),
+  body: t.String(),
+  nonce: t.Optional(t.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' })),
+  waiting: t.Optional(t.Array(Type.Integer({ minimum: 1 }))),
+})
 export type WebhookEventRecord = typeof WebhookEventRecord.static
