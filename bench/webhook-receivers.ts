@@ -5,14 +5,17 @@
 // set, and when it arrived (epoch milliseconds, comparable across processes). Arrivals are asked
 // for between rounds, never reported one by one: fifty lines a write for the client to read would
 // slow the very client that times the writes, and only while webhooks are on.
+const SUBTITLE = '"subtitle":"'
 let arrivals: [string, number][] = []
 const receivers = Array.from({ length: Number(process.argv[2] ?? 50) }, () =>
   Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
     async fetch(request) {
-      const { club } = (await request.json()) as { club: { subtitle: string } }
-      arrivals.push([club.subtitle, performance.timeOrigin + performance.now()])
+      // The subtitle found, not the body parsed: these stand for machines elsewhere, and should take little of this one.
+      const body = await request.text()
+      const start = body.indexOf(SUBTITLE) + SUBTITLE.length
+      arrivals.push([body.slice(start, body.indexOf('"', start)), performance.timeOrigin + performance.now()])
       return new Response(null, { status: 204 })
     },
   }),

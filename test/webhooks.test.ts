@@ -365,6 +365,22 @@ describe('delivering events', () => {
     await until(() => hung.received.length === 8, 'the held-back deliveries once it answers')
   })
 
+  it('sends a webhook added in place of a deleted one (the same id) to its own URL, signed with its own secret', async () => {
+    const before = receiver()
+    const after = receiver()
+    const app = await world()
+    const first = await app.addHook({ url: before.url })
+    await app.rename(CHESS_URL, 'To the first')
+    await until(() => before.received.length === 1, 'the first delivery')
+    expect((await app.admin.delete(`/api/webhooks/${first.id}/`)).status).toBe(204)
+    const second = await app.addHook({ url: after.url })
+    expect(second.id).toBe(first.id)
+    await app.rename(CHESS_URL, 'To the second')
+    await until(() => after.received.length === 1, 'the second delivery')
+    expect((verified(second.secret, after.received[0]!).club as { subtitle: string }).subtitle).toBe('To the second')
+    expect(before.received).toHaveLength(1)
+  })
+
   it('does not follow redirects', async () => {
     const elsewhere = receiver()
     const redirecting = receiver(() => Response.redirect(elsewhere.url, 307))

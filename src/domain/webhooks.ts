@@ -215,10 +215,11 @@ export class WebhookService {
     const out: DueDelivery[] = []
     for (const [id, queue] of this.#pending) {
       const hook = this.#hooks.get(id)
-      const flying = this.#inFlight.get(id) ?? new Set<number>()
+      let flying = this.#inFlight.get(id)
       for (const delivery of queue.values()) {
-        if (!hook || flying.size >= MAX_IN_FLIGHT) break
-        if (flying.has(delivery.seq) || !isDue(delivery, now, published)) continue
+        if (!hook || (flying?.size ?? 0) >= MAX_IN_FLIGHT) break
+        if (flying?.has(delivery.seq) || !isDue(delivery, now, published)) continue
+        if (!flying) this.#inFlight.set(id, (flying = new Set()))
         flying.add(delivery.seq)
         out.push({
           webhook: id,
@@ -229,16 +230,20 @@ export class WebhookService {
           body: this.#events.get(delivery.seq)!.body,
         })
       }
-      if (flying.size) this.#inFlight.set(id, flying)
     }
     return out
   }
 
-  /** Lets `take` hand out this delivery again (when still pending and due). */
-  release({ webhook, seq }: DueDelivery): void {
+  /**
+   * Lets `take` hand out this delivery again (when still pending and due). Answers whether its
+   * webhook has deliveries not under way, which `take` and `nextDueIn` should look at again: one
+   * held back by the limit of attempts at once, or this one, due again later.
+   */
+  release({ webhook, seq }: DueDelivery): boolean {
     const flying = this.#inFlight.get(webhook)
     flying?.delete(seq)
     if (flying?.size === 0) this.#inFlight.delete(webhook)
+    return (this.#pending.get(webhook)?.size ?? 0) > (flying?.size ?? 0)
   }
 
   /** Milliseconds until the next delivery that `take` would hand out is due; null when none is waiting. */

@@ -34,10 +34,13 @@ export function dispatchWebhooks(
   }
   const deliveries = sender((outcomes) => {
     const faulted: DueDelivery[] = []
+    // Another look at what is due only when a webhook has deliveries not under way: after a
+    // fan-out's fifty are answered there are none, and the look would cost the request thread.
+    let more = false
     for (const { delivery, outcome } of outcomes)
       try {
         webhooks.settle(delivery, outcome)
-        webhooks.release(delivery)
+        more = webhooks.release(delivery) || more
       } catch {
         // The clock failed (a fault a test injects): the delivery stays pending as it was, a while.
         faulted.push(delivery)
@@ -47,7 +50,7 @@ export function dispatchWebhooks(
         for (const delivery of faulted) webhooks.release(delivery)
         soon()
       }, FAULT_PAUSE_MS).unref()
-    soon()
+    if (more) soon()
   })
   function pump() {
     queued = false

@@ -9,17 +9,30 @@ const ANSWER_BYTES_READ = 1024
 
 const failed = (statusCode: number | null, error: string): Outcome => ({ delivered: false, statusCode, error })
 
-/** Attempts as the sending thread is asked for them: each event's body once, however many webhooks get it. */
+/** Where a webhook's deliveries go, and the secret that signs them. */
+export interface Target {
+  readonly url: string
+  readonly secret: string
+}
+/**
+ * Attempts as the sending thread is asked for them: each event's body once, however many webhooks
+ * get it, and each webhook's target only when the thread does not know it as it is.
+ */
 export interface AttemptBatch {
   readonly allowPrivate: boolean
   readonly bodies: Readonly<Record<number, string>>
-  readonly attempts: readonly (Omit<DueDelivery, 'body'> & { readonly id: number })[]
+  readonly targets: Readonly<Record<number, Target>>
+  readonly attempts: readonly (Pick<DueDelivery, 'webhook' | 'seq' | 'messageId'> & { readonly id: number })[]
 }
-/** An attempt's outcome, as the sending thread answers it. */
-export interface AttemptResult {
-  readonly id: number
-  readonly outcome: Outcome
-}
+/**
+ * An attempt's outcome, as the sending thread answers it: the attempt, the status code, and why
+ * it did not deliver (none: delivered). A list, not an object: a fan-out's fifty are parsed on
+ * the request thread.
+ */
+export type AttemptResult = readonly [id: number, statusCode: number | null, error?: string]
+
+export const resultOf = (id: number, outcome: Outcome): AttemptResult =>
+  outcome.delivered ? [id, outcome.statusCode] : [id, outcome.statusCode, outcome.error]
 /** What an attempt came to, with the delivery it was for. */
 export interface Attempted {
   readonly delivery: DueDelivery
@@ -37,6 +50,8 @@ export class WebhookSender {
   #worker: Worker | null = null
   #next = 0
   readonly #waiting = new Map<number, DueDelivery>()
+  /** Each webhook's target as the thread last got it. */
+  readonly #known = new Map<number, Target>()
 
   constructor(
     private readonly allowPrivate: boolean,
@@ -45,18 +60,22 @@ export class WebhookSender {
 
   send(deliveries: readonly DueDelivery[]): void {
     if (!deliveries.length) return
+    const thread = this.#thread()
     const bodies: Record<number, string> = {}
+    const targets: Record<number, Target> = {}
     const attempts = deliveries.map((delivery) => {
       const id = ++this.#next
       this.#waiting.set(id, delivery)
-      bodies[delivery.seq] = delivery.body
-      const { webhook, seq, messageId, url, secret } = delivery
-      return { id, webhook, seq, messageId, url, secret }
+      const { webhook, seq, messageId, url, secret, body } = delivery
+      bodies[seq] = body
+      const known = this.#known.get(webhook)
+      if (known?.url !== url || known.secret !== secret) this.#known.set(webhook, (targets[webhook] = { url, secret }))
+      return { id, webhook, seq, messageId }
     })
-    // As one text, each body once: cloning fifty objects, or fifty copies of one body, cost the
-    // request thread most of a millisecond per event in a CPU profile.
-    this.#thread().postMessage(
-      JSON.stringify({ allowPrivate: this.allowPrivate, bodies, attempts } satisfies AttemptBatch),
+    // As one text, each body and target once: cloning fifty objects, or fifty copies of one body,
+    // cost the request thread most of a millisecond per event in a CPU profile.
+    thread.postMessage(
+      JSON.stringify({ allowPrivate: this.allowPrivate, bodies, targets, attempts } satisfies AttemptBatch),
     )
   }
 
@@ -66,10 +85,12 @@ export class WebhookSender {
     const worker = new Worker(new URL('./webhook-worker.ts', import.meta.url).href, { ref: false })
     worker.onmessage = ({ data }: MessageEvent<string>) => {
       const outcomes: Attempted[] = []
-      for (const { id, outcome } of JSON.parse(data) as AttemptResult[]) {
+      for (const [id, statusCode, error] of JSON.parse(data) as AttemptResult[]) {
         const delivery = this.#waiting.get(id)
         if (!delivery) continue
         this.#waiting.delete(id)
+        const outcome =
+          error === undefined ? { delivered: true as const, statusCode: statusCode! } : failed(statusCode, error)
         outcomes.push({ delivery, outcome })
       }
       this.settled(outcomes)
@@ -79,6 +100,7 @@ export class WebhookSender {
       const outcome = failed(null, `The sending thread failed: ${event.message}`)
       const lost = [...this.#waiting.values()].map((delivery) => ({ delivery, outcome }))
       this.#waiting.clear()
+      this.#known.clear()
       this.#worker = null
       this.settled(lost)
     }

@@ -7,13 +7,15 @@
 // thread's own rare requests, an identity provider's keys, share it), run at the lowest priority,
 // so that on a busy machine the next write is not kept waiting for a core.
 import { runInBackground } from './background-priority'
-import { attemptDelivery, type AttemptBatch, type AttemptResult } from './webhook-sender'
+import { attemptDelivery, resultOf, type AttemptBatch, type AttemptResult, type Target } from './webhook-sender'
 
 declare const self: Worker
 
 /** Longest an outcome waits for the rest of the attempts under way: a slow receiver holds no one else's. */
 const OUTCOMES_HELD_MS = 20
 
+/** Each webhook's target, as the batches said last. */
+const targets = new Map<number, Target>()
 let outbox: AttemptResult[] = []
 let underWay = 0
 let held: ReturnType<typeof setTimeout> | undefined
@@ -31,14 +33,18 @@ function post() {
 }
 
 self.onmessage = ({ data }: MessageEvent<string>) => {
-  const { allowPrivate, bodies, attempts } = JSON.parse(data) as AttemptBatch
-  underWay += attempts.length
-  for (const { id, ...delivery } of attempts)
-    void attemptDelivery({ ...delivery, body: bodies[delivery.seq]! }, allowPrivate).then((outcome) => {
+  const batch = JSON.parse(data) as AttemptBatch
+  for (const [webhook, target] of Object.entries(batch.targets)) targets.set(Number(webhook), target)
+  underWay += batch.attempts.length
+  for (const { id, ...delivery } of batch.attempts)
+    void attemptDelivery(
+      { ...delivery, ...targets.get(delivery.webhook)!, body: batch.bodies[delivery.seq]! },
+      batch.allowPrivate,
+    ).then((outcome) => {
       if (!lowered) runInBackground('HTTP Client')
       lowered = true
       underWay--
-      outbox.push({ id, outcome })
+      outbox.push(resultOf(id, outcome))
       if (underWay === 0) post()
       else held ??= setTimeout(post, OUTCOMES_HELD_MS)
     })
