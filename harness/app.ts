@@ -29,7 +29,8 @@ export const ON_POSTGRES = process.env.CLUBS_TEST_STORE === 'postgres'
 const OPEN_DATABASES = 8
 let cluster: Promise<Postgres> | null = null
 let databases = 0
-const databaseApps: DataFile[] = []
+/** The apps on a database of their own, oldest first, with the database each is on. */
+const databaseApps: { store: DataFile; name: string }[] = []
 
 /** A fresh database holding the seed: a copy of one seeded once (a first start's migrations and seeding are tested on their own). */
 async function testDatabase(): Promise<string> {
@@ -49,12 +50,27 @@ async function testDatabase(): Promise<string> {
   const name = `clubs_app_${process.pid}_${++databases}`
   const sql = new SQL(pg.url())
   await sql.unsafe(`CREATE DATABASE ${name} TEMPLATE clubs_seeded`).finally(() => sql.close())
-  while (databaseApps.length >= OPEN_DATABASES)
-    await databaseApps
-      .shift()!
-      .close()
-      .catch(() => undefined)
+  while (databaseApps.length >= OPEN_DATABASES) {
+    const oldest = databaseApps.shift()!
+    await oldest.store.close().catch(() => undefined)
+    dropLater(pg, oldest.name)
+  }
   return pg.url(name)
+}
+
+let drops = Promise.resolve()
+/**
+ * Drops a closed app's database, one at a time and without the tests waiting: a run makes about
+ * a thousand, which kept would fill gigabytes, and each drop takes a moment.
+ */
+function dropLater(pg: Postgres, name: string): void {
+  drops = drops.then(async () => {
+    const sql = new SQL(pg.url())
+    await sql
+      .unsafe(`DROP DATABASE ${name} WITH (FORCE)`)
+      .catch(() => undefined)
+      .finally(() => sql.close())
+  })
 }
 
 /** The store each data file is open in, so that opening the file again is a restart: the old one lets go first. */
@@ -88,7 +104,7 @@ export async function makeApp(
     ? await openDirectoryStore({ databaseUrl, dataFile: IN_MEMORY, seedFile: SEED_FILE, readOnly: false })
     : { ...(await openDataFile(options.dataFile ?? IN_MEMORY, SEED_FILE)), logos: null }
   if (options.dataFile) openStores.set(options.dataFile, store)
-  if (databaseUrl && !options.databaseUrl) databaseApps.push(store)
+  if (databaseUrl && !options.databaseUrl) databaseApps.push({ store, name: new URL(databaseUrl).pathname.slice(1) })
   const app = createApp({
     store,
     data,

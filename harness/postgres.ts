@@ -26,9 +26,13 @@ export interface Postgres {
 }
 
 const live = new Set<() => void>()
-process.on('exit', () => {
+
+/** Kills every cluster still running and removes its files: a `bun test` run ends with no exit event, so harness/test-end.ts calls this after its last file. */
+export function removeClusters(): void {
   for (const cleanUp of live) cleanUp()
-})
+  live.clear()
+}
+process.on('exit', removeClusters)
 
 /** The newest `<root>/<version>/bin` that has initdb, else `pg_config --bindir`. */
 export function postgresBinDir(root = '/usr/lib/postgresql', pgConfig = Bun.which('pg_config')): string {

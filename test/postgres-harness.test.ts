@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { tempDir } from '../harness/app'
 import { type Postgres, postgresBinDir, startPostgres } from '../harness/postgres'
-import { sleep } from '../harness/service'
+import { ROOT, sleep } from '../harness/service'
 
 // harness/postgres.ts, the real PostgreSQL the store's tests run against: a fresh cluster on a
 // private port, databases on demand, and the outages (kill, restart) the store must live through.
@@ -129,3 +130,23 @@ test('finds the newest installed version, and says what to install when there is
   )
   rmSync(root, { recursive: true })
 })
+
+test('a bun test run removes the clusters it started, files and all, when it ends', async () => {
+  // bun test emits no exit event: harness/test-end.ts, preloaded by bunfig.toml, does it.
+  const dir = tempDir('clubs-pg-left-')
+  const file = join(dir, 'starts-a-cluster.test.ts')
+  writeFileSync(
+    file,
+    `import { test } from 'bun:test'
+import { startPostgres } from ${JSON.stringify(join(ROOT, 'harness', 'postgres.ts'))}
+test('starts a cluster', async () => console.log('CLUSTER', (await startPostgres()).dir), 60_000)
+`,
+  )
+  const run = Bun.spawn([process.execPath, 'test', file], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+  const [out, err] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text()])
+  expect(await run.exited).toBe(0)
+  const cluster = /CLUSTER (\S+)/.exec(out + err)?.[1]
+  expect(cluster).toStartWith(tmpdir())
+  expect(existsSync(cluster!)).toBe(false)
+  rmSync(dir, { recursive: true, force: true })
+}, 90_000)
