@@ -4,7 +4,6 @@ import { ConfigError, configWarnings, IN_MEMORY, loadConfig, type Config } from 
 import { needsDevelopmentAdmin, withDevelopmentAdmin } from './domain/development-admin'
 import { ADMIN_USERNAME } from './domain/users'
 import type { Snapshot } from './model/snapshot'
-import { Metrics } from './edge/metrics'
 import { CampusSignIn, type OidcSettings } from './edge/oidc'
 import { createLogger, type Logger } from './log'
 import { serve } from './serve'
@@ -29,7 +28,8 @@ async function main() {
       ? withDevelopmentAdmin(opened.data, new Date())
       : null
   const data = devAdmin?.data ?? opened.data
-  const metrics = config.metrics ? new Metrics() : null
+  // Loaded only when asked for: prom-client takes the start-up 40 ms.
+  const metrics = config.metrics ? new (await import('./edge/metrics')).Metrics() : null
   store.onWrite = snapshotWriteWatch(store.file, log, metrics, config.databaseUrl !== null)
   let stopping = false
   const campus = config.oidc ? campusSignIn(config.oidc, log) : null
@@ -52,11 +52,12 @@ async function main() {
         error: String(error),
       }),
   })
-  // Loading parses the whole data file; let that garbage go before serving, so RSS starts lean.
-  Bun.gc(true)
   let server: ReturnType<typeof serve>
   try {
     server = serve(app, { port: config.port, host: config.host, log, trustProxy: config.trustProxy, metrics })
+    // Loading parsed the whole data file: that garbage goes a moment after the service answers,
+    // so RSS settles lean without the first requests waiting for the collection (30 ms at 10,000 clubs).
+    setTimeout(() => Bun.gc(true), 1_000).unref()
   } catch (error) {
     // The data file is ours until we exit: let the next start (or an operator command) have it.
     await store.close()

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import sharp, { type SharpOptions } from 'sharp'
+import type Sharp from 'sharp'
+import type { SharpOptions } from 'sharp'
 
 /** The most pixels a logo may have on a side (CONTRACT §21); the edge caps its bytes. */
 export const MAX_LOGO_SIDE = 4096
@@ -10,6 +11,10 @@ export interface MadeLogo {
   readonly name: string
   readonly files: { readonly full: Uint8Array; readonly '64': Uint8Array; readonly '256': Uint8Array }
 }
+
+// libvips is loaded at the first logo, not at start: it takes the start-up 40 ms most never need.
+let library: Promise<typeof Sharp> | null = null
+const loadSharp = () => (library ??= import('sharp').then((module) => module.default as typeof Sharp))
 
 /** The formats taken, by the signature their files start with; the Content-Type sent is never asked. */
 const SIGNATURES = [
@@ -41,6 +46,8 @@ const UNREADABLE = 'The image cannot be read: the file is truncated or corrupt.'
 export async function makeLogo(bytes: Uint8Array): Promise<MadeLogo | { readonly problem: string }> {
   const format = SIGNATURES.find(({ matches }) => matches(bytes))?.format
   if (!format) return { problem: NOT_AN_IMAGE }
+  // Outside the checks below: a library that cannot be loaded is the service's fault, not the upload's.
+  const sharp = await loadSharp()
   let width: number | undefined
   let height: number | undefined
   try {
