@@ -1,6 +1,4 @@
 import { SQL } from 'bun'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../src/app'
 import { openDataFile, openDirectoryStore, type DataFile } from '../src/data-file'
@@ -140,8 +138,6 @@ export async function makeApp(
   return { app, store, req, admin }
 }
 
-export function tempDir(prefix = 'clubs-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix))
-}
+export { tempDir } from './temp-dirs'
 
 export const readJson = async (res: Response) => (await res.json()) as any

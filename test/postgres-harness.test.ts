@@ -131,22 +131,27 @@ test('finds the newest installed version, and says what to install when there is
   rmSync(root, { recursive: true })
 })
 
-test('a bun test run removes the clusters it started, files and all, when it ends', async () => {
+test('a bun test run removes the clusters and temp folders it made, files and all, when it ends', async () => {
   // bun test emits no exit event: harness/test-end.ts, preloaded by bunfig.toml, does it.
   const dir = tempDir('clubs-pg-left-')
-  const file = join(dir, 'starts-a-cluster.test.ts')
+  const file = join(dir, 'makes-a-cluster-and-a-folder.test.ts')
   writeFileSync(
     file,
     `import { test } from 'bun:test'
 import { startPostgres } from ${JSON.stringify(join(ROOT, 'harness', 'postgres.ts'))}
-test('starts a cluster', async () => console.log('CLUSTER', (await startPostgres()).dir), 60_000)
+import { tempDir } from ${JSON.stringify(join(ROOT, 'harness', 'temp-dirs.ts'))}
+test('makes a cluster and a folder', async () => {
+  console.log('CLUSTER', (await startPostgres()).dir)
+  console.log('FOLDER', tempDir())
+}, 60_000)
 `,
   )
   const run = Bun.spawn([process.execPath, 'test', file], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
   const [out, err] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text()])
   expect(await run.exited).toBe(0)
   const cluster = /CLUSTER (\S+)/.exec(out + err)?.[1]
+  const folder = /FOLDER (\S+)/.exec(out + err)?.[1]
   expect(cluster).toStartWith(tmpdir())
-  expect(existsSync(cluster!)).toBe(false)
-  rmSync(dir, { recursive: true, force: true })
+  expect(folder).toStartWith(tmpdir())
+  expect([existsSync(cluster!), existsSync(folder!)]).toEqual([false, false])
 }, 90_000)
