@@ -137,15 +137,14 @@ describe('a lost database, seen by a real instance', () => {
 })
 
 describe('starting', () => {
+  /** The service started with `env` as well, run until it exits. */
+  const startWith = (env: Record<string, string>) =>
+    runToEnd([process.execPath, ENTRY], { cwd: ROOT, env: { ...process.env, PORT: String(freePort()), ...env } })
+
   test('CLUBS_DATABASE_URL and CLUBS_DATA_FILE set together is a refused start naming both', async () => {
-    const { code, stderr } = await runToEnd([process.execPath, ENTRY], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        PORT: String(freePort()),
-        CLUBS_DATABASE_URL: 'postgres://clubs:secret-password@127.0.0.1:5432/clubs',
-        CLUBS_DATA_FILE: '/tmp/clubs.json',
-      },
+    const { code, stderr } = await startWith({
+      CLUBS_DATABASE_URL: 'postgres://clubs:secret-password@127.0.0.1:5432/clubs',
+      CLUBS_DATA_FILE: '/tmp/clubs.json',
     })
     expect(code).toBe(1)
     expect(stderr).toContain('CLUBS_DATABASE_URL')
@@ -154,14 +153,7 @@ describe('starting', () => {
   })
 
   test('a database that cannot be reached is a refused start that says so', async () => {
-    const { code, stderr } = await runToEnd([process.execPath, ENTRY], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        PORT: String(freePort()),
-        CLUBS_DATABASE_URL: `postgres://clubs:pw@127.0.0.1:${freePort()}/x`,
-      },
-    })
+    const { code, stderr } = await startWith({ CLUBS_DATABASE_URL: `postgres://clubs:pw@127.0.0.1:${freePort()}/x` })
     expect(code).toBe(1)
     expect(stderr).toMatch(/store: cannot use postgres:\/\/clubs@127\.0\.0\.1:\d+\/x: .*(refused|connect)/i)
     expect(stderr).not.toContain(':pw@')

@@ -356,9 +356,11 @@ export class WebhookService {
       }
     if (event === null) return void this.#events.delete(seq)
     this.#events.set(seq, event)
-    const at = queuedAt(event, this.now)
+    // Read from the body only for a delivery new here: an event's every attempt elsewhere puts it again.
+    let at: string | undefined
     for (const webhook of event.waiting ?? [])
-      if (!this.#pending.get(webhook)?.has(seq)) this.#queueOf(webhook).set(seq, fresh(webhook, event, at))
+      if (!this.#pending.get(webhook)?.has(seq))
+        this.#queueOf(webhook).set(seq, fresh(webhook, event, (at ??= queuedAt(event, this.now))))
   }
 
   snapshot(): {

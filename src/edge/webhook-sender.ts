@@ -33,6 +33,9 @@ export type AttemptResult = readonly [id: number, statusCode: number | null, err
 
 export const resultOf = (id: number, outcome: Outcome): AttemptResult =>
   outcome.delivered ? [id, outcome.statusCode] : [id, outcome.statusCode, outcome.error]
+
+const outcomeOf = ([, statusCode, error]: AttemptResult): Outcome =>
+  error === undefined ? { delivered: true, statusCode: statusCode! } : failed(statusCode, error)
 /** What an attempt came to, with the delivery it was for. */
 export interface Attempted {
   readonly delivery: DueDelivery
@@ -85,13 +88,11 @@ export class WebhookSender {
     const worker = new Worker(new URL('./webhook-worker.ts', import.meta.url).href, { ref: false })
     worker.onmessage = ({ data }: MessageEvent<string>) => {
       const outcomes: Attempted[] = []
-      for (const [id, statusCode, error] of JSON.parse(data) as AttemptResult[]) {
-        const delivery = this.#waiting.get(id)
+      for (const result of JSON.parse(data) as AttemptResult[]) {
+        const delivery = this.#waiting.get(result[0])
         if (!delivery) continue
-        this.#waiting.delete(id)
-        const outcome =
-          error === undefined ? { delivered: true as const, statusCode: statusCode! } : failed(statusCode, error)
-        outcomes.push({ delivery, outcome })
+        this.#waiting.delete(result[0])
+        outcomes.push({ delivery, outcome: outcomeOf(result) })
       }
       this.settled(outcomes)
     }
