@@ -8,6 +8,7 @@ import { chownSync, closeSync, existsSync, mkdtempSync, openSync, readdirSync, r
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort, sleep } from './service'
+import { removeInBackground } from './temp-dirs'
 
 export interface Postgres {
   /** The temp folder: the cluster in `data/`, the socket, `postgres.log`. */
@@ -25,12 +26,14 @@ export interface Postgres {
   restart(): Promise<void>
 }
 
-const live = new Set<() => void>()
+/** A cleanUp for each running cluster: it kills the cluster and answers its folder. */
+const live = new Set<() => string>()
 
 /** Kills every cluster still running and removes its files: a `bun test` run ends with no exit event, so harness/test-end.ts calls this after its last file. */
 export function removeClusters(): void {
-  for (const cleanUp of live) cleanUp()
+  const dirs = [...live].map((cleanUp) => cleanUp())
   live.clear()
+  removeInBackground(dirs)
 }
 process.on('exit', removeClusters)
 
@@ -196,7 +199,7 @@ export async function startPostgres(): Promise<Postgres> {
 
   const cleanUp = () => {
     kill()
-    rmSync(dir, { recursive: true, force: true })
+    return dir
   }
   live.add(cleanUp)
 
@@ -204,7 +207,7 @@ export async function startPostgres(): Promise<Postgres> {
     await start(false)
   } catch (error) {
     live.delete(cleanUp)
-    cleanUp()
+    rmSync(cleanUp(), { recursive: true, force: true })
     throw error
   }
 

@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, renameSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 
 /** The folders tempDir made in this run, which harness/test-end.ts removes after its last file. */
 const made: string[] = []
@@ -14,5 +14,23 @@ export function tempDir(prefix = 'clubs-test-'): string {
 
 /** Removes every folder tempDir made (a run makes thousands, which were left behind). */
 export function removeTempDirs(): void {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
+  removeInBackground(made.splice(0))
+}
+
+/**
+ * Takes the folders out of their places at once (a rename each) and leaves deleting their files
+ * to an `rm -rf` of its own session, which outlives this process. A run's clusters and folders
+ * hold gigabytes: deleting them in a test hook ran past the hook's time on a busy machine.
+ */
+export function removeInBackground(dirs: string[]): void {
+  const moved: string[] = []
+  for (const [i, dir] of dirs.entries()) {
+    const away = join(dirname(dir), `clubs-removing-${process.pid}-${Date.now()}-${i}`)
+    try {
+      renameSync(dir, away)
+      moved.push(away)
+    } catch {}
+  }
+  if (moved.length === 0) return
+  Bun.spawn(['setsid', '-f', 'rm', '-rf', '--', ...moved], { stdio: ['ignore', 'ignore', 'ignore'] }).unref()
 }

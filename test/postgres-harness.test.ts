@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { tempDir } from '../harness/app'
@@ -154,4 +154,8 @@ test('makes a cluster and a folder', async () => {
   expect(cluster).toStartWith(tmpdir())
   expect(folder).toStartWith(tmpdir())
   expect([existsSync(cluster!), existsSync(folder!)]).toEqual([false, false])
+  // Their files go in the background, after the run (a hook deleting gigabytes ran out of time).
+  const removing = () => readdirSync(tmpdir()).filter((name) => name.startsWith(`clubs-removing-${run.pid}-`))
+  for (let i = 0; i < 600 && removing().length > 0; i++) await Bun.sleep(100)
+  expect(removing()).toEqual([])
 }, 90_000)
