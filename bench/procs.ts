@@ -1,5 +1,8 @@
 // Child processes of the benchmark: started on loopback, always stopped, RSS read from /proc.
 import type { Subprocess } from 'bun'
+import { rssMb } from '../harness/rss'
+
+export { rssMb }
 
 export const HOST = '127.0.0.1'
 const children = new Set<Subprocess>()
@@ -68,17 +71,6 @@ export async function firstOk(url: string, since: number, timeoutMs = 30_000, ev
     await sleep(everyMs)
   }
   throw new Error(`no 200 from ${url} within ${timeoutMs} ms`)
-}
-
-/** Resident memory of `pid` in MB (VmRSS), or null once it is gone. */
-export async function rssMb(pid: number): Promise<number | null> {
-  try {
-    const status = await Bun.file(`/proc/${pid}/status`).text()
-    const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1]
-    return kb ? Number(kb) / 1024 : null
-  } catch {
-    return null
-  }
 }
 
 /** Samples the RSS of `pid` every `everyMs` until stopped; `stop()` gives the peak seen. */
