@@ -15,7 +15,10 @@ export const SEED_FILE = join(import.meta.dir, '..', 'data', 'seed.json')
 export const NOW = new Date('2026-11-22T12:00:00.000Z')
 
 export type TestConfig = Partial<
-  Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly' | 'rateLimit' | 'timezone' | 'webhookAllowPrivate'>
+  Pick<
+    Config,
+    'adminToken' | 'autoApprove' | 'maxStreams' | 'readOnly' | 'rateLimit' | 'timezone' | 'webhookAllowPrivate'
+  >
 >
 
 /**

@@ -214,13 +214,16 @@ describe('following the stream', () => {
   })
 })
 
-/** `count` new approved clubs in one import, each with a description of `size` characters: that many club.added events. */
-async function importClubs(base: string, from: number, count: number, size = 5_000) {
-  const clubs = Array.from({ length: count }, (_, i) => ({
+/** `count` new clubs for an import, each with a description of `size` characters: that many club.added events of about that size. */
+const bigClubs = (from: number, count: number, size = 5_000) =>
+  Array.from({ length: count }, (_, i) => ({
     name: `Backlog Club ${from + i}`,
     description: `${from + i} `.padEnd(size, 'lorem ipsum '),
   }))
-  const res = await admin(base, '/api/imports/', 'POST', clubs)
+
+/** `bigClubs` imported in one write; the newest event number after it. */
+async function importClubs(base: string, from: number, count: number, size = 5_000) {
+  const res = await admin(base, '/api/imports/', 'POST', bigClubs(from, count, size))
   expect(res.status).toBe(201)
   return (await readJson(await fetch(`${base}/api/changes/?limit=1`))).last_seq as number
 }
@@ -344,6 +347,45 @@ describe('the stream in process', () => {
     const removed = await reader.waitFor((m) => m.id === '2')
     expect(removed.event).toBe('club.removed')
     expect(JSON.parse(removed.data!)).toMatchObject({ seq: 2, type: 'club.removed', code: 'mock-trial', club: null })
+  })
+
+  it('drops a stream whose reader takes nothing once more than MAX_UNREAD is published for it, and not before', async () => {
+    const app = await makeApp({ config: { maxStreams: 1 } })
+    const res = await app.req('/api/changes/stream')
+    const taken = res.body!.getReader()
+    // A piece of about 64 KB fills what the stream holds for a reader that does not take it.
+    expect((await app.admin.post('/api/imports/', bigClubs(0, 15))).status).toBe(201)
+    const isOpen = async () => {
+      const another = await app.req('/api/changes/stream')
+      await another.body?.cancel()
+      return another.status === 503
+    }
+    expect((await app.admin.post('/api/imports/', bigClubs(15, 80))).status).toBe(201)
+    expect(await isOpen()).toBe(true)
+    expect((await app.admin.post('/api/imports/', bigClubs(95, 150))).status).toBe(201)
+    expect(await isOpen()).toBe(false)
+    expect(
+      await taken.read().then(
+        () => 'read',
+        () => 'aborted',
+      ),
+    ).toBe('aborted')
+  })
+
+  it('sends a stream that fell behind what the log keeps one reset event, then ends it', async () => {
+    const app = await makeApp({ keepChanges: 20 })
+    const res = await app.req('/api/changes/stream')
+    // The stream holds a piece of these its reader has not taken, and reads on from the log after it.
+    expect((await app.admin.post('/api/imports/', bigClubs(0, 15))).status).toBe(201)
+    for (let i = 0; i < 30; i++) await app.admin.patch('/api/clubs/penn-chess-society/', { subtitle: `s${i}` })
+    const reader = new SseReader(res)
+    await reader.waitFor((m) => m.event === 'reset')
+    await reader.done
+    const ids = reader.messages.flatMap((m) => (m.id ? [Number(m.id)] : []))
+    expect(ids).toEqual(ids.map((_, i) => i + 1))
+    expect(ids.length).toBeGreaterThan(0)
+    expect(ids.length).toBeLessThan(15)
+    expect(reader.messages.at(-1)!.event).toBe('reset')
   })
 
   it("answers a HEAD with the stream's headers and opens none", async () => {
