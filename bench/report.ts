@@ -8,6 +8,7 @@ import { GOAL_P99_MS, type ExportStallResult } from './export-stall'
 import type { SizeResult } from './scenarios'
 import { GOAL_BYTES, GOAL_RATIO, ratioMet, sitePageSection, weightMet, type SitePageResult } from './site-page'
 import { GOAL_IDLE_KB, GOAL_LAG_P99_MS, type ChangeStreamsResult } from './change-streams'
+import { GOAL_UNREAD_MB, type UnreadStreamsResult } from './unread-streams'
 import { GOAL_SLOWDOWN, webhookFanoutLine, type WebhookFanoutResult } from './webhook-fanout'
 import { GOAL_READ_RATIO, GOAL_REPLICATION_P99_MS, lagLine, mixLine, type PostgresResult } from './postgres'
 
@@ -38,6 +39,8 @@ export interface Results {
   readonly sitePage: SitePageResult | null
   /** The change stream: a write's lag to 1,000 open streams, and what an idle stream costs (issue 27); null when skipped. */
   readonly changeStreams: ChangeStreamsResult | null
+  /** RSS while streams asking since=0 read nothing (issue 35); null when skipped. */
+  readonly unreadStreams: UnreadStreamsResult | null
   /** Writes with and without 50 webhooks getting every event (issue 27); null when skipped. */
   readonly webhookFanout: WebhookFanoutResult | null
   /** Several instances on one PostgreSQL beside one node on the data file (issue 28); null when skipped. */
@@ -91,7 +94,16 @@ interface Target {
   readonly figure: string
 }
 
-function targets({ sizes, scale, exportStall, sitePage, changeStreams, webhookFanout, postgres }: Results): Target[] {
+function targets({
+  sizes,
+  scale,
+  exportStall,
+  sitePage,
+  changeStreams,
+  unreadStreams,
+  webhookFanout,
+  postgres,
+}: Results): Target[] {
   const at = (size: number) => sizes.find((r) => r.size === size)
   const rps = (size: number, server: ServerName, key: string) => find(at(size), server, key)?.rps
   const out: Target[] = []
@@ -259,6 +271,15 @@ function targets({ sizes, scale, exportStall, sitePage, changeStreams, webhookFa
     () => {
       const { kbEach, rssBeforeMb, rssAfterMb } = changeStreams!.idle
       return `${kbEach.toFixed(1)} KB each (${num(rssBeforeMb)} MB before, ${num(rssAfterMb)} MB with them)`
+    },
+  )
+  check(
+    `RSS with ${unreadStreams?.streams ?? 60} unread streams asking since=0 after ${num(unreadStreams?.events ?? 3_000)} events: ≤ ${GOAL_UNREAD_MB} MB above idle`,
+    !!unreadStreams,
+    () => unreadStreams!.rssPeakMb - unreadStreams!.rssBeforeMb <= GOAL_UNREAD_MB,
+    () => {
+      const { rssBeforeMb, rssPeakMb, backlogMb } = unreadStreams!
+      return `${num(rssPeakMb - rssBeforeMb)} MB above (${num(rssBeforeMb)} MB before, peak ${num(rssPeakMb)} MB; each owed ${backlogMb.toFixed(1)} MB)`
     },
   )
   check(

@@ -11,6 +11,8 @@ const HEARTBEAT = encoder.encode(': keep-alive\n\n')
 const PIECE_BYTES = 64 * 1024
 /** Events read from the log for one piece at most. */
 const PIECE_EVENTS = 500
+/** Pieces kept for other streams reading the same stretch of the log (4 MB at most). */
+const PIECES_KEPT = 64
 /**
  * Bytes a reader may leave untaken — queued for it here, and published for it while it took
  * nothing — before its connection is dropped (it comes back with Last-Event-ID).
@@ -36,6 +38,12 @@ export class TooManyStreams extends ApiError {
   }
 }
 
+/** Events of the log encoded as frames: those after some number up to `last`. */
+interface Piece {
+  readonly bytes: Uint8Array
+  readonly last: number
+}
+
 /** One open stream: where it is in the log, and what it has left untaken. */
 class Follower {
   /** Bytes published since the connection last took a piece, while its queue was full. */
@@ -52,21 +60,22 @@ class Follower {
     return (this.queue.desiredSize ?? 0) > 0
   }
 
-  /** What it was handed or is owed and has not taken. */
-  get unread(): number {
-    return PIECE_BYTES - (this.queue.desiredSize ?? 0) + this.owed
+  /** Bytes handed to it that the connection has not taken. */
+  get queued(): number {
+    return PIECE_BYTES - (this.queue.desiredSize ?? 0)
   }
 }
 
 /**
  * The open change streams (CONTRACT §18). Each reads the log from its own place, a piece at a
- * time as its connection takes them: what it missed first, then each published batch, one
- * encoding of a small batch shared by all who were waiting for it. A connection that takes nothing
- * while more than MAX_UNREAD bytes wait for it is dropped. An idle stream costs its socket and its
- * entry here; one timer for all of them sends heartbeats and closes them when the service stops.
+ * time as its connection takes them: what it missed first, then each published batch. A
+ * connection that takes nothing while more than MAX_UNREAD bytes wait for it is dropped. An idle
+ * stream costs its socket and its entry here; one timer for all of them sends heartbeats and
+ * closes them when the service stops.
  */
 export class ChangeStreams {
   #followers = new Set<Follower>()
+  #pieces = new Map<number, Piece>()
   #timer: ReturnType<typeof setInterval> | null = null
   #ticks = 0
   #unfollow: (() => void) | null = null
@@ -115,21 +124,45 @@ export class ChangeStreams {
 
   /** The next piece of the log after the follower's place, if any; a reset and the end when that place is no longer kept. */
   #handOver(follower: Follower): void {
-    let events: readonly LoggedChange[]
+    let piece: Piece | null
     try {
-      events = this.log.since(follower.cursor, PIECE_EVENTS)
+      piece = this.#pieceAfter(follower.cursor)
     } catch (error) {
       if (!(error instanceof ChangesGone)) throw error
       reset(follower.queue, error)
       return this.#drop(follower)
     }
-    let piece = ''
-    for (const event of events) {
-      piece += frame(event)
-      follower.cursor = event.seq
-      if (piece.length >= PIECE_BYTES) break
+    if (!piece) return
+    // Moved on first: an enqueue may call pull at once, which reads on from the cursor.
+    follower.cursor = piece.last
+    follower.queue.enqueue(piece.bytes)
+  }
+
+  /**
+   * The events after `seq`, up to about PIECE_BYTES, encoded; null when there are none;
+   * ChangesGone when they are no longer all kept. Events never change, so a piece is kept a while
+   * for the other streams at the same place: those waiting for a new batch, or 60 asking since=0,
+   * share one encoding of it.
+   */
+  #pieceAfter(seq: number): Piece | null {
+    const kept = this.#pieces.get(seq)
+    if (kept) {
+      // Throws as a read would once that stretch is no longer kept.
+      this.log.since(seq, 0)
+      return kept
     }
-    if (piece) follower.queue.enqueue(encoder.encode(piece))
+    let text = ''
+    let last = seq
+    for (const event of this.log.since(seq, PIECE_EVENTS)) {
+      text += frame(event)
+      last = event.seq
+      if (text.length >= PIECE_BYTES) break
+    }
+    if (last === seq) return null
+    const piece = { bytes: encoder.encode(text), last }
+    this.#pieces.set(seq, piece)
+    if (this.#pieces.size > PIECES_KEPT) this.#pieces.delete(this.#pieces.keys().next().value!)
+    return piece
   }
 
   #add(follower: Follower): void {
@@ -149,28 +182,19 @@ export class ChangeStreams {
       // Already closed by the client going away.
     }
     if (this.#followers.size) return
+    this.#pieces.clear()
     this.#unfollow?.()
     this.#unfollow = null
     if (this.#timer) clearInterval(this.#timer)
     this.#timer = null
   }
 
-  /** A published batch: to each follower with room, as one shared encoding if it was waiting for just this; counted against the others. */
+  /** A published batch: handed on to each follower with room; counted against the others. */
   #publish(events: readonly LoggedChange[]): void {
-    const before = events[0]!.seq - 1
-    const last = events.at(-1)!.seq
     const size = events.reduce((sum, event) => sum + event.text.length, 0)
-    let shared: Uint8Array | null = null
     for (const follower of this.#followers) {
-      if (!follower.hasRoom) {
-        follower.owed += size
-        if (follower.unread > MAX_UNREAD) this.#drop(follower, true)
-      } else if (follower.cursor === before && size < PIECE_BYTES) {
-        shared ??= encoder.encode(events.map(frame).join(''))
-        // Moved on first: an enqueue may call pull at once, which reads on from the cursor.
-        follower.cursor = last
-        follower.queue.enqueue(shared)
-      } else this.#handOver(follower)
+      if (follower.hasRoom) this.#handOver(follower)
+      else if ((follower.owed += size) + follower.queued > MAX_UNREAD) this.#drop(follower, true)
     }
   }
 
