@@ -7,6 +7,8 @@ const TICK_MS = 1_000
 /** A comment this often keeps Bun's idle timeout and proxies from closing a quiet stream (CONTRACT §18: 5 s at most). */
 const HEARTBEAT_TICKS = 4
 const HEARTBEAT = encoder.encode(': keep-alive\n\n')
+/** How long an EventSource waits before it reconnects, sent first on every stream. */
+const RETRY = encoder.encode('retry: 2000\n\n')
 /** About this many bytes of the log are handed to a stream at a time, when its connection has taken the last piece. */
 const PIECE_BYTES = 64 * 1024
 /** Events read from the log for one piece at most. */
@@ -44,16 +46,43 @@ interface Piece {
   readonly last: number
 }
 
-/** One open stream: where it is in the log, and what it has left untaken. */
-class Follower {
+/** What a follower asks of the streams it is one of: one for all of them. */
+interface Streams {
+  add(follower: Follower): void
+  handOver(follower: Follower): void
+  drop(follower: Follower): void
+}
+
+/**
+ * One open stream: where it is in the log, and what it has left untaken. It is the stream's
+ * source itself, so an idle stream costs this object and the stream, no closures.
+ */
+class Follower implements UnderlyingDefaultSource<Uint8Array> {
   /** Bytes published since the connection last took a piece, while its queue was full. */
   owed = 0
+  queue!: ReadableStreamDefaultController<Uint8Array>
 
   constructor(
-    readonly queue: ReadableStreamDefaultController<Uint8Array>,
+    private readonly streams: Streams,
     /** The newest event handed to it. */
     public cursor: number,
   ) {}
+
+  start(queue: ReadableStreamDefaultController<Uint8Array>): void {
+    this.queue = queue
+    queue.enqueue(RETRY)
+    this.streams.add(this)
+  }
+
+  /** The runtime pulls when the connection has taken what it had: the reader paces its pieces. */
+  pull(): void {
+    this.owed = 0
+    this.streams.handOver(this)
+  }
+
+  cancel(): void {
+    this.streams.drop(this)
+  }
 
   /** Whether the connection has taken enough of what it was handed to be handed more. */
   get hasRoom(): boolean {
@@ -79,6 +108,11 @@ export class ChangeStreams {
   #timer: ReturnType<typeof setInterval> | null = null
   #ticks = 0
   #unfollow: (() => void) | null = null
+  readonly #streams: Streams = {
+    add: (follower) => this.#add(follower),
+    handOver: (follower) => this.#handOver(follower),
+    drop: (follower) => this.#drop(follower),
+  }
 
   constructor(
     private readonly log: ChangeLog,
@@ -103,23 +137,7 @@ export class ChangeStreams {
       if (!(error instanceof ChangesGone)) throw error
       return new ReadableStream({ start: (queue) => reset(queue, error) })
     }
-    let follower: Follower
-    return new ReadableStream<Uint8Array>(
-      {
-        start: (queue) => {
-          follower = new Follower(queue, since)
-          queue.enqueue(encoder.encode('retry: 2000\n\n'))
-          this.#add(follower)
-        },
-        // The runtime pulls when the connection has taken what it had: the reader paces its pieces.
-        pull: () => {
-          follower.owed = 0
-          this.#handOver(follower)
-        },
-        cancel: () => this.#drop(follower),
-      },
-      QUEUING,
-    )
+    return new ReadableStream(new Follower(this.#streams, since), QUEUING)
   }
 
   /** The next piece of the log after the follower's place, if any; a reset and the end when that place is no longer kept. */
