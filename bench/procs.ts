@@ -1,8 +1,8 @@
 // Child processes of the benchmark: started on loopback, always stopped, RSS read from /proc.
 import type { Subprocess } from 'bun'
-import { rssMb } from '../harness/rss'
+import { rssMb, sampleRss } from '../harness/rss'
 
-export { rssMb }
+export { rssMb, sampleRss }
 
 export const HOST = '127.0.0.1'
 const children = new Set<Subprocess>()
@@ -71,25 +71,6 @@ export async function firstOk(url: string, since: number, timeoutMs = 30_000, ev
     await sleep(everyMs)
   }
   throw new Error(`no 200 from ${url} within ${timeoutMs} ms`)
-}
-
-/** Samples the RSS of `pid` every `everyMs` until stopped; `stop()` gives the peak seen. */
-export function sampleRss(pid: number, everyMs = 50): { stop: () => Promise<number> } {
-  let peak = 0
-  let running = true
-  const loop = (async () => {
-    while (running) {
-      peak = Math.max(peak, (await rssMb(pid)) ?? 0)
-      await sleep(everyMs)
-    }
-  })()
-  return {
-    stop: async () => {
-      running = false
-      await loop
-      return peak
-    },
-  }
 }
 
 /** Runs `cmd` to its end (killed after `timeoutMs`); resolves with its stdout and the CPU it used. */

@@ -6,7 +6,7 @@ import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
 import { freePort, ROOT, sleep, spawnService, stopService, waitForHealth } from '../harness/service'
 import { startNginx } from '../harness/nginx'
 import { SocketReader, SseReader } from '../harness/sse'
-import { rssMb } from '../harness/rss'
+import { rssMb, sampleRss } from '../harness/rss'
 import { MAX_UNREAD } from '../src/edge/change-streams'
 
 // CONTRACT §18's stream: Server-Sent Events of the change log, against real servers (and a real
@@ -257,13 +257,14 @@ describe('readers that take their time', () => {
     const { base, port, proc } = service
     await sleep(1_000)
     const idle = (await rssMb(proc.pid))!
+    const rss = sampleRss(proc.pid)
     const readers = await Promise.all(
       Array.from({ length: READERS }, () => SocketReader.open(port, '/api/changes/stream?since=0')),
     )
     // Each takes what the kernel's buffers hold, then nothing: the server has handed it what it could.
     await sleep(2_000)
-    const held = (await rssMb(proc.pid))!
-    expect(held - idle).toBeLessThan(100)
+    const peak = await rss.stop()
+    expect(peak - idle).toBeLessThan(100)
     // Still open, each holding its place.
     const refused = await fetch(`${base}/api/changes/stream`)
     expect(refused.status).toBe(503)

@@ -11,10 +11,15 @@ const HEARTBEAT = encoder.encode(': keep-alive\n\n')
 const RETRY = encoder.encode('retry: 2000\n\n')
 /** About this many bytes of the log are handed to a stream at a time, when its connection has taken the last piece. */
 const PIECE_BYTES = 64 * 1024
-/** Events read from the log for one piece at most. */
-const PIECE_EVENTS = 500
-/** Pieces kept for other streams reading the same stretch of the log (4 MB at most). */
-const PIECES_KEPT = 64
+/**
+ * A piece holds events of one block of this many numbers (1–64, 65–128, ...): from their second
+ * piece on, streams that started at different places cut the log at the same numbers and share
+ * pieces.
+ */
+const PIECE_ALIGN = 64
+const blockOf = (event: LoggedChange) => Math.ceil(event.seq / PIECE_ALIGN)
+/** Pieces kept for other streams reading the same stretch of the log (16 MB at most). */
+const PIECES_KEPT = 256
 /**
  * Bytes a reader may leave untaken — queued for it here, and published for it while it took
  * nothing — before its connection is dropped (it comes back with Last-Event-ID).
@@ -157,10 +162,10 @@ export class ChangeStreams {
   }
 
   /**
-   * The events after `seq`, up to about PIECE_BYTES, encoded; null when there are none;
-   * ChangesGone when they are no longer all kept. Events never change, so a piece is kept a while
-   * for the other streams at the same place: those waiting for a new batch, or 60 asking since=0,
-   * share one encoding of it.
+   * The events after `seq`, up to about PIECE_BYTES and the end of their block, encoded; null
+   * when there are none; ChangesGone when they are no longer all kept. Events never change, so a
+   * piece is kept a while for the other streams at the same place: those waiting for a new batch,
+   * or 60 asking since=0, share one encoding of it.
    */
   #pieceAfter(seq: number): Piece | null {
     const kept = this.#pieces.get(seq)
@@ -169,14 +174,16 @@ export class ChangeStreams {
       this.log.since(seq, 0)
       return kept
     }
+    const events = this.log.since(seq, PIECE_ALIGN)
+    if (!events.length) return null
+    const block = blockOf(events[0]!)
     let text = ''
     let last = seq
-    for (const event of this.log.since(seq, PIECE_EVENTS)) {
+    for (const event of events) {
+      if (blockOf(event) !== block || text.length >= PIECE_BYTES) break
       text += frame(event)
       last = event.seq
-      if (text.length >= PIECE_BYTES) break
     }
-    if (last === seq) return null
     const piece = { bytes: encoder.encode(text), last }
     this.#pieces.set(seq, piece)
     if (this.#pieces.size > PIECES_KEPT) this.#pieces.delete(this.#pieces.keys().next().value!)
