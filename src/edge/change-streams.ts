@@ -1,5 +1,6 @@
 import { ChangesGone, type ChangeLog, type LoggedChange } from '../domain/change-log'
 import { ApiError } from '../domain/errors'
+import { LogPieces, PIECE_BYTES, type Piece } from './log-pieces'
 
 const encoder = new TextEncoder()
 /** How often the open streams are looked after: a stop closes them within this. */
@@ -9,17 +10,6 @@ const HEARTBEAT_TICKS = 4
 const HEARTBEAT = encoder.encode(': keep-alive\n\n')
 /** How long an EventSource waits before it reconnects, sent first on every stream. */
 const RETRY = encoder.encode('retry: 2000\n\n')
-/** About this many bytes of the log are handed to a stream at a time, when its connection has taken the last piece. */
-const PIECE_BYTES = 64 * 1024
-/**
- * A piece holds events of one block of this many numbers (1–64, 65–128, ...): from their second
- * piece on, streams that started at different places cut the log at the same numbers and share
- * pieces.
- */
-const PIECE_ALIGN = 64
-const blockOf = (event: LoggedChange) => Math.ceil(event.seq / PIECE_ALIGN)
-/** Pieces kept for other streams reading the same stretch of the log (16 MB at most). */
-const PIECES_KEPT = 256
 /**
  * Bytes a reader may leave untaken — queued for it here, and published for it while it took
  * nothing — before its connection is dropped (it comes back with Last-Event-ID).
@@ -27,9 +17,6 @@ const PIECES_KEPT = 256
 export const MAX_UNREAD = 1 << 20
 /** Holds no state of its own: one for every stream. The runtime asks for a piece when its queue is below this. */
 const QUEUING = new ByteLengthQueuingStrategy({ highWaterMark: PIECE_BYTES })
-
-/** One Server-Sent Event per change: its number as the id, its type as the event name. */
-const frame = (event: LoggedChange) => `id: ${event.seq}\nevent: ${event.type}\ndata: ${event.text}\n\n`
 
 /** How many streams may be open at once unless CLUBS_MAX_STREAMS says (CONTRACT §18). */
 export const DEFAULT_MAX_STREAMS = 1_000
@@ -43,12 +30,6 @@ export class TooManyStreams extends ApiError {
       { 'Retry-After': '5' },
     )
   }
-}
-
-/** Events of the log encoded as frames: those after some number up to `last`. */
-interface Piece {
-  readonly bytes: Uint8Array
-  readonly last: number
 }
 
 /** What a follower asks of the streams it is one of: one for all of them. */
@@ -109,7 +90,7 @@ class Follower implements UnderlyingDefaultSource<Uint8Array> {
  */
 export class ChangeStreams {
   #followers = new Set<Follower>()
-  #pieces = new Map<number, Piece>()
+  readonly #pieces: LogPieces
   #timer: ReturnType<typeof setInterval> | null = null
   #ticks = 0
   #unfollow: (() => void) | null = null
@@ -123,7 +104,9 @@ export class ChangeStreams {
     private readonly log: ChangeLog,
     private readonly stopping: () => boolean,
     private readonly max = DEFAULT_MAX_STREAMS,
-  ) {}
+  ) {
+    this.#pieces = new LogPieces(log)
+  }
 
   get open(): number {
     return this.#followers.size
@@ -149,7 +132,7 @@ export class ChangeStreams {
   #handOver(follower: Follower): void {
     let piece: Piece | null
     try {
-      piece = this.#pieceAfter(follower.cursor)
+      piece = this.#pieces.after(follower.cursor)
     } catch (error) {
       if (!(error instanceof ChangesGone)) throw error
       reset(follower.queue, error)
@@ -159,35 +142,6 @@ export class ChangeStreams {
     // Moved on first: an enqueue may call pull at once, which reads on from the cursor.
     follower.cursor = piece.last
     follower.queue.enqueue(piece.bytes)
-  }
-
-  /**
-   * The events after `seq`, up to about PIECE_BYTES and the end of their block, encoded; null
-   * when there are none; ChangesGone when they are no longer all kept. Events never change, so a
-   * piece is kept a while for the other streams at the same place: those waiting for a new batch,
-   * or 60 asking since=0, share one encoding of it.
-   */
-  #pieceAfter(seq: number): Piece | null {
-    const kept = this.#pieces.get(seq)
-    if (kept) {
-      // Throws as a read would once that stretch is no longer kept.
-      this.log.since(seq, 0)
-      return kept
-    }
-    const events = this.log.since(seq, PIECE_ALIGN)
-    if (!events.length) return null
-    const block = blockOf(events[0]!)
-    let text = ''
-    let last = seq
-    for (const event of events) {
-      if (blockOf(event) !== block || text.length >= PIECE_BYTES) break
-      text += frame(event)
-      last = event.seq
-    }
-    const piece = { bytes: encoder.encode(text), last }
-    this.#pieces.set(seq, piece)
-    if (this.#pieces.size > PIECES_KEPT) this.#pieces.delete(this.#pieces.keys().next().value!)
-    return piece
   }
 
   #add(follower: Follower): void {
@@ -207,7 +161,7 @@ export class ChangeStreams {
       // Already closed by the client going away.
     }
     if (this.#followers.size) return
-    this.#pieces.clear()
+    this.#pieces.forget()
     this.#unfollow?.()
     this.#unfollow = null
     if (this.#timer) clearInterval(this.#timer)
