@@ -123,7 +123,7 @@ export class ChangeStreams {
       this.log.since(since, 0)
     } catch (error) {
       if (!(error instanceof ChangesGone)) throw error
-      return new ReadableStream({ start: (queue) => reset(queue, error) })
+      return new ReadableStream({ start: (queue) => (queue.enqueue(resetEvent(error)), queue.close()) })
     }
     return new ReadableStream(new Follower(this.#streams, since), QUEUING)
   }
@@ -135,13 +135,22 @@ export class ChangeStreams {
       piece = this.#pieces.after(follower.cursor)
     } catch (error) {
       if (!(error instanceof ChangesGone)) throw error
-      reset(follower.queue, error)
+      this.#give(follower, resetEvent(error))
       return this.#drop(follower)
     }
     if (!piece) return
     // Moved on first: an enqueue may call pull at once, which reads on from the cursor.
     follower.cursor = piece.last
-    follower.queue.enqueue(piece.bytes)
+    this.#give(follower, piece.bytes)
+  }
+
+  /** Queues `bytes` for the follower; one whose stream the runtime closed without cancelling it is dropped. */
+  #give(follower: Follower, bytes: Uint8Array): void {
+    try {
+      follower.queue.enqueue(bytes)
+    } catch {
+      this.#drop(follower)
+    }
   }
 
   #add(follower: Follower): void {
@@ -184,12 +193,9 @@ export class ChangeStreams {
     }
     if (++this.#ticks % HEARTBEAT_TICKS) return
     // One with bytes still waiting needs no heartbeat: they keep its connection busy.
-    for (const follower of this.#followers) if (follower.hasRoom) follower.queue.enqueue(HEARTBEAT)
+    for (const follower of this.#followers) if (follower.hasRoom) this.#give(follower, HEARTBEAT)
   }
 }
 
-/** One `reset` event (CONTRACT §18: list again), then the end. */
-function reset(queue: ReadableStreamDefaultController<Uint8Array>, gone: ChangesGone): void {
-  queue.enqueue(encoder.encode(`event: reset\ndata: ${JSON.stringify(gone.body)}\n\n`))
-  queue.close()
-}
+/** One `reset` event (CONTRACT §18: list again). */
+const resetEvent = (gone: ChangesGone) => encoder.encode(`event: reset\ndata: ${JSON.stringify(gone.body)}\n\n`)
