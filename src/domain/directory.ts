@@ -43,6 +43,8 @@ export interface KeptChanges {
   readonly kept: readonly LoggedChange[]
   /** Every event at or below this number is no longer kept. */
   readonly trimmedUpTo: number
+  /** The highest number the log used, when past the data file's (lines of a write that never landed). */
+  readonly issued?: number
   /** How many events to keep at least (tests keep few). */
   readonly keep?: number
 }
@@ -91,7 +93,7 @@ export function openDirectory(
   const history = new History(data.history)
   const pendingRequests = new PendingRequests(data.requests, (code) => catalog.get(code) !== undefined)
   const changeLog = new ChangeLog(changes?.kept ?? [], {
-    issued: data.changes_seq ?? 0,
+    issued: Math.max(data.changes_seq ?? 0, changes?.issued ?? 0),
     trimmedUpTo: changes?.trimmedUpTo ?? 0,
     keep: changes?.keep,
   })
@@ -108,6 +110,8 @@ export function openDirectory(
   // and is published once it is on disk; its events' webhook deliveries are queued with it, so
   // they are on disk when it is. A logo it left unreferenced is swept.
   const commit: Commit = async (apply) => {
+    // Every event numbered up to here, this write's last, is on disk once the write is.
+    let landed = 0
     await transact(() => {
       const before = new Map<string, string | null>()
       const undo: Undo[] = catalog.observing(
@@ -118,9 +122,10 @@ export function openDirectory(
       )
       const changed: PublicChange[] = [...before].map(([code, was]) => ({ code, before: was, after: publicText(code) }))
       const { events, undo: unrecord } = changeLog.record(changed, now().toISOString())
+      landed = changeLog.issued
       return [...undo, unrecord, webhooks.enqueue(events)]
     })
-    changeLog.publish()
+    changeLog.publish(landed)
     void logos?.sweep()
   }
   const clubs = new ClubService(catalog, relations, history, { commit, autoApprove, now })
