@@ -7,11 +7,11 @@ const HERE = 'http://next.invalid'
 const MAX_NEXT = 2048
 
 /**
- * Where to go after signing in: a path of this site as a browser reads it, else `/`.
- * A browser drops tabs, CR and LF anywhere in a URL and reads `\` as `/`, so `/\t/evil` and
- * `/\evil` are `//evil`, another host; the WHATWG URL parser reads `next` the same way here. The
- * answer is the parsed path, query and fragment, percent-encoded: no control character or
- * non-ASCII text reaches the Location header.
+ * Where to go after signing in: a path of this site as a browser reads it, else `/`. A browser
+ * drops tabs, CR and LF anywhere in a URL and reads `\` as `/`, so `/\t/evil` and `/\evil` are
+ * `//evil`, another host; the WHATWG URL parser reads `next` the same way here. The answer is the
+ * parsed path, query and fragment, percent-encoded: no control character or non-ASCII text
+ * reaches the Location header.
  */
 export function safeNext(next: string | null): string {
   if (next === null || next.length > MAX_NEXT || !next.startsWith('/')) return '/'
