@@ -186,6 +186,28 @@ describe('the OpenAPI document', () => {
     expect(ValidationErrors.additionalProperties).toEqual({ type: 'array', items: { type: 'string' }, minItems: 1 })
   })
 
+  it('says every map with additionalProperties: no patternProperties anywhere, the import’s bad rows included', async () => {
+    const { doc } = await openapi()
+    const found: string[] = []
+    const walk = (value: unknown, at: string): void => {
+      if (value === null || typeof value !== 'object') return
+      for (const [key, inner] of Object.entries(value)) {
+        if (key === 'patternProperties') found.push(at)
+        walk(inner, `${at}/${key}`)
+      }
+    }
+    walk(doc, '#')
+    expect(found).toEqual([])
+    const refused = doc.paths['/api/imports/'].post.responses['400'].content['application/json'].schema
+    const rows = refused.anyOf.find(
+      (variant: { properties?: object }) => variant.properties && 'rows' in variant.properties,
+    )
+    expect(rows.properties.rows).toMatchObject({
+      type: 'object',
+      additionalProperties: { $ref: '#/components/schemas/ValidationErrors' },
+    })
+  })
+
   it('documents every list query parameter of CONTRACT §6', async () => {
     const { doc } = await openapi()
     const names = doc.paths['/api/clubs/'].get.parameters.map((p: { name: string }) => p.name).sort()

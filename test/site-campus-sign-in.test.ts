@@ -209,6 +209,46 @@ describe('signing in with the campus provider', () => {
   })
 })
 
+describe('next through the campus sign-in', () => {
+  // As a browser reads a URL, tabs, CR and LF are dropped and `\\` is `/`: each of these is another host.
+  const OFF_SITE = [
+    '/\t/evil.example',
+    '/\r\n/evil.example',
+    '/\\evil.example',
+    '/.//evil.example',
+    'https://evil.example/',
+  ]
+
+  it('comes back to / for a next off this site, through the provider and when already signed in: never a 500', async () => {
+    const app = await siteApp()
+    let session = ''
+    for (const next of OFF_SITE) {
+      const { location, browser } = await app.begin(next)
+      const res = await app.callback(await provider.logIn(location, 'alice'), browser)
+      expect([next, res.status, res.headers.get('location')]).toEqual([next, 303, '/'])
+      session = setCookie(res, 'clubs_session')!
+    }
+    for (const next of [...OFF_SITE, '/%09/evil.example', '/%0D%0A/evil.example']) {
+      const res = await app.req(`/auth/sign-in?next=${next.includes('%') ? next : encodeURIComponent(next)}`, {
+        headers: { ...HTML, cookie: `clubs_session=${session}` },
+      })
+      expect([next, res.status, res.headers.get('location')]).toEqual([next, 303, '/'])
+    }
+  })
+
+  it('keeps a path of this site through the provider, its query and fragment too, and one with a NUL percent-encoded', async () => {
+    const app = await siteApp()
+    for (const [next, kept] of [
+      ['/clubs/penn-chess-society?x=1#y', '/clubs/penn-chess-society?x=1#y'],
+      ['/clubs/a\0b', '/clubs/a%00b'],
+    ]) {
+      const { location, browser } = await app.begin(next)
+      const res = await app.callback(await provider.logIn(location, 'alice'), browser)
+      expect([res.status, res.headers.get('location')]).toEqual([303, kept])
+    }
+  })
+})
+
 describe('refused campus sign-ins: a 400 page, no session', () => {
   it('refuses a wrong state', async () => {
     const app = await siteApp()

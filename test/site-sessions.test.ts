@@ -111,6 +111,76 @@ describe('site sessions', () => {
   })
 })
 
+/**
+ * `next` values, as a query or form sends them, that a browser would take to another host or that
+ * cannot be a Location header as given: tabs, CR and LF are dropped and `\\` is `/` (WHATWG URL).
+ */
+const OFF_SITE = [
+  '/%09/evil.example',
+  '/%0A/evil.example',
+  '/%0D/evil.example',
+  '/%0D%0A/evil.example',
+  '/%5Cevil.example',
+  '%5C%5Cevil.example',
+  '//evil.example',
+  '/.//evil.example',
+  'https://evil.example/',
+  'javascript:alert(1)',
+  `/${'a'.repeat(2048)}`,
+]
+const GOOD_NEXT = '/clubs/penn-chess-society?x=1#y'
+
+describe('coming back to next after signing in', () => {
+  async function app() {
+    const made = await makeApp()
+    const { token } = await readJson(await made.admin.post('/api/users/', { username: 'bob' }))
+    /** Signs in with the form, whose hidden `next` is `next` as a form sends it (percent-encoded). */
+    const post = (next: string) =>
+      made.req('/sign-in', {
+        method: 'POST',
+        headers: { 'content-type': FORM, origin: 'http://localhost' },
+        body: `token=${token}&next=${next}`,
+      })
+    const session = sessionOf(await post('/'))!
+    const get = (next: string, cookie?: string) =>
+      made.req(`/sign-in?next=${next}`, {
+        headers: { ...HTML, ...(cookie ? { cookie: `clubs_session=${cookie}` } : {}) },
+      })
+    return { post, get, session }
+  }
+  const hiddenNext = async (res: Response) => /name="next" value="([^"]*)"/.exec(await res.text())?.[1]
+
+  it('sends the browser to / for a next off this site, from the form and when already signed in: never a 500', async () => {
+    const { post, get, session } = await app()
+    for (const next of OFF_SITE) {
+      const form = await get(next)
+      expect([next, form.status, await hiddenNext(form)]).toEqual([next, 200, '/'])
+      for (const res of [await post(next), await get(next, session)])
+        expect([next, res.status, res.headers.get('location')]).toEqual([next, 303, '/'])
+    }
+  })
+
+  it('keeps a path with CR, LF or NUL inside it as the browser would send it, percent-encoded: never a 500', async () => {
+    const { post, get, session } = await app()
+    for (const [next, kept] of [
+      ['/clubs/a%0D%0Ab', '/clubs/ab'],
+      ['/clubs/a%00b', '/clubs/a%00b'],
+      ['/clubs/caf%C3%A9', '/clubs/caf%C3%A9'],
+    ]) {
+      for (const res of [await post(next!), await get(next!, session)])
+        expect([next, res.status, res.headers.get('location')]).toEqual([next, 303, kept])
+    }
+  })
+
+  it('keeps a path of this site: in the form, after signing in, and when already signed in', async () => {
+    const { post, get, session } = await app()
+    const next = encodeURIComponent(GOOD_NEXT)
+    expect(await hiddenNext(await get(next))).toBe(GOOD_NEXT)
+    for (const res of [await post(next), await get(next, session)])
+      expect([res.status, res.headers.get('location')]).toEqual([303, GOOD_NEXT])
+  })
+})
+
 describe('site sessions across a restart (a real process)', () => {
   it('keeps the session: the same cookie opens it after a restart on the same data file, which holds only its hash', async () => {
     const dir = tempDir('clubs-site-restart-')

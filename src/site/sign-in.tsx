@@ -1,7 +1,7 @@
 /** @jsxImportSource preact */
 import { Elysia } from 'elysia'
 import { ApiError } from '../domain/errors'
-import { safeNext } from './forms'
+import { safeNext } from './safe-next'
 import { seeOther, type SiteKit } from './kit'
 import { clearedSessionCookie, sessionCookie, sessionIdOf } from './session-cookie'
 
