@@ -372,6 +372,20 @@ describe('DELETE /api/users/{username}/sessions/', () => {
     expect((await app.admin.delete(sessionsPath('bob'))).status).toBe(204)
   })
 
+  it('leaves the sessions open when the change cannot be saved (503)', async () => {
+    const file = dataFile()
+    const app = await withUsers({ dataFile: file })
+    const alices = await signIn(app, app.tokens.alice)
+    const blocker = join(file, '..', '.db.json.tmp') // where lowdb's writer puts the next snapshot
+    mkdirSync(blocker)
+    try {
+      expect((await app.admin.delete(sessionsPath('alice'))).status).toBe(503)
+    } finally {
+      rmSync(blocker, { recursive: true })
+    }
+    expect(await whoIs(app, alices)).toBe('alice')
+  })
+
   const refusals = [
     { who: 'the user themselves', as: 'alice', target: 'alice', status: 403 },
     { who: 'another user', as: 'bob', target: 'alice', status: 403 },

@@ -78,13 +78,13 @@ export class SessionService {
       created_at: at,
       last_seen_at: at,
     }
-    const expired = [...this.#byHash.values()].filter((session) => this.#ended(session))
+    const ended = [...this.#byHash.values()].filter((session) => this.#ended(session))
     await this.commit(() => {
-      for (const session of expired) this.#byHash.delete(session.id_sha256)
+      const putBack = this.#drop(ended)
       this.#byHash.set(record.id_sha256, record)
       return () => {
         this.#byHash.delete(record.id_sha256)
-        for (const session of expired) this.#byHash.set(session.id_sha256, session)
+        putBack()
       }
     })
     return id
@@ -112,25 +112,15 @@ export class SessionService {
   /** Ends the session `id` (signing out); nothing happens when it names none. */
   async end(id: string): Promise<void> {
     const record = this.#find(id)
-    if (!record) return
-    await this.commit(() => {
-      this.#byHash.delete(record.id_sha256)
-      return () => this.#byHash.set(record.id_sha256, record)
-    })
+    if (record) await this.commit(() => this.#drop([record]))
   }
 
   /** Ends every session of `username` (admins): they sign in again on every browser. 404 for an unknown user. */
   async endAll(caller: Caller, username: string): Promise<void> {
     if (!requireUser(caller).isAdmin) throw new PermissionDenied()
     if (!this.users.exists(username)) throw new NotFound()
-    const ended = [...this.#byHash.values()].filter((session) => session.username === username)
-    if (ended.length === 0) return
-    await this.commit(() => {
-      for (const session of ended) this.#byHash.delete(session.id_sha256)
-      return () => {
-        for (const session of ended) this.#byHash.set(session.id_sha256, session)
-      }
-    })
+    const theirs = [...this.#byHash.values()].filter((session) => session.username === username)
+    if (theirs.length > 0) await this.commit(() => this.#drop(theirs))
   }
 
   /** Puts the session with hash `idHash` as `record` says (null: ended), as another instance left it. */
@@ -141,6 +131,14 @@ export class SessionService {
 
   snapshot(): SessionRecord[] {
     return [...this.#byHash.values()]
+  }
+
+  /** Takes `sessions` out; answers what puts them back (the undo of a write that could not be saved). */
+  #drop(sessions: readonly SessionRecord[]): () => void {
+    for (const session of sessions) this.#byHash.delete(session.id_sha256)
+    return () => {
+      for (const session of sessions) this.#byHash.set(session.id_sha256, session)
+    }
   }
 
   #find(id: string): SessionRecord | undefined {
