@@ -2,6 +2,7 @@ import { afterAll, afterEach, describe, expect, it } from 'bun:test'
 import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, ON_POSTGRES, readJson, tempDir, testDatabase } from '../harness/app'
+import { until } from '../harness/webhook-receiver'
 import { snapshotProblem, upgradeSnapshot } from '../src/domain/snapshot-format'
 import { ENDPOINTS } from '../src/edge/endpoints'
 import { METHODS } from '../src/edge/endpoint'
@@ -344,6 +345,31 @@ describe('a restart with a new CLUBS_ADMIN_TOKEN', () => {
     expect(await whoIs(app, admins)).toBe('admin')
     expect((await app.req('/review', { headers: cookie(admins) })).status).toBe(200)
   })
+})
+
+describe('two instances on one database (CLUBS_TEST_STORE=postgres)', () => {
+  const instances: App[] = []
+  afterAll(async () => {
+    for (const app of instances) await app.store.close()
+  })
+
+  it.if(ON_POSTGRES)(
+    'ends a session on the other instance within a second: its token revoked, or its sessions ended',
+    async () => {
+      const databaseUrl = await testDatabase()
+      const a = await withUsers({ databaseUrl })
+      const b = await makeApp({ databaseUrl })
+      instances.push(a, b)
+      const sessions = { alice: await signIn(a, a.tokens.alice), bob: await signIn(a, a.tokens.bob) }
+      await until(async () => (await whoIs(b, sessions.alice)) === 'alice', "alice's session on the other instance")
+      await until(async () => (await whoIs(b, sessions.bob)) === 'bob', "bob's session on the other instance")
+
+      expect((await a.admin.delete(tokenPath('alice'))).status).toBe(204)
+      await until(async () => (await whoIs(b, sessions.alice)) === null, 'the revoked token’s session to end', 1_000)
+      expect((await a.admin.delete('/api/users/bob/sessions/')).status).toBe(204)
+      await until(async () => (await whoIs(b, sessions.bob)) === null, "bob's sessions to end", 1_000)
+    },
+  )
 })
 
 describe('DELETE /api/users/{username}/sessions/', () => {
