@@ -30,8 +30,11 @@ let databases = 0
 /** The apps on a database of their own, oldest first, with the database each is on. */
 const databaseApps: { store: DataFile; name: string }[] = []
 
-/** A fresh database holding the seed: a copy of one seeded once (a first start's migrations and seeding are tested on their own). */
-async function testDatabase(): Promise<string> {
+/**
+ * A fresh database holding the seed: a copy of one seeded once (a first start's migrations and
+ * seeding are tested on their own). Apps a test opens on it with `databaseUrl` are its to close.
+ */
+export async function testDatabase(): Promise<string> {
   cluster ??= (async () => {
     const pg = await startPostgres()
     const seeded = await pg.createDatabase('clubs_seeded')

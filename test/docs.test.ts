@@ -92,6 +92,7 @@ describe('the OpenAPI document', () => {
     ['/api/users/me/requests/', 'get'],
     ['/api/users/{username}/token/', 'post'],
     ['/api/users/{username}/token/', 'delete'],
+    ['/api/users/{username}/sessions/', 'delete'],
     ['/api/users/{username}/', 'patch'],
     ['/api/webhooks/', 'get'],
     ['/api/webhooks/', 'post'],

@@ -182,6 +182,29 @@ describe('signing in with the campus provider', () => {
     expect(html).toContain('href="/review"')
   })
 
+  it('ends campus sessions only when an admin ends the person’s sessions; a campus JWT in the token form starts one', async () => {
+    const app = await siteApp()
+    const { location, browser } = await app.begin()
+    const viaProvider = setCookie(
+      await app.callback(await provider.logIn(location, 'alice'), browser),
+      'clubs_session',
+    )!
+    const pasted = await app.req('/sign-in', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost' },
+      body: new URLSearchParams({ token: await provider.sign({ preferred_username: 'Alice.Smith' }) }),
+    })
+    const viaForm = setCookie(pasted, 'clubs_session')!
+    // Not a service token of hers: a campus session, which no token of this service's ends.
+    expect(app.saved().sessions.map((session: { via: string }) => session.via)).toEqual(['campus', 'campus'])
+    expect((await app.admin.delete('/api/users/alice.smith/token/')).status).toBe(204)
+    for (const session of [viaProvider, viaForm]) expect(await app.signedInAs(session)).toBe('alice.smith')
+
+    expect((await app.admin.delete('/api/users/alice.smith/sessions/')).status).toBe(204)
+    for (const session of [viaProvider, viaForm]) expect(await app.signedInAs(session)).toBeNull()
+    expect(app.saved().sessions).toEqual([])
+  })
+
   it('works as a public client too (no secret: PKCE alone)', async () => {
     const app = await siteApp({ clientId: PUBLIC_SITE_CLIENT, clientSecret: null })
     const { location, browser } = await app.begin()

@@ -66,6 +66,10 @@ export interface DomainOptions {
   readonly webhookRetries?: readonly number[]
   /** Whether this instance sends webhook deliveries (one of several sharing a database does); always when not said. */
   readonly sendsWebhooks?: () => boolean
+  /** CLUBS_ADMIN_TOKEN: the site's sessions started with it end when it changes. None when not said. */
+  readonly adminToken?: string | null
+  /** Whether the bootstrap admin's development token in the data file opens the API; not when not said. */
+  readonly developmentAdmin?: boolean
 }
 
 /**
@@ -85,6 +89,8 @@ export function openDirectory(
     webhookAllowPrivate = false,
     webhookRetries,
     sendsWebhooks,
+    adminToken = null,
+    developmentAdmin = false,
   }: DomainOptions,
 ) {
   const catalog = new Catalog(data.clubs, data.tags)
@@ -130,7 +136,10 @@ export function openDirectory(
   }
   const clubs = new ClubService(catalog, relations, history, { commit, autoApprove, now })
   const users = new UserService(directory, commit, now)
-  const sessions = new SessionService(data.sessions ?? [], users, commit, now)
+  const sessions = new SessionService(data.sessions ?? [], users, commit, now, key, {
+    adminToken,
+    developmentAdmin,
+  })
   const members = new MemberService(clubs, catalog, relations, users, pendingRequests, commit)
   const requests = new JoinRequestService(clubs, relations, pendingRequests, members, commit, now)
   const favorites = new SavedClubs(
