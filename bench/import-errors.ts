@@ -1,14 +1,14 @@
 // Issue 24 §5: the memory an import of bad rows costs. Starts the service over a copy of the
 // sample, sends it a 10 MiB CSV whose every row is invalid, and prints the RSS above idle at the
 // peak of the import and a few seconds after it, with the size of the 400 it answered.
-//   bun bench/import-errors.ts
+//   npx bun bench/import-errors.ts
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { rssMb, sampleRss, sleep, stopAll } from './procs'
 import { ADMIN_TOKEN, ROOT, startOurs } from './servers'
 
-const USAGE = `usage: bun bench/import-errors.ts
+const USAGE = `usage: npx bun bench/import-errors.ts
 
 Starts the service over a copy of data/seed.json, imports a 10 MiB CSV whose every row is invalid
 (a bad value in each of 8 columns), and prints the RSS above idle during the import (peak) and 3 s and 10 s after it, and the answer's
