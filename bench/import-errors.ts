@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { allInvalid } from '../harness/bad-import'
 import { rssMb, sampleRss, sleep, stopAll } from './procs'
 import { ADMIN_TOKEN, ROOT, startOurs } from './servers'
 
@@ -19,19 +20,6 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
 }
 
 const MIB = 1024 * 1024
-
-/** CSV rows just under `bytes`, each refused with a bad value in every column but its code. */
-function allInvalid(bytes: number): { body: string; rows: number } {
-  const lines = ['code,name,size,website,founded,email,accepting_members,recruiting_cycle,image_url']
-  let length = lines[0]!.length + 2
-  for (let i = 0; ; i++) {
-    const line = `bad-${i},,9,x,x,x,x,9,x`
-    if (length + line.length + 2 > bytes) break
-    lines.push(line)
-    length += line.length + 2
-  }
-  return { body: lines.join('\r\n') + '\r\n', rows: lines.length - 1 }
-}
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'clubs-import-errors-'))
