@@ -1,5 +1,5 @@
-// A CSV import of bad rows only, as big as asked: what an import costs when it is refused (the
-// memory bench/import-errors.ts reads, the turns test/import-turns.test.ts lets other requests take).
+// Imports of bad rows only, as big as asked: what an import costs when it is refused (the memory
+// bench/import-errors.ts reads, the turns test/import-turns.test.ts lets other requests take).
 
 /** CSV rows just under `bytes`, each refused with a bad value in every column but its code. */
 export function allInvalid(bytes: number): { body: string; rows: number } {
@@ -12,4 +12,21 @@ export function allInvalid(bytes: number): { body: string; rows: number } {
     length += line.length + 2
   }
   return { body: lines.join('\r\n') + '\r\n', rows: lines.length - 1 }
+}
+
+/** The same as a JSON list of clubs: `rows` objects, `body` just under `bytes`. */
+export function allInvalidJson(bytes: number): { body: string; rows: number } {
+  const rows: string[] = []
+  let length = 2
+  for (let i = 0; ; i++) {
+    const row = JSON.stringify({
+      code: `bad-${i}`,
+      ...{ name: '', size: 9, website: 'x', founded: 'x', email: 'x' },
+      ...{ accepting_members: 'x', recruiting_cycle: 9, image_url: 'x' },
+    })
+    if (length + row.length + 1 > bytes) break
+    rows.push(row)
+    length += row.length + 1
+  }
+  return { body: `[${rows.join(',')}]`, rows: rows.length }
 }

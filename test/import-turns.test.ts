@@ -9,7 +9,7 @@ import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Socket } from 'bun'
 import { tempDir } from '../harness/app'
-import { allInvalid } from '../harness/bad-import'
+import { allInvalid, allInvalidJson } from '../harness/bad-import'
 import { freePort, sleep, spawnService, stopService, waitForHealth } from '../harness/service'
 
 const TOKEN = 'import-turns-admin-token'
@@ -78,12 +78,19 @@ async function connection() {
   }
 }
 
-it('answers GETs while a 10 MiB import of bad rows is checked, and the import answers as before', async () => {
-  const { body, rows } = allInvalid(10 * 1024 * 1024)
+/**
+ * Sends `body` as an import, its last byte once the server has read the rest, then GETs one after
+ * another until the import answers: which of them were answered first, and the import's answer.
+ */
+async function importWhileReading(
+  body: string,
+  reads: readonly { path: string; status: number }[],
+  type: 'text/csv' | 'application/json' = 'text/csv',
+) {
   const bytes = new TextEncoder().encode(body)
   const head =
     `POST /api/imports/ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\n` +
-    `Content-Type: text/csv\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`
+    `Content-Type: ${type}\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`
   const upload = await connection()
   let importAnswered = false
   const answered = upload.answered.then((answer) => ((importAnswered = true), answer))
@@ -97,23 +104,78 @@ it('answers GETs while a 10 MiB import of bad rows is checked, and the import an
 
   const during: string[] = []
   for (let i = 0; !importAnswered; i++) {
-    const path = i % 2 ? '/api/clubs/?page_size=1' : '/health'
-    const res = await fetch(`${base}${path}`)
+    const { path, status } = reads[i % reads.length]!
+    const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } })
     await res.arrayBuffer()
-    expect(res.status).toBe(200)
+    expect(res.status).toBe(status)
     if (!importAnswered) during.push(path)
   }
+  return { during, answer: await answered }
+}
+
+const MIB = 1024 * 1024
+const BAD_COLUMNS = [
+  'accepting_members',
+  'email',
+  'founded',
+  'image_url',
+  'name',
+  'recruiting_cycle',
+  'size',
+  'website',
+]
+
+it('answers GETs while a 10 MiB import of bad rows is checked, and the import answers as before', async () => {
+  const { body, rows } = allInvalid(10 * MIB)
+  const reads = [
+    { path: '/health', status: 200 },
+    { path: '/api/clubs/?page_size=1', status: 200 },
+  ]
+  const { during, answer } = await importWhileReading(body, reads)
   expect(during.length).toBeGreaterThanOrEqual(6)
   expect(during).toContain('/api/clubs/?page_size=1')
 
-  const { status, body: refusal } = await answered
-  expect(status).toBe(400)
-  expect(Object.keys(refusal)).toEqual(['rows', 'rows_not_shown'])
-  expect(Object.keys(refusal.rows).map(Number)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1))
-  expect(refusal.rows_not_shown).toBe(rows - 1000)
-  expect(Object.keys(refusal.rows['1']).sort()).toEqual(
-    ['accepting_members', 'email', 'founded', 'image_url', 'name', 'recruiting_cycle', 'size', 'website'].sort(),
-  )
+  expect(answer.status).toBe(400)
+  expect(Object.keys(answer.body)).toEqual(['rows', 'rows_not_shown'])
+  expect(Object.keys(answer.body.rows).map(Number)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1))
+  expect(answer.body.rows_not_shown).toBe(rows - 1000)
+  expect(Object.keys(answer.body.rows['1']).sort()).toEqual(BAD_COLUMNS)
   // Nothing changed: the directory still holds the sample's clubs only.
   expect((await fetch(`${base}/api/clubs/bad-0/`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404)
 }, 120_000) // the import alone takes 15-20 s on a busy 2-core machine
+
+// JSON is parsed in one piece: what is answered meanwhile is answered between chunks of rows.
+it('checks the rows of a JSON import of bad rows a chunk at a time too', async () => {
+  const { body, rows } = allInvalidJson(6 * MIB)
+  const { during, answer } = await importWhileReading(body, [{ path: '/health', status: 200 }], 'application/json')
+  expect(during.length).toBeGreaterThanOrEqual(6)
+  expect(answer.status).toBe(400)
+  expect(Object.keys(answer.body.rows).map(Number)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1))
+  expect(answer.body.rows_not_shown).toBe(rows - 1000)
+}, 120_000)
+
+it('does so after a good row too, which no one sees meanwhile, and the rows after it are checked as it leaves them', async () => {
+  const bad = allInvalidJson(6 * MIB)
+  // Row 1 makes a club; row 2 is bad only because row 1 took its name.
+  const good = [
+    { code: 'turns-1', name: 'Turns Club' },
+    { code: 'turns-2', name: 'turns club' },
+  ]
+  const body = `${JSON.stringify(good).slice(0, -1)},${bad.body.slice(1)}`
+  const reads = [
+    { path: '/health', status: 200 },
+    { path: '/api/clubs/turns-1/', status: 404 },
+  ]
+  const { during, answer } = await importWhileReading(body, reads, 'application/json')
+  expect(during.length).toBeGreaterThanOrEqual(6)
+  expect(during).toContain('/api/clubs/turns-1/')
+
+  expect(answer.status).toBe(400)
+  expect(answer.body.rows['2']).toEqual({ name: ['A club with this name already exists.'] })
+  expect(Object.keys(answer.body.rows).map(Number)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 2))
+  expect(Object.keys(answer.body.rows['3']).sort()).toEqual(BAD_COLUMNS)
+  expect(answer.body.rows_not_shown).toBe(bad.rows + 1 - 1000)
+  expect((await fetch(`${base}/api/clubs/turns-1/`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(
+    404,
+  )
+}, 120_000)

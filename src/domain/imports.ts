@@ -86,6 +86,8 @@ export class ImportService {
     private readonly clubs: ClubService,
     private readonly tags: TagService,
     private readonly commit: Commit,
+    /** The imports of a copy of the directory as it is now, which nothing else reads or saves. */
+    private readonly scratch: () => ImportService,
   ) {}
 
   /**
@@ -93,28 +95,34 @@ export class ImportService {
    * club): bad ones, unchanged ones. They change nothing, so they need no commit, and once a row is
    * bad (the import is refused then, whatever comes meanwhile) it lets other requests in every
    * ROWS_PER_TURN rows: a file of bad rows holds no one. From that first row on, the rest is one
-   * commit, begun in the same turn as that row's check.
+   * commit, begun in the same turn as that row's check, until a row is bad. An import refused once
+   * it has changed something (or would) is checked again from its first row in a scratch copy of
+   * the directory, where its changes are seen by no one and it may take its time: `#refusal`.
    */
   async run(caller: Caller, source: ImportSource, dryRun: boolean): Promise<ImportCounts> {
     const user = requireUser(caller)
     if (!user.isAdmin) throw new PermissionDenied()
     const rows = rowsOf(source)
     const tally = new Tally()
-    for (let reached = 1; ; reached++) {
-      if (reached % ROWS_PER_TURN === 0 && tally.bad.any) await nextTurn()
+    for (let count = 1; ; count++) {
+      if (count % ROWS_PER_TURN === 0 && tally.bad.any) await nextTurn()
       const next = rows.next()
-      if (next.done) return this.#commitFrom(user, null, rows, tally, dryRun)
+      if (next.done) return this.#commitFrom(user, null, rows, tally, dryRun, source)
       const row = next.value
       if ('errors' in row) {
         tally.bad.add(row.number, row.errors)
         continue
       }
       const body = withTagNames(row.body)
+      let reached: Reached | null = null
       if (isObject(body) && Array.isArray(body.tags) && this.tags.makesAny(body.tags))
-        return this.#commitFrom(user, { number: row.number, body }, rows, tally, dryRun)
-      const outcome = this.#changeOf(user, row.number, body, tally.rowOfCode)
-      if (!tally.settled(row.number, outcome))
-        return this.#commitFrom(user, { number: row.number, body, outcome }, rows, tally, dryRun)
+        reached = { number: row.number, body }
+      else {
+        const outcome = this.#changeOf(user, row.number, body, tally.rowOfCode)
+        if (!tally.settled(row.number, outcome)) reached = { number: row.number, body, outcome }
+      }
+      if (reached && tally.bad.any) throw await this.#refusal(user, source)
+      if (reached) return this.#commitFrom(user, reached, rows, tally, dryRun, source)
     }
   }
 
@@ -125,35 +133,58 @@ export class ImportService {
     rows: Iterator<Row>,
     tally: Tally,
     dryRun: boolean,
+    source: ImportSource,
   ): Promise<ImportCounts> {
     const apply = () => this.#applyAll(user, first, rows, tally)
-    if (dryRun) undoAll(apply())
-    else await this.commit(apply)
+    try {
+      if (dryRun) undoAll(apply())
+      else await this.commit(apply)
+    } catch (error) {
+      if (error instanceof Refused) throw await this.#refusal(user, source)
+      throw error
+    }
     return tally.counts
+  }
+
+  /** Why an import with a bad row is refused: its rows checked from the first in a scratch directory, with turns between. */
+  async #refusal(user: Caller & { username: string }, source: ImportSource): Promise<ApiError> {
+    const scratch = this.scratch()
+    const rows = rowsOf(source)
+    const tally = new Tally()
+    for (let count = 1, next = rows.next(); !next.done; count++, next = rows.next()) {
+      if (count % ROWS_PER_TURN === 0) await nextTurn()
+      scratch.#take(user, next.value, tally)
+    }
+    return tally.bad.refusal()
   }
 
   /**
    * Makes each row's change in turn from `first` on, each checked against the directory as the
-   * rows before left it (two rows cannot take one name); every row is checked. Any bad row takes
-   * every change back and refuses the import.
+   * rows before left it (two rows cannot take one name). A bad row takes every change back and
+   * refuses the import: at once with every row's errors when all were checked before (`first` is
+   * null), otherwise with `Refused`, for `#refusal` to check every row.
    */
   #applyAll(user: Caller & { username: string }, first: Reached | null, rows: Iterator<Row>, tally: Tally): Undo[] {
     try {
       if (first) this.#make(user, first, tally)
-      for (let next = rows.next(); !next.done; next = rows.next()) {
-        const row = next.value
-        if ('errors' in row) tally.bad.add(row.number, row.errors)
-        else this.#make(user, { number: row.number, body: withTagNames(row.body) }, tally)
-      }
+      for (let next = rows.next(); !next.done && !(first && tally.bad.any); next = rows.next())
+        this.#take(user, next.value, tally)
     } catch (error) {
       undoAll(tally.undo)
       throw error
     }
     if (tally.bad.any) {
       undoAll(tally.undo)
-      throw tally.bad.refusal()
+      // Once it has changed something, the rest is checked where no one sees those changes.
+      throw first ? new Refused() : tally.bad.refusal()
     }
     return tally.undo
+  }
+
+  /** Counts a bad row, or makes a row's change. */
+  #take(user: Caller & { username: string }, row: Row, tally: Tally): void {
+    if ('errors' in row) tally.bad.add(row.number, row.errors)
+    else this.#make(user, { number: row.number, body: withTagNames(row.body) }, tally)
   }
 
   /** Makes the tags a row names that are missing, then its change, unless it is bad or changes nothing. */
@@ -203,6 +234,9 @@ export class ImportService {
     return outcome
   }
 }
+
+/** Thrown out of an import's commit at its first bad row once it has changed something: see `#refusal`. */
+class Refused extends Error {}
 
 /** The bad rows found so far: the first MAX_ROWS_SHOWN with their errors, the rest only counted. */
 class BadRows {
