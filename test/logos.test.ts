@@ -318,6 +318,53 @@ describe('storage', () => {
   })
 })
 
+describe('uploads share the image processor fairly (issue 35)', () => {
+  /** Each upload taken, by its label, in the order their answers came. */
+  const finishing = (order: string[], label: string, answer: Promise<Response>) =>
+    answer.then((res) => (res.status === 200 && order.push(label), res))
+
+  it("one user's 8 uploads of a 4,096 px image do not hold up another caller's small logo", async () => {
+    const { put, hiddenClub } = await world()
+    const large = await png(4096, 4096, '#246')
+    const small = await png(64, 64, '#6c3')
+    const order: string[] = []
+    const theirs = Array.from({ length: 8 }, (_, i) => finishing(order, `large ${i + 1}`, put('owner', large)))
+    // Their first answered, the other 7 are queued: the small logo comes now.
+    await theirs[0]
+    const mine = finishing(order, 'small', put('admin', small, 'image/png', hiddenClub))
+    for (const res of await Promise.all([...theirs, mine])) expect(res.status).toBe(200)
+    // It waits for none of theirs but the one being made when it came (one queue: for all 7).
+    expect(order.indexOf('small'), order.join(', ')).toBeLessThan(3)
+  }, 90_000)
+
+  it("answers 429 with Retry-After past a caller's 8 waiting uploads, while another caller's goes", async () => {
+    const { put, hiddenClub } = await world()
+    const image = await png(2048, 2048, '#642')
+    const order: string[] = []
+    const small = await png(32, 32, '#399')
+    const theirs = Array.from({ length: 12 }, (_, i) => finishing(order, `theirs ${i + 1}`, put('owner', image)))
+    const refusedFirst = await Promise.race(theirs)
+    expect(refusedFirst.status).toBe(429)
+    const mine = finishing(order, 'mine', put('admin', small, 'image/png', hiddenClub))
+    const answers = await Promise.all(theirs)
+    expect((await mine).status).toBe(200)
+    const statuses = answers.map((res) => res.status)
+    // One being made and 8 waiting are taken; the rest, sent while those wait, are refused.
+    expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(9)
+    const refused = answers.filter((res) => res.status === 429)
+    expect(refused.length).toBeGreaterThanOrEqual(1)
+    expect(refused.length + 9).toBeLessThanOrEqual(12)
+    for (const res of refused) {
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+      const body = await readJson(res)
+      expect(Object.keys(body)).toEqual(['detail'])
+      expect(body.detail).toStartWith('Request was throttled')
+    }
+    // Among the uploads taken, another caller's is made beside theirs, not after them.
+    expect(order.indexOf('mine'), order.join(', ')).toBeLessThan(2)
+  }, 90_000)
+})
+
 describe('fuzzing uploads (fast-check)', () => {
   const runs = Math.max(20, Math.round((Number(process.env.FUZZ_RUNS) || 200) / 5))
   const sent = { total: 0, ok: 0, refused: 0 }

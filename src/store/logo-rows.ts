@@ -2,12 +2,11 @@ import type { SQL } from 'bun'
 import { mkdir, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fsync } from './fsync'
-import { makeLogo, type MadeLogo } from './logo-images'
-import { fileName, SIZES } from './logo-store'
+import type { MadeLogo } from './logo-images'
+import { fileName, madeFrom, SIZES, type Made } from './logo-store'
 import { replaceFile } from './replace-file'
 
 type Size = keyof MadeLogo['files']
-type Kept = { readonly name: string } | { readonly problem: string }
 
 /**
  * A logo no club points to is removed only once it is this old: another instance may have kept it
@@ -25,15 +24,16 @@ export class LogoRows {
 
   constructor(private readonly sql: () => SQL) {}
 
-  async keep(bytes: Uint8Array): Promise<Kept> {
-    const made = await makeLogo(bytes)
-    if ('problem' in made) return made
+  make(bytes: Uint8Array): Promise<Made> {
+    return madeFrom(bytes, (made) => this.#keep(made))
+  }
+
+  async #keep(made: MadeLogo): Promise<void> {
     const sizes = Object.keys(made.files) as Size[]
     await this.sql()`
       INSERT INTO club_directory_logos (name, size, bytes)
       SELECT ${made.name}, s, b FROM unnest(${sizes}::text[], ${sizes.map((size) => made.files[size])}::bytea[]) AS t(s, b)
       ON CONFLICT (name, size) DO UPDATE SET kept_at = now()`
-    return { name: made.name }
   }
 
   async read(name: string, size: Size): Promise<Uint8Array | null> {

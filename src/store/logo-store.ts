@@ -6,7 +6,14 @@ import { replaceFile } from './replace-file'
 import { IN_MEMORY } from './store'
 
 type Size = keyof MadeLogo['files']
-type Kept = { readonly name: string } | { readonly problem: string }
+/** A logo made, to keep; or why the upload is refused. */
+export type Made = { readonly name: string; keep(): Promise<void> } | { readonly problem: string }
+
+/** Makes an upload's logo (the processor's work), to be kept by `keep` when its maker says so. */
+export async function madeFrom(bytes: Uint8Array, keep: (made: MadeLogo) => Promise<void>): Promise<Made> {
+  const made = await makeLogo(bytes)
+  return 'problem' in made ? made : { name: made.name, keep: () => keep(made) }
+}
 
 /** `<name>.webp`, the logo as sent; `<name>-64.webp` and `<name>-256.webp`, its thumbnails. */
 export const fileName = (name: string, size: Size) => (size === 'full' ? `${name}.webp` : `${name}-${size}.webp`)
@@ -28,11 +35,13 @@ export class LogoFiles {
     private readonly readOnly = false,
   ) {}
 
-  async keep(bytes: Uint8Array): Promise<Kept> {
-    const made = await makeLogo(bytes)
-    if ('problem' in made) return made
+  make(bytes: Uint8Array): Promise<Made> {
+    return madeFrom(bytes, (made) => this.#keep(made))
+  }
+
+  async #keep(made: MadeLogo): Promise<void> {
     const names = await this.#known()
-    if (names.has(made.name)) return { name: made.name }
+    if (names.has(made.name)) return
     await mkdir(this.dir, { recursive: true })
     try {
       for (const size of SIZES) {
@@ -45,7 +54,6 @@ export class LogoFiles {
       throw error
     }
     names.add(made.name)
-    return { name: made.name }
   }
 
   async read(name: string, size: Size): Promise<Uint8Array | null> {
@@ -103,11 +111,8 @@ export class LogoFiles {
 export class LogoMemory {
   readonly #logos = new Map<string, MadeLogo['files']>()
 
-  async keep(bytes: Uint8Array): Promise<Kept> {
-    const made = await makeLogo(bytes)
-    if ('problem' in made) return made
-    this.#logos.set(made.name, made.files)
-    return { name: made.name }
+  make(bytes: Uint8Array): Promise<Made> {
+    return madeFrom(bytes, async (made) => void this.#logos.set(made.name, made.files))
   }
 
   async read(name: string, size: Size): Promise<Uint8Array | null> {
