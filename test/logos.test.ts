@@ -10,6 +10,7 @@ import { ADMIN_TOKEN, makeApp, ON_POSTGRES, readJson, tempDir } from '../harness
 
 type App = Awaited<ReturnType<typeof makeApp>>
 type Who = 'owner' | 'officer' | 'user' | 'admin' | 'anonymous'
+const OWN = 'db.json.logos'
 const LOGO_URL = /^http:\/\/localhost\/api\/logos\/([0-9a-f]{64})\.webp$/
 const dirs: string[] = []
 afterAll(() => {
@@ -67,7 +68,8 @@ async function world(dataFile?: string) {
 }
 
 const nameOf = (url: string | null) => LOGO_URL.exec(url ?? '')?.[1] ?? null
-const logoFiles = (dir: string) => (existsSync(join(dir, 'logos')) ? readdirSync(join(dir, 'logos')).sort() : [])
+/** The files in the logo folder of `dir`'s db.json: its own, db.json.logos/. */
+const logoFiles = (dir: string) => (existsSync(join(dir, OWN)) ? readdirSync(join(dir, OWN)).sort() : [])
 
 describe('PUT /api/clubs/{code}/logo/', () => {
   it('takes a PNG, a JPEG and a WebP, keeps each as WebP with 64 and 256 px squares', async () => {
@@ -286,7 +288,7 @@ describe('image_url stays a reviewed field', () => {
 })
 
 describe('storage', () => {
-  it('writes the logo and its thumbnails to logos/ beside the data file, and sweeps the one replaced', async () => {
+  it("writes the logo and its thumbnails to the data file's own <file>.logos/, and sweeps the one replaced", async () => {
     const dir = tempDir()
     dirs.push(dir)
     const { put } = await world(join(dir, 'db.json'))
@@ -306,9 +308,9 @@ describe('storage', () => {
     const name = nameOf(url)!
     // What a crash or an older run could leave: a logo nobody names, a temp file, a lone thumbnail.
     const stray = 'ab'.repeat(32)
-    await Bun.write(join(dir, 'logos', `${stray}.webp`), await webp(10, 10))
-    await Bun.write(join(dir, 'logos', `${name}.webp.tmp`), 'half')
-    await Bun.write(join(dir, 'logos', `${'cd'.repeat(32)}-64.webp`), 'lone')
+    await Bun.write(join(dir, OWN, `${stray}.webp`), await webp(10, 10))
+    await Bun.write(join(dir, OWN, `${name}.webp.tmp`), 'half')
+    await Bun.write(join(dir, OWN, `${'cd'.repeat(32)}-64.webp`), 'lone')
     const restarted = await makeApp({ dataFile: file })
     expect((await readJson(await restarted.admin.get(club))).image_url).toBe(url)
     const res = await restarted.req(new URL(url).pathname + '?size=64')

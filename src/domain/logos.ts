@@ -66,6 +66,18 @@ export function logoNameOf(url: string | null | undefined): string | null {
   }
 }
 
+/** The logos `records` point to: each one's `image_url`, and its approved version's. */
+export function logoNamesOf(records: Iterable<ClubRecord>): Set<string> {
+  const names = new Set<string>()
+  for (const record of records) {
+    for (const url of [record.image_url, record.approved_version?.image_url]) {
+      const name = logoNameOf(url)
+      if (name) names.add(name)
+    }
+  }
+  return names
+}
+
 const imageError = (problem: string) => new ValidationFailed({ image: [problem] })
 /** A failure of the store or the image library is the service's: a 503, the answers the pool gives as they are. */
 const unavailable = (error: unknown): never => {
@@ -174,13 +186,8 @@ export class LogoService {
   }
 
   #referenced(): Set<string> {
-    const names = new Set(this.#held.keys())
-    for (const record of this.catalog.records()) {
-      for (const url of [record.image_url, record.approved_version?.image_url]) {
-        const name = logoNameOf(url)
-        if (name) names.add(name)
-      }
-    }
+    const names = logoNamesOf(this.catalog.records())
+    for (const name of this.#held.keys()) names.add(name)
     return names
   }
 
