@@ -65,10 +65,10 @@ export const logosTakenIn =
       logos,
       left: `${from} as it was: other data files beside this one may use it; remove it once none does`,
     }
-    if (missing === 0) log.info("logos moved to this data file's own folder", fields)
+    if (missing === 0) log.info("logos taken into this data file's own folder", fields)
     else
       log.warn(
-        `logos moved to this data file's own folder; ${missing} its clubs name were not in ${from} (they answer 404 until uploaded again)`,
+        `logos taken into this data file's own folder; ${missing} its clubs name were not in ${from} (they answer 404 until uploaded again)`,
         {
           ...fields,
           missing,

@@ -16,12 +16,12 @@ afterEach(async () => {
   for (const proc of processes.splice(0)) await stopService(proc)
 })
 
-/** `bun src/index.ts` on `file`: its address, and its output once stopped. */
-async function serve(file: string) {
+/** `bun src/index.ts` on `file` (with `env` besides): its address, and its output once stopped. */
+async function serve(file: string, env: Record<string, string> = {}) {
   const port = freePort()
   const proc = spawnService(
     port,
-    { CLUBS_DATA_FILE: file, CLUBS_ADMIN_TOKEN: ADMIN_TOKEN, CLUBS_LOG_LEVEL: 'info' },
+    { CLUBS_DATA_FILE: file, CLUBS_ADMIN_TOKEN: ADMIN_TOKEN, CLUBS_LOG_LEVEL: 'info', ...env },
     { stdout: 'pipe', stderr: 'pipe' },
   )
   processes.push(proc)
@@ -121,11 +121,16 @@ describe("each data file's logos in a folder of its own", () => {
     rmSync(join(dir, 'other.json.logos'), { recursive: true })
     const old = files(join(dir, 'logos'))
     expect(old).toHaveLength(6)
+    // Read-only, it serves them from there and writes nothing.
+    const readOnly = await serve(file, { CLUBS_READ_ONLY: 'true' })
+    expect(await served(readOnly.base, [path])).toEqual(expected)
+    await readOnly.stop()
+    expect(existsSync(join(dir, 'db.json.logos'))).toBe(false)
     const server = await serve(file)
     expect(await served(server.base, [path])).toEqual(expected)
     expect((await fetch(`${server.base}${othersPath}`)).status).toBe(404)
     const output = await server.stop()
-    expect(output).toContain("logos moved to this data file's own folder")
+    expect(output).toContain("logos taken into this data file's own folder")
     // Its own folder has its logo; the old one is as it was, the other data file's logo in it too.
     expect(files(join(dir, 'db.json.logos'))).toEqual(filesOf(path))
     expect(files(join(dir, 'logos'))).toEqual(old)

@@ -125,10 +125,11 @@ export class LogoFiles {
     let entries = await entriesOf(this.dir)
     const { readOnly = false, old } = this.options
     if (entries === null && old) {
-      const before = await entriesOf(old.from)
-      if (before === null) return new Set()
+      const listed = await entriesOf(old.from)
+      if (listed === null) return new Set()
+      const before = new Set(listed)
       const wanted = new Set(old.named())
-      const named = [...wanted].filter((name) => filesOf(name).every((file) => before.includes(file)))
+      const named = [...wanted].filter((name) => filesOf(name).every((file) => before.has(file)))
       if (readOnly) {
         this.#readFrom = old.from
         return new Set(named)
