@@ -81,8 +81,12 @@ export class FairPool {
     }
   }
 
+  /**
+   * A refusal, with when a place to wait frees up: in the caller's own line when their work under
+   * way ends, among all the waiting when any does (one of `slots`).
+   */
   #refusal(status: 429 | 503, ahead: number): ApiError {
-    const wait = Math.max(1, Math.ceil(((ahead + 1) * this.#averageMs) / this.limits.slots / 1000))
+    const wait = Math.max(1, Math.ceil(this.#averageMs / (status === 429 ? 1 : this.limits.slots) / 1000))
     const detail =
       status === 429
         ? `Request was throttled: ${ahead} of your uploads are waiting. Expected available in ${wait} second${wait === 1 ? '' : 's'}.`
