@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { createApp } from '../src/app'
 import { openDataFile, openDirectoryStore, type DataFile } from '../src/data-file'
 import { IN_MEMORY } from '../src/store/store'
+import { logoNamesOf } from '../src/domain/logos'
 import { openLogos } from '../src/store/logo-store'
 import type { Config } from '../src/config'
 import type { CampusSignIn } from '../src/edge/oidc'
@@ -110,7 +111,7 @@ export async function makeApp(
     store,
     data,
     changes: options.keepChanges ? { ...changes, keep: options.keepChanges } : changes,
-    logos: logos ?? openLogos(options.dataFile ?? IN_MEMORY),
+    logos: logos ?? openLogos(options.dataFile ?? IN_MEMORY, { old: { named: () => logoNamesOf(data.clubs) } }),
     config: { adminToken: ADMIN_TOKEN, autoApprove: false, readOnly: false, ...options.config },
     now: options.now ?? (() => NOW),
     logFault: () => {},
