@@ -7,7 +7,7 @@ import { freePort, sleep, spawnService, stopService, waitForHealth } from '../ha
 import { startReceiver, until } from '../harness/webhook-receiver'
 import { snapshotProblem } from '../src/domain/snapshot-format'
 import { isPublicAddress } from '../src/domain/webhook-targets'
-import { attemptDelivery } from '../src/edge/webhook-sender'
+import { attemptDelivery, signature } from '../src/edge/webhook-sender'
 
 // Webhooks (CONTRACT §18): admins add them; every change to what the public sees is POSTed to
 // each webhook that wants its type, signed as the Standard Webhooks specification says (checked
@@ -394,6 +394,20 @@ describe('delivering events', () => {
       last_error: `Redirects are not followed (307 to ${elsewhere.url}).`,
     })
     expect(elsewhere.received).toEqual([])
+  })
+
+  it('signs with node:crypto exactly as the standardwebhooks package does, whatever the body', () => {
+    const secret = `whsec_${Buffer.from(Array.from({ length: 32 }, (_, i) => i * 7)).toString('base64')}`
+    const sentAt = new Date()
+    for (const body of ['{}', '{"name":"Échecs — 国际象棋 🏁"}', JSON.stringify({ long: 'x'.repeat(100_000) }), ''])
+      for (const id of ['msg_a', `msg_${'n'.repeat(22)}_12`]) {
+        const signed = signature(secret, id, sentAt, body)
+        expect(signed).toBe(new Webhook(secret).sign(id, sentAt, body))
+        const headers = { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)) }
+        expect(() => new Webhook(secret).verify(body, { ...headers, 'webhook-signature': signed })).not.toThrow()
+        const forged = signature(secret, id, sentAt, `${body} `)
+        expect(() => new Webhook(secret).verify(body, { ...headers, 'webhook-signature': forged })).toThrow()
+      }
   })
 
   it('checks the address when it connects: a name resolving to a private address is refused unless allowed', async () => {

@@ -1,0 +1,63 @@
+import { Resolver } from 'node:dns/promises'
+import { readFileSync } from 'node:fs'
+
+// Host names are resolved here, not with dns.lookup (or fetch to a name): lookup calls
+// getaddrinfo on the small thread pool that the data file's reads and writes use too, so a DNS
+// server that does not answer held every thread and stalled writes for seconds (issue 35).
+// A Resolver (c-ares) asks the servers of /etc/resolv.conf over its own UDP sockets, with the
+// timeout below; /etc/hosts is read as getaddrinfo would, since c-ares does not.
+
+/** How long one query waits for an answer, and how often it is sent (each try waits twice the last): 1.5 + 3 s at most. */
+export const DNS_QUERY_TIMEOUT_MS = 1_500
+const DNS_QUERY_TRIES = 2
+const HOSTS_FILE = '/etc/hosts'
+
+/** A host name with no address: the DNS error code (ENOTFOUND, ETIMEOUT, ...). */
+export class NameNotResolved extends Error {
+  constructor(readonly code: string) {
+    super(code)
+  }
+}
+
+/** The addresses /etc/hosts gives `name` (lowercase, no trailing dot), in its order; [] when none. */
+function fromHostsFile(name: string): string[] {
+  let text: string
+  try {
+    // Synchronous on purpose: a few hundred bytes, read on the calling thread rather than the pool's.
+    text = readFileSync(HOSTS_FILE, 'utf8')
+  } catch {
+    return []
+  }
+  const found: string[] = []
+  for (const line of text.split('\n')) {
+    const [address, ...names] = line.replace(/#.*/, '').trim().split(/\s+/)
+    if (address && names.some((alias) => alias.toLowerCase() === name)) found.push(address)
+  }
+  return found
+}
+
+/**
+ * Every address of the host name `name`: from /etc/hosts, "localhost" as RFC 6761 says, else
+ * its A and AAAA records (IPv4 first). Throws NameNotResolved; `signal` cancels the queries.
+ */
+export async function addressesOf(name: string, signal?: AbortSignal): Promise<string[]> {
+  const host = name.toLowerCase().replace(/\.$/, '')
+  const listed = fromHostsFile(host)
+  if (listed.length) return listed
+  if (host === 'localhost' || host.endsWith('.localhost')) return ['127.0.0.1', '::1']
+  // One resolver per name: cancelling it on abort cancels no one else's queries.
+  const resolver = new Resolver({ timeout: DNS_QUERY_TIMEOUT_MS, tries: DNS_QUERY_TRIES })
+  const cancel = () => resolver.cancel()
+  signal?.addEventListener('abort', cancel, { once: true })
+  try {
+    const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)])
+    const found = [...(v4.status === 'fulfilled' ? v4.value : []), ...(v6.status === 'fulfilled' ? v6.value : [])]
+    if (found.length) return found
+    const codes = [v4, v6].map((result) => (result.status === 'rejected' ? codeOf(result.reason) : 'ENODATA'))
+    throw new NameNotResolved(codes.find((code) => code !== 'ENODATA') ?? 'ENODATA')
+  } finally {
+    signal?.removeEventListener('abort', cancel)
+  }
+}
+
+const codeOf = (error: unknown) => String((error as NodeJS.ErrnoException)?.code ?? error)
