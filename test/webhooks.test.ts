@@ -7,6 +7,7 @@ import { freePort, sleep, spawnService, stopService, waitForHealth } from '../ha
 import { startReceiver, until } from '../harness/webhook-receiver'
 import { snapshotProblem } from '../src/domain/snapshot-format'
 import { isPublicAddress } from '../src/domain/webhook-targets'
+import { MAX_WAITING } from '../src/domain/webhooks'
 import { attemptDelivery, signature } from '../src/edge/webhook-sender'
 
 // Webhooks (CONTRACT §18): admins add them; every change to what the public sees is POSTed to
@@ -81,6 +82,7 @@ describe('managing webhooks', () => {
       events: ['club.added', 'club.removed'],
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       created_at: expect.any(String),
+      dropped_deliveries: 0,
     })
     expect(Buffer.from(made.secret.slice(6), 'base64')).toHaveLength(32)
     expect(res.headers.get('location')).toBe('http://localhost/api/webhooks/1/')
@@ -596,6 +598,68 @@ describe('deliveries on disk', () => {
     const listed = await app.deliveries(hook.id)
     expect(listed).toHaveLength(100)
     expect(listed[0].seq).toBe(Math.max(...got.events().map((event) => event.seq)))
+  })
+
+  it('keeps at most 100 deliveries waiting for a receiver that is down: the oldest are given up, listed failed and counted', async () => {
+    const file = dataFile()
+    const app = await world({ dataFile: file, retries: [60_000] })
+    const hook = await app.addHook({ url: `http://127.0.0.1:${freePort()}/down` })
+    const events = MAX_WAITING + 50
+    for (let i = 1; i <= events; i++) await app.rename(CHESS_URL, `While the receiver is down ${i}`)
+    type Listed = { seq: number; status: string; attempts: number; last_error: string | null }
+    const listed = async () => (await app.deliveries(hook.id)) as Listed[]
+    await until(
+      async () => (await listed()).every((d) => d.attempts > 0 || d.status === 'failed'),
+      'every delivery attempted or given up',
+    )
+    const deliveries = await listed()
+    const seqs = deliveries.map((d) => d.seq)
+    const pending = deliveries.filter((d) => d.status === 'pending')
+    const failed = deliveries.filter((d) => d.status === 'failed')
+    // The newest wait for the receiver; the oldest were given up, each saying why.
+    expect(pending.map((d) => d.seq)).toEqual(seqs.slice(0, MAX_WAITING))
+    expect(failed.map((d) => d.seq)).toEqual(seqs.slice(MAX_WAITING))
+    expect(failed).toHaveLength(50)
+    for (const d of failed)
+      expect(d.last_error).toBe(
+        `Given up unsent: the receiver kept failing while 100 newer deliveries waited (GET /api/changes/?since=${d.seq - 1} has the event while the change log keeps it).`,
+      )
+    expect((await readJson(await app.admin.get(`/api/webhooks/${hook.id}/`))).dropped_deliveries).toBe(50)
+    // The data file holds the waiting ones' events once each, and no more of them than the bound.
+    await until(
+      () => JSON.parse(readFileSync(file, 'utf8')).webhook_deliveries.length === events,
+      'the outcomes on disk',
+    )
+    const saved = JSON.parse(readFileSync(file, 'utf8'))
+    expect(saved.webhook_events.map((e: { seq: number }) => e.seq).sort((a: number, b: number) => b - a)).toEqual(
+      pending.map((d) => d.seq),
+    )
+    expect(saved.webhooks[0].dropped_deliveries).toBe(50)
+    // Past the bound it stays there: the count goes on, and more events add no weight once the
+    // failed ones kept have reached their own bound (the newest 100 finished).
+    const onDisk = () => JSON.parse(readFileSync(file, 'utf8'))
+    const weight = ({ webhook_events, webhook_deliveries }: Record<string, unknown>) =>
+      JSON.stringify([webhook_events, webhook_deliveries]).length
+    const downFor = async (round: string, dropped: number) => {
+      for (let i = 1; i <= 50; i++) await app.rename(CHESS_URL, `${round} ${i}`)
+      await until(() => onDisk().webhooks[0].dropped_deliveries === dropped, `${dropped} given up, on disk`)
+      await until(
+        () => onDisk().webhook_deliveries.every((d: { attempts: number }) => d.attempts > 0),
+        'every waiting one attempted, on disk',
+      )
+      const saved = onDisk()
+      expect(saved.webhook_events).toHaveLength(MAX_WAITING)
+      expect(saved.webhook_deliveries.filter((d: { status: string }) => d.status === 'pending')).toHaveLength(
+        MAX_WAITING,
+      )
+      expect(saved.webhook_deliveries.filter((d: { status: string }) => d.status === 'failed')).toHaveLength(
+        Math.min(dropped, 100),
+      )
+      return weight(saved)
+    }
+    const atTheBound = await downFor('Still down', 100)
+    expect(await downFor('Down for a day', 150)).toBeLessThan(atTheBound * 1.02)
+    expect((await readJson(await app.admin.get(`/api/webhooks/${hook.id}/`))).dropped_deliveries).toBe(150)
   })
 
   it('delivers an event whose write was acknowledged just before a SIGKILL, once the service is back', async () => {

@@ -19,6 +19,12 @@ import {
 export const RETRY_DELAYS_MS: readonly number[] = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000].map((s) => s * 1000)
 /** Delivered and failed deliveries kept per webhook, newest first: the data file does not grow without end. */
 export const KEPT_FINISHED = 100
+/**
+ * Deliveries a webhook whose receiver fails keeps waiting: when an attempt fails with more, the
+ * oldest are given up (failed, and counted on the webhook), so that a receiver down for days
+ * costs the data file no more than this many events and records.
+ */
+export const MAX_WAITING = 100
 /** Attempts at once to one webhook: a slow receiver holds its own deliveries back, no one else's. */
 const MAX_IN_FLIGHT = 5
 /** Random bytes in an event's nonce, which its deliveries' message ids (the webhook-id header) start with. */
@@ -60,7 +66,10 @@ export interface WebhookOptions {
 /** How soon an instance that does not send deliveries looks again whether it now does. */
 const SENDER_CHECK_MS = 2_000
 
-const shown = ({ secret: _, ...webhook }: WebhookRecord): Webhook => webhook
+const shown = ({ secret: _, dropped_deliveries = 0, ...webhook }: WebhookRecord): Webhook => ({
+  ...webhook,
+  dropped_deliveries,
+})
 const answered = ({ webhook: _, ...delivery }: DeliveryRecord): Delivery => delivery
 
 /**
@@ -295,7 +304,32 @@ export class WebhookService {
       this.#queueOf(webhook).set(seq, next)
       this.#recorded.add(next)
     }
+    if (!outcome.delivered) this.#giveUpPastLimit(webhook)
     this.#saveSoon()
+  }
+
+  /**
+   * After a failed attempt, gives up the oldest deliveries (not under way) past the newest
+   * MAX_WAITING of the webhook: each finishes failed, saying why, and the webhook counts them. Only
+   * then: a burst of events to a receiver that takes them is sent in full.
+   */
+  #giveUpPastLimit(webhook: number): void {
+    const queue = this.#pending.get(webhook)
+    const hook = this.#hooks.get(webhook)
+    if (!queue || !hook || queue.size <= MAX_WAITING) return
+    const flying = this.#inFlight.get(webhook)
+    let dropped = 0
+    for (const delivery of [...queue.values()]) {
+      if (queue.size <= MAX_WAITING) break
+      if (flying?.has(delivery.seq)) continue
+      if (!this.#recorded.has(delivery))
+        this.#events.set(delivery.seq, notWaitingFor(this.#events.get(delivery.seq)!, webhook))
+      this.#unqueue(webhook, delivery.seq)
+      const last_error = `Given up unsent: the receiver kept failing while ${MAX_WAITING} newer deliveries waited (GET /api/changes/?since=${delivery.seq - 1} has the event while the change log keeps it).`
+      this.#finish({ ...delivery, status: 'failed', last_error, next_attempt_at: null })
+      dropped++
+    }
+    this.#hooks.set(webhook, { ...hook, dropped_deliveries: (hook.dropped_deliveries ?? 0) + dropped })
   }
 
   /**
