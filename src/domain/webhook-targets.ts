@@ -91,9 +91,9 @@ export function checkWebhookUrl(text: string, allowPrivate: boolean): URL {
  * Resolves the URL's host now (never on the data file's thread pool: src/domain/host-names.ts)
  * and checks every address it has: the address returned is the one to connect to, so that a name
  * answering differently a moment later (DNS rebinding) cannot send the request elsewhere.
- * `signal` gives up the lookup. Throws TargetRefused.
+ * Throws TargetRefused.
  */
-export async function resolveTarget(url: URL, allowPrivate: boolean, signal?: AbortSignal): Promise<Target> {
+export async function resolveTarget(url: URL, allowPrivate: boolean): Promise<Target> {
   const literal = literalOf(url)
   if (literal !== null) {
     if (!allowPrivate && !isPublicAddress(literal)) throw new TargetRefused(`The URL ${PRIVATE}.`)
@@ -101,7 +101,7 @@ export async function resolveTarget(url: URL, allowPrivate: boolean, signal?: Ab
   }
   let found: string[]
   try {
-    found = await addressesOf(url.hostname, signal)
+    found = await addressesOf(url.hostname)
   } catch (e) {
     if (!(e instanceof NameNotResolved)) throw e
     throw new HostUnresolved(`The host name ${url.hostname} does not resolve (${e.code}).`)

@@ -119,7 +119,7 @@ export class WebhookSender {
 export async function attemptDelivery(delivery: DueDelivery, allowPrivate: boolean): Promise<Outcome> {
   const signal = AbortSignal.timeout(ATTEMPT_LIMIT_MS)
   try {
-    const target = await resolveTarget(new URL(delivery.url), allowPrivate, signal)
+    const target = await resolveTarget(new URL(delivery.url), allowPrivate)
     const sentAt = new Date()
     const pinned = new URL(target.url)
     pinned.hostname = target.address.includes(':') ? `[${target.address}]` : target.address
