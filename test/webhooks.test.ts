@@ -662,6 +662,26 @@ describe('deliveries on disk', () => {
     expect((await readJson(await app.admin.get(`/api/webhooks/${hook.id}/`))).dropped_deliveries).toBe(150)
   })
 
+  it('sends a burst of more than 100 events in full to a receiver that takes them, however late', async () => {
+    // The receiver holds its answers until every write is made: the burst waits, and nothing fails.
+    let open: () => void = () => {}
+    const gate = new Promise<void>((resolve) => (open = resolve))
+    const got = receiver(async () => {
+      await gate
+      return new Response(null, { status: 204 })
+    })
+    const app = await world()
+    const hook = await app.addHook({ url: got.url })
+    const events = MAX_WAITING + 50
+    for (let i = 1; i <= events; i++) await app.rename(CHESS_URL, `Burst ${i}`)
+    const waiting = (await app.deliveries(hook.id)).filter((d: { status: string }) => d.status === 'pending')
+    expect(waiting).toHaveLength(events)
+    open()
+    await until(() => got.received.length === events, 'every delivery', 20_000)
+    expect(new Set(got.events().map((event) => event.seq)).size).toBe(events)
+    expect((await readJson(await app.admin.get(`/api/webhooks/${hook.id}/`))).dropped_deliveries).toBe(0)
+  })
+
   it('delivers an event whose write was acknowledged just before a SIGKILL, once the service is back', async () => {
     const dir = tempDir('clubs-webhooks-kill-')
     dirs.push(dir)

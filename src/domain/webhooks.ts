@@ -318,18 +318,18 @@ export class WebhookService {
     const hook = this.#hooks.get(webhook)
     if (!queue || !hook || queue.size <= MAX_WAITING) return
     const flying = this.#inFlight.get(webhook)
-    let dropped = 0
-    for (const delivery of [...queue.values()]) {
-      if (queue.size <= MAX_WAITING) break
-      if (flying?.has(delivery.seq)) continue
+    // Oldest event first (a queue another instance filled is in the order it heard of them).
+    const oldest = [...queue.values()].filter(({ seq }) => !flying?.has(seq)).sort((a, b) => a.seq - b.seq)
+    const given = oldest.slice(0, queue.size - MAX_WAITING)
+    if (!given.length) return
+    for (const delivery of given) {
       if (!this.#recorded.has(delivery))
         this.#events.set(delivery.seq, notWaitingFor(this.#events.get(delivery.seq)!, webhook))
       this.#unqueue(webhook, delivery.seq)
       const last_error = `Given up unsent: the receiver kept failing while ${MAX_WAITING} newer deliveries waited (GET /api/changes/?since=${delivery.seq - 1} has the event while the change log keeps it).`
       this.#finish({ ...delivery, status: 'failed', last_error, next_attempt_at: null })
-      dropped++
     }
-    this.#hooks.set(webhook, { ...hook, dropped_deliveries: (hook.dropped_deliveries ?? 0) + dropped })
+    this.#hooks.set(webhook, { ...hook, dropped_deliveries: (hook.dropped_deliveries ?? 0) + given.length })
   }
 
   /**
