@@ -57,10 +57,10 @@ export const CAN_STAGE_DNS_OUTAGE =
 
 /**
  * Starts the server on 127.0.0.x:53 (a random x: other runs may hold one) and writes a resolv.conf
- * naming it and a hosts file of localhost into `dir`. It answers the names of `addresses` (IPv4:
- * their A record, no other) and drops every other query. `asked` holds every name queried.
+ * naming it (and the `search` domains) and a hosts file of localhost into `dir`. It answers the
+ * names of `addresses` (IPv4: their A record, no other) and drops every other query. `asked` holds every name queried.
  */
-export async function startDnsServer(dir: string, addresses: Record<string, string> = {}) {
+export async function startDnsServer(dir: string, addresses: Record<string, string> = {}, search: string[] = []) {
   let socket: Socket | undefined
   let address = ''
   for (let attempt = 0; !socket; attempt++) {
@@ -83,7 +83,10 @@ export async function startDnsServer(dir: string, addresses: Record<string, stri
     if (address !== undefined)
       socket!.send(answer(packet, question.end, question.type === TYPE_A ? address : null), from.port, from.address)
   })
-  writeFileSync(join(dir, 'resolv.conf'), `nameserver ${address}\n`)
+  writeFileSync(
+    join(dir, 'resolv.conf'),
+    `nameserver ${address}\n${search.length ? `search ${search.join(' ')}\n` : ''}`,
+  )
   writeFileSync(join(dir, 'hosts'), '127.0.0.1 localhost\n::1 localhost\n')
   return {
     address,

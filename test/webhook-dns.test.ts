@@ -128,10 +128,11 @@ describe.skipIf(!CAN_STAGE_DNS_OUTAGE)('webhook host names in DNS', () => {
     cleanups.push(got.stop)
     const dir = tempDir('clubs-dns-answers-')
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
-    const dns = await startDnsServer(dir, {
-      'receiver.campus.example': '127.0.0.1',
-      'intranet.campus.example': '10.20.30.40',
-    })
+    const dns = await startDnsServer(
+      dir,
+      { 'receiver.campus.example': '127.0.0.1', 'intranet.campus.example': '10.20.30.40' },
+      ['campus.example'],
+    )
     cleanups.push(dns.stop)
     // By default a name the DNS server points to a private address is refused.
     const strict = await serviceUsing(dns)
@@ -153,5 +154,12 @@ describe.skipIf(!CAN_STAGE_DNS_OUTAGE)('webhook host names in DNS', () => {
     expect(got.received[0]!.headers.host).toBe(`receiver.campus.example:${got.port}`)
     const event = new Webhook(secret).verify(got.received[0]!.body, got.received[0]!.headers) as { club: unknown }
     expect((event.club as { subtitle: string }).subtitle).toBe('Found by name')
+    // A short name is tried with the search domains of resolv.conf, as getaddrinfo would.
+    const short = await call('/api/webhooks/', 'POST', { url: `http://receiver:${got.port}/short` })
+    expect(short.status).toBe(201)
+    expect((await call('/api/clubs/penn-chess-society/', 'PATCH', { subtitle: 'Found by a short name' })).status).toBe(
+      200,
+    )
+    await until(() => got.received.some((request) => request.headers.host === `receiver:${got.port}`), 'the short name')
   })
 })
