@@ -90,6 +90,8 @@ export class WebhookService {
   readonly #events = new Map<number, WebhookEventRecord>()
   /** Webhooks that may have failed deliveries among their finished ones (the snapshot keeps those). */
   readonly #failing = new Set<number>()
+  /** Failed deliveries given up past MAX_WAITING: listed while the service runs, counted on the webhook, not kept on disk. */
+  readonly #givenUp = new WeakSet<DeliveryRecord>()
   readonly #inFlight = new Map<number, Set<number>>()
   readonly #retryDelays: readonly number[]
   #saving: ReturnType<typeof setTimeout> | null = null
@@ -265,8 +267,7 @@ export class WebhookService {
       const flying = this.#inFlight.get(id)
       if ((flying?.size ?? 0) >= MAX_IN_FLIGHT) continue
       for (const delivery of queue.values())
-        if (delivery.seq <= published && !flying?.has(delivery.seq))
-          next = Math.min(next, timeOf(delivery.next_attempt_at!))
+        if (delivery.seq <= published && !flying?.has(delivery.seq)) next = Math.min(next, dueAt(delivery))
     }
     return next === Infinity ? null : Math.max(0, next - this.now().getTime())
   }
@@ -327,7 +328,9 @@ export class WebhookService {
         this.#events.set(delivery.seq, notWaitingFor(this.#events.get(delivery.seq)!, webhook))
       this.#unqueue(webhook, delivery.seq)
       const last_error = `Given up unsent: the receiver kept failing while ${MAX_WAITING} newer deliveries waited (GET /api/changes/?since=${delivery.seq - 1} has the event while the change log keeps it).`
-      this.#finish({ ...delivery, status: 'failed', last_error, next_attempt_at: null })
+      const record: DeliveryRecord = { ...delivery, status: 'failed', last_error, next_attempt_at: null }
+      this.#givenUp.add(record)
+      this.#finish(record)
     }
     this.#hooks.set(webhook, { ...hook, dropped_deliveries: (hook.dropped_deliveries ?? 0) + given.length })
   }
@@ -411,11 +414,12 @@ export class WebhookService {
       needed.add(delivery.seq)
     }
     // Delivered ones are for reading while the service runs: on disk, fifty webhooks' hundred
-    // each would weigh on every write. Failed ones, which an admin must see, stay.
+    // each would weigh on every write. Failed ones, which an admin must see, stay, but for those
+    // given up past the bound: one per event while a receiver is down, which its count stands for.
     for (const id of this.#failing) {
       let any = false
       for (const delivery of this.#finished.get(id) ?? [])
-        if (delivery.status === 'failed') {
+        if (delivery.status === 'failed' && !this.#givenUp.has(delivery)) {
           kept.push(delivery)
           any = true
         }
@@ -456,7 +460,7 @@ export class WebhookService {
     if (!finished) this.#finished.set(delivery.webhook, (finished = []))
     finished.push(delivery)
     if (finished.length > KEPT_FINISHED) finished.shift()
-    if (delivery.status === 'failed') this.#failing.add(delivery.webhook)
+    if (delivery.status === 'failed' && !this.#givenUp.has(delivery)) this.#failing.add(delivery.webhook)
   }
 
   /** The URL, or a 400 on `url`: not http(s), or (unless allowed) an address, or a name resolving to one, that is not public. */
@@ -479,17 +483,27 @@ function requireAdmin(caller: Caller): void {
 }
 
 const isDue = (delivery: DeliveryRecord, now: number, published: number) =>
-  delivery.status === 'pending' && delivery.seq <= published && timeOf(delivery.next_attempt_at!) <= now
+  delivery.status === 'pending' && delivery.seq <= published && dueAt(delivery) <= now
 
+/** Each pending delivery's next attempt time, parsed once: take and nextDueIn look at every one, each time. */
+const DUE_AT = new WeakMap<DeliveryRecord, number>()
 let lastTimeText = ''
 let lastTime = NaN
-/** Date.parse, remembering the last: an event's fresh deliveries, fifty at a fan-out, share one time. */
-function timeOf(text: string): number {
-  if (text !== lastTimeText) {
-    lastTimeText = text
-    lastTime = Date.parse(text)
+/**
+ * When `delivery` is due (ms since the epoch): a record never changes, so its time is parsed once,
+ * and the last time parsed is remembered too (an event's fresh deliveries, fifty at a fan-out, share one).
+ */
+function dueAt(delivery: DeliveryRecord): number {
+  let time = DUE_AT.get(delivery)
+  if (time === undefined) {
+    const text = delivery.next_attempt_at!
+    if (text !== lastTimeText) {
+      lastTimeText = text
+      lastTime = Date.parse(text)
+    }
+    DUE_AT.set(delivery, (time = lastTime))
   }
-  return lastTime
+  return time
 }
 
 /** A delivery of `event` to `webhook` not attempted yet: its message id is made from the event's nonce. */

@@ -31,7 +31,7 @@ export const Webhook = t.Object(
     dropped_deliveries: Type.Integer({
       minimum: 0,
       description:
-        'Deliveries given up unsent because its receiver kept failing while 100 newer ones waited (each listed failed, the newest 100 finished kept).',
+        'Deliveries given up unsent because its receiver kept failing while 100 newer ones waited: each is listed failed while the service runs (among the newest 100 finished); the count outlives a restart.',
     }),
   },
   { additionalProperties: false },
