@@ -50,7 +50,7 @@ function answer(query: Buffer, end: number, address: string | null): Buffer {
 
 /** Whether this process may make mount namespaces and bind-mount over /etc (root, with unshare). */
 export const CAN_STAGE_DNS_OUTAGE =
-  Bun.spawnSync(['unshare', '-m', 'sh', '-c', 'mount --bind /etc/hostname /etc/hosts && true'], {
+  Bun.spawnSync(['unshare', '-m', 'sh', '-c', 'mount --bind /etc/hosts /etc/hosts'], {
     stdout: 'ignore',
     stderr: 'ignore',
   }).exitCode === 0
