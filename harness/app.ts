@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { createApp } from '../src/app'
 import { openDataFile, openDirectoryStore, type DataFile } from '../src/data-file'
 import { IN_MEMORY } from '../src/store/store'
+import { logoNamesOf } from '../src/domain/logos'
 import { openLogos } from '../src/store/logo-store'
 import type { Config } from '../src/config'
 import type { CampusSignIn } from '../src/edge/oidc'
@@ -33,8 +34,11 @@ let databases = 0
 /** The apps on a database of their own, oldest first, with the database each is on. */
 const databaseApps: { store: DataFile; name: string }[] = []
 
-/** A fresh database holding the seed: a copy of one seeded once (a first start's migrations and seeding are tested on their own). */
-async function testDatabase(): Promise<string> {
+/**
+ * A fresh database holding the seed: a copy of one seeded once (a first start's migrations and
+ * seeding are tested on their own). Apps a test opens on it with `databaseUrl` are its to close.
+ */
+export async function testDatabase(): Promise<string> {
   cluster ??= (async () => {
     const pg = await startPostgres()
     const seeded = await pg.createDatabase('clubs_seeded')
@@ -110,7 +114,7 @@ export async function makeApp(
     store,
     data,
     changes: options.keepChanges ? { ...changes, keep: options.keepChanges } : changes,
-    logos: logos ?? openLogos(options.dataFile ?? IN_MEMORY),
+    logos: logos ?? openLogos(options.dataFile ?? IN_MEMORY, { old: { named: () => logoNamesOf(data.clubs) } }),
     config: { adminToken: ADMIN_TOKEN, autoApprove: false, readOnly: false, ...options.config },
     now: options.now ?? (() => NOW),
     logFault: () => {},

@@ -65,3 +65,14 @@ export async function runToEnd(cmd: string[], options: { cwd: string; env: Recor
   ])
   return { code, stdout, stderr }
 }
+
+/** Sends a request to the service at `base` as the admin (`token`), with a JSON body when given; 10 s at most. */
+export const adminSender =
+  (base: string, token: string) =>
+  (method: string, path: string, json?: unknown): Promise<Response> =>
+    fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', connection: 'close' },
+      body: json === undefined ? undefined : JSON.stringify(json),
+      signal: AbortSignal.timeout(10_000),
+    })

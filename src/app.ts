@@ -93,6 +93,8 @@ export function createApp({
     webhookAllowPrivate: allowPrivate,
     webhookRetries,
     sendsWebhooks: 'sendsWebhooks' in store ? () => store.sendsWebhooks : undefined,
+    adminToken: config.adminToken,
+    developmentAdmin,
   })
   // What an earlier run left unreferenced (an operator command changed clubs, a crash mid-sweep) goes now.
   if (!config.readOnly) void directory.logos?.sweep()

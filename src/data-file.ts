@@ -50,11 +50,11 @@ export async function openDataFile(
 const KNOWN_TYPES: ReadonlySet<string> = new Set(CHANGE_TYPES)
 
 /** The change log's events as the directory keeps them: each of a type this release knows. */
-function keptChanges(dataFile: string, { lines, trimmedUpTo }: ReadLog): KeptChanges {
+function keptChanges(dataFile: string, { lines, trimmedUpTo, issued }: ReadLog): KeptChanges {
   const unknown = lines.find((line) => !KNOWN_TYPES.has(line.type))
   if (unknown)
     throw new StoreError(`${dataFile}.changes`, `event ${unknown.seq} has the unknown type "${unknown.type}"`)
-  return { kept: lines as LoggedChange[], trimmedUpTo }
+  return { kept: lines as LoggedChange[], trimmedUpTo, issued }
 }
 
 /** What a new directory starts from, in this release's format (a database's first start, a reset). */

@@ -98,5 +98,11 @@ function routable(request: Request, url: string): Request {
   const end = url.indexOf('/', start)
   if ((end < 0 ? url.length : end) - start >= 4) return request
   const parsed = new URL(url)
-  return new Request(`${parsed.protocol}//localhost${parsed.pathname}${parsed.search}`, request)
+  // Made from its parts with the body's own stream, not as new Request(url, request): Bun reads a
+  // chunked body copied that way to its end before any answer, so one past the size limit never got
+  // its 413 while the client kept sending. The signal says when the client has gone (Elysia ends
+  // streams by it).
+  const { method, headers, body, signal } = request
+  const init = { method, headers, body, signal, duplex: 'half' }
+  return new Request(`${parsed.protocol}//localhost${parsed.pathname}${parsed.search}`, init as RequestInit)
 }

@@ -1,7 +1,7 @@
 // A club as spreadsheet cells and back (src/domain/cells.ts, CONTRACT §15): what an export writes
 // in a cell, and what an imported cell means for its column.
 import { describe, expect, test } from 'bun:test'
-import { defuse, fromCell, isWritableColumn, tableOf, toCell, undefuse } from '../src/domain/cells'
+import { defuse, fromCell, isWritableColumn, tableOf, toCell, undefuse, xmlCell } from '../src/domain/cells'
 
 describe('defuse: no spreadsheet takes an exported text for a formula', () => {
   const rows: { text: string; cell: string }[] = [
@@ -67,6 +67,29 @@ describe('toCell: values of a representation as cells', () => {
       ["'=a", 'a'],
       ['B', 'b'],
     ])
+  })
+})
+
+describe('xmlCell: a cell as an XLSX file can hold it', () => {
+  const rows: { cell: string | number; xml: string | number }[] = [
+    { cell: 'Chess', xml: 'Chess' },
+    { cell: 143, xml: 143 },
+    // What XML 1.0 holds stays: tab, LF, CR, the rest of the BMP but U+FFFE/U+FFFF, surrogate pairs.
+    { cell: 'a\tb\nc\rd', xml: 'a\tb\nc\rd' },
+    { cell: 'Société 日本語 \uFFFD \uE000 \u{1F600}', xml: 'Société 日本語 \uFFFD \uE000 \u{1F600}' },
+    // What it does not hold is dropped.
+    { cell: 'a\u0000b\u0001c\u0008d\u000Be\u000Cf\u000Eg\u001Fh', xml: 'abcdefgh' },
+    { cell: 'Room\uFFFE 1\uFFFF', xml: 'Room 1' },
+    { cell: 'lone \uD800 high, lone \uDC00 low, reversed \uDC00\uD800', xml: 'lone  high, lone  low, reversed ' },
+    { cell: '\uFFFF\u0000', xml: '' },
+    // Defused again for what is left: a formula once the rest is dropped gets its `'`, and one already defused no second.
+    { cell: '\u0001=1+2', xml: "'=1+2" },
+    { cell: "'=1+2\uFFFF", xml: "'=1+2" },
+    { cell: "'\uFFFF=1+2", xml: "''=1+2" },
+    { cell: "\u0000'-x", xml: "''-x" },
+  ]
+  test.each(rows)('%p', ({ cell, xml }) => {
+    expect(xmlCell(cell)).toBe(xml)
   })
 })
 

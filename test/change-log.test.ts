@@ -51,6 +51,24 @@ describe('ChangeLog', () => {
     expect(told).toEqual([[1, 2]])
   })
 
+  it('publishes up to a landed write: events numbered after it wait for their own write', () => {
+    const log = new ChangeLog([], { issued: 0, trimmedUpTo: 0 })
+    const told: number[][] = []
+    log.follow((events) => told.push(events.map((event) => event.seq)))
+    log.record([{ code: 'a', before: null, after: club('a') }], AT)
+    const landed = log.issued
+    // A later write, waiting for the next snapshot, which may never land.
+    const later = log.record([{ code: 'b', before: null, after: club('b') }], AT)
+    log.publish(landed)
+    expect([log.lastSeq, log.since(0, 10).map((event) => event.seq), told]).toEqual([1, [1], [[1]]])
+    later.undo()
+    log.publish(landed)
+    expect(told).toEqual([[1]])
+    log.record([{ code: 'c', before: null, after: club('c') }], AT)
+    log.publish(log.issued)
+    expect([log.lastSeq, told]).toEqual([3, [[1], [3]]])
+  })
+
   it('never uses a number twice: a write taken back leaves its numbers unused', () => {
     const log = new ChangeLog([], { issued: 0, trimmedUpTo: 0 })
     const { undo } = log.record([{ code: 'a', before: null, after: club('a') }], AT)

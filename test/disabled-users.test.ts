@@ -205,4 +205,45 @@ describe('a disabled user, whatever the credential', () => {
     await patchUser('bob', { is_active: true })
     expect((await page('/clubs/bob-circle')).status).toBe(200)
   })
+
+  it('lets them sign out: their 403 page offers Sign out, which ends the session for good', async () => {
+    const { req, tokens, patchUser } = await withBob()
+    const signedIn = await req('/sign-in', {
+      method: 'POST',
+      headers: { 'content-type': FORM, origin: 'http://localhost' },
+      body: new URLSearchParams({ token: tokens.bob, next: '/' }),
+    })
+    const cookie = signedIn.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('clubs_session='))!
+      .split(';')[0]!
+    const page = () => req('/clubs/bob-circle', { headers: { accept: 'text/html', cookie } })
+    await patchUser('bob', { is_active: false })
+
+    const refused = await page()
+    const html = await refused.text()
+    expect([refused.status, refused.headers.get('cache-control')]).toEqual([403, 'no-store'])
+    expect(html).toContain('This account is disabled.')
+    // Sign out, and nothing else a signed-in person has: no My clubs.
+    expect(html).toContain('Sign out <span class="who">(bob)</span>')
+    expect(html).not.toContain('href="/my-clubs"')
+    const csrf = /<form method="post" action="\/sign-out"[^]*?name="csrf" value="([^"]+)"/.exec(html)![1]!
+    const signOut = (body: Record<string, string>) =>
+      req('/sign-out', {
+        method: 'POST',
+        headers: { 'content-type': FORM, origin: 'http://localhost', cookie },
+        body: new URLSearchParams(body),
+      })
+    // The form's token is still checked for them.
+    expect((await signOut({})).status).toBe(403)
+    const out = await signOut({ csrf })
+    expect([out.status, out.headers.get('location')]).toEqual([303, '/'])
+    expect(out.headers.getSetCookie()).toContainEqual(expect.stringMatching(/^clubs_session=; .*Max-Age=0/))
+
+    // Enabled again, the session they ended stays ended: the page is the public one.
+    await patchUser('bob', { is_active: true })
+    const after = await page()
+    expect(after.status).toBe(200)
+    expect(await after.text()).not.toContain('Sign out')
+  })
 })

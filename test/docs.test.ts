@@ -92,6 +92,7 @@ describe('the OpenAPI document', () => {
     ['/api/users/me/requests/', 'get'],
     ['/api/users/{username}/token/', 'post'],
     ['/api/users/{username}/token/', 'delete'],
+    ['/api/users/{username}/sessions/', 'delete'],
     ['/api/users/{username}/', 'patch'],
     ['/api/webhooks/', 'get'],
     ['/api/webhooks/', 'post'],
@@ -184,6 +185,28 @@ describe('the OpenAPI document', () => {
     const { ValidationErrors } = doc.components.schemas
     expect(ValidationErrors.patternProperties).toBeUndefined()
     expect(ValidationErrors.additionalProperties).toEqual({ type: 'array', items: { type: 'string' }, minItems: 1 })
+  })
+
+  it('says every map with additionalProperties: no patternProperties anywhere, the import’s bad rows included', async () => {
+    const { doc } = await openapi()
+    const found: string[] = []
+    const walk = (value: unknown, at: string): void => {
+      if (value === null || typeof value !== 'object') return
+      for (const [key, inner] of Object.entries(value)) {
+        if (key === 'patternProperties') found.push(at)
+        walk(inner, `${at}/${key}`)
+      }
+    }
+    walk(doc, '#')
+    expect(found).toEqual([])
+    const refused = doc.paths['/api/imports/'].post.responses['400'].content['application/json'].schema
+    const rows = refused.anyOf.find(
+      (variant: { properties?: object }) => variant.properties && 'rows' in variant.properties,
+    )
+    expect(rows.properties.rows).toMatchObject({
+      type: 'object',
+      additionalProperties: { $ref: '#/components/schemas/ValidationErrors' },
+    })
   })
 
   it('documents every list query parameter of CONTRACT §6', async () => {

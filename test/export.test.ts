@@ -230,6 +230,70 @@ describe('XLSX export', () => {
   })
 })
 
+describe('text XML cannot hold (CONTRACT §3.2: text is stored as given)', () => {
+  // C0 controls but tab, LF and CR; U+FFFE and U+FFFF; lone surrogates (kept lone by the `|`).
+  const NOT_XML = '\u0000\u0001\u0008\u000B\u000C\u000E\u001F\uFFFE\uFFFF\uD800|\uDC00'
+  const TEXTS = {
+    name: `Xml${NOT_XML} Club`,
+    subtitle: '\u0001\uFFFF=1+2', // a formula once the rest is dropped: defused in the workbook too
+    description: `Description${NOT_XML}`,
+    address: `Address${NOT_XML}`,
+    how_to_get_involved: `Involved${NOT_XML}`,
+    listserv: `Listserv${NOT_XML}`,
+  }
+  const COLUMNS = ['code', ...Object.keys(TEXTS), 'approved_comment', 'meetings', 'tags']
+  /** The text as XML can hold it, said here without the service's pattern: \p{Cs} is a lone surrogate. */
+  const xmlText = (text: string) => text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|\p{Cs}/gu, '')
+  /** A value of the JSON answer as the text of its cell, before defusing: meetings as JSON, tags by name. */
+  const textOf = (column: string, value: unknown): string =>
+    column === 'meetings'
+      ? JSON.stringify(value)
+      : column === 'tags'
+        ? (value as { name: string }[]).map((tag) => tag.name).join('; ')
+        : String(value)
+
+  it('drops it from the XLSX, which exceljs reads back; CSV and JSON keep it', async () => {
+    const app = await makeApp()
+    const tag = await readJson(await app.admin.post('/api/tags/', { name: `Tag${NOT_XML}` }))
+    expect(tag.name).toBe(`Tag${NOT_XML}`)
+    const meeting = { day: 'monday', start: '18:00', end: '20:00', location: `Room${NOT_XML}`, note: `Note${NOT_XML}` }
+    const made = await app.admin.post('/api/clubs/', {
+      code: 'xml-club',
+      ...TEXTS,
+      meetings: [meeting],
+      tags: [{ id: tag.id }],
+    })
+    expect(made.status).toBe(201)
+    const decided = await app.admin.patch('/api/clubs/xml-club/', {
+      approved: true,
+      approved_comment: `Comment${NOT_XML}`,
+    })
+    expect(decided.status).toBe(200)
+
+    const club = await readJson(await app.admin.get(`/api/clubs/xml-club/?fields=${COLUMNS.join(',')}`))
+    expect(club).toEqual({
+      code: 'xml-club',
+      ...TEXTS,
+      approved_comment: `Comment${NOT_XML}`,
+      meetings: [meeting],
+      tags: [{ id: tag.id, name: `Tag${NOT_XML}` }],
+    })
+    const query = `&fields=${COLUMNS.join(',')}&code=xml-club`
+    const texts = COLUMNS.map((column) => textOf(column, club[column]))
+
+    const xlsx = await app.admin.get(`/api/clubs/?format=xlsx${query}`)
+    expect(xlsx.status).toBe(200)
+    const [header, row] = await xlsxRows(await xlsx.arrayBuffer())
+    expect(header).toEqual(COLUMNS)
+    expect(row).toEqual(texts.map((text) => expectedCell(xmlText(text))))
+    expect(row![COLUMNS.indexOf('subtitle')]).toBe("'=1+2")
+
+    // CSV is UTF-8, which holds every character but a lone surrogate: that one becomes U+FFFD.
+    const csv = await app.admin.get(`/api/clubs/?format=csv${query}`)
+    expect(csvRows(await csv.text())).toEqual([COLUMNS, texts.map((text) => expectedCell(text).toWellFormed())])
+  })
+})
+
 describe('where spreadsheets are offered', () => {
   it.each([
     '/api/clubs/penn-chess-society/?format=csv',

@@ -125,6 +125,25 @@ async function receivedWithin(conn: RawConnection, ms: number, done: (text: stri
   return conn.received()
 }
 
+/**
+ * Writes `count` chunks of 64 KiB in chunked encoding, each whole (the socket takes what it can at a
+ * time), stopping between chunks once `answered` holds; the number written. Never the last chunk.
+ */
+async function sendChunks(conn: RawConnection, count: number, answered: (text: string) => boolean): Promise<number> {
+  const frame = Buffer.from(`10000\r\n${' '.repeat(64 * 1024)}\r\n`)
+  let sent = 0
+  for (; sent < count && !answered(conn.received()); sent++) {
+    let rest = frame.subarray(0)
+    const deadline = performance.now() + 10_000
+    while (rest.byteLength > 0) {
+      if (performance.now() > deadline) throw new Error(`the service stopped reading after ${sent} chunks`)
+      rest = rest.subarray(Math.max(conn.socket.write(rest), 0))
+      if (rest.byteLength > 0) await sleep(5)
+    }
+  }
+  return sent
+}
+
 describe('bodies over 1 MiB', () => {
   it('in-process: exactly 1 MiB is read (and validated), one byte more is 413 {"detail"}', async () => {
     const { req } = await makeApp()
@@ -224,6 +243,62 @@ describe('bodies over 1 MiB', () => {
       // 1 MiB is 16 chunks; well under the 80 a server reading it all would have pulled.
       expect({ method, path, pulled: pulled < 40 }).toEqual({ method, path, pulled: true })
       await expectHealthy()
+    }
+  })
+})
+
+describe('chunked bodies over 1 MiB with a Host of 1–3 characters (a compose service "api" or "web")', () => {
+  it('get their 413 {"detail"} while the client still sends, and the connection goes on once it ends the body', async () => {
+    // Such a request is routed under another host (src/serve.ts); the body must still stop at 1 MiB.
+    for (const host of ['api', 'web', `127.0.0.1:${port}`]) {
+      const conn = await connect()
+      try {
+        conn.socket.write(
+          `POST /api/clubs/ HTTP/1.1\r\nHost: ${host}\r\n${adminHead}Transfer-Encoding: chunked\r\n\r\n`,
+        )
+        const answered = (text: string) => /\r\n\r\n\{.*\}/s.test(text)
+        // 2 MiB at most and never the last chunk: an answer can only come before the body ends.
+        await sendChunks(conn, 32, answered)
+        const text = await receivedWithin(conn, 10_000, answered)
+        expect({ host, status: text.split('\r\n')[0] }).toEqual({ host, status: 'HTTP/1.1 413 Payload Too Large' })
+        const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))
+        expect({ host, keys: Object.keys(body), detail: typeof body.detail }).toEqual({
+          host,
+          keys: ['detail'],
+          detail: 'string',
+        })
+        // The client ends its body and asks again on the same connection: answered.
+        const before = text.length
+        conn.socket.write(`0\r\n\r\nGET /health HTTP/1.1\r\nHost: ${host}\r\n\r\n`)
+        const next = (
+          await receivedWithin(conn, 10_000, (t) => t.length > before && t.slice(before).includes('}'))
+        ).slice(before)
+        expect({ host, next: next.split('\r\n')[0] }).toEqual({ host, next: 'HTTP/1.1 200 OK' })
+      } finally {
+        conn.socket.terminate()
+      }
+    }
+    await expectHealthy()
+  })
+
+  it('under 1 MiB, are read whole: the club is made', async () => {
+    for (const host of ['api', 'web']) {
+      const conn = await connect()
+      try {
+        const json = JSON.stringify({ name: `Chunked via ${host}`, description: 'd'.repeat(9_000) })
+        const [first, second] = [json.slice(0, 5_000), json.slice(5_000)]
+        conn.socket.write(
+          `POST /api/clubs/ HTTP/1.1\r\nHost: ${host}\r\n${adminHead}Transfer-Encoding: chunked\r\n\r\n`,
+        )
+        conn.socket.write(`${first.length.toString(16)}\r\n${first}\r\n`)
+        conn.socket.write(`${second.length.toString(16)}\r\n${second}\r\n0\r\n\r\n`)
+        const text = await receivedWithin(conn, 10_000, (t) => /\r\n\r\n\{.*\}/s.test(t))
+        expect({ host, status: text.split('\r\n')[0] }).toEqual({ host, status: 'HTTP/1.1 201 Created' })
+        const club = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))
+        expect([club.name, club.description.length]).toEqual([`Chunked via ${host}`, 9_000])
+      } finally {
+        conn.socket.terminate()
+      }
     }
   })
 })

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { snapshotProblem } from '../src/domain/snapshot-format'
 import { copySnapshot } from '../src/store/backups'
 import { ADMIN_TOKEN, readJson, tempDir } from '../harness/app'
-import { freePort, ROOT, runToEnd, sleep, spawnService, waitForHealth } from '../harness/service'
+import { adminSender, freePort, ROOT, runToEnd, sleep, spawnService, waitForHealth } from '../harness/service'
 import { fillUp, freeBytes, mountTmpfs, SKIP_TMPFS, umount } from '../harness/tmpfs'
 
 // A disk with a few KiB left (not none): Bun's file writes then take part of a snapshot and
@@ -50,13 +50,7 @@ async function start(dataFile: string, env: Record<string, string> = {}) {
   processes.push(proc)
   const base = `http://127.0.0.1:${port}`
   await waitForHealth(base, proc)
-  const send = (method: string, path: string, json?: unknown) =>
-    fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: json === undefined ? undefined : JSON.stringify(json),
-      signal: AbortSignal.timeout(10_000),
-    })
+  const send = adminSender(base, ADMIN_TOKEN)
   return { proc, send }
 }
 
@@ -66,7 +60,9 @@ const description = (i: number) => `Club ${i}. `.padEnd(5_000, 'x')
 const leftovers = (dir: string) =>
   readdirSync(dir).filter(
     (name) =>
-      !['db.json', 'db.json.bak', 'db.json.changes', 'db.json.lock', 'db.json.key', 'logos', 'filler'].includes(name),
+      !['db.json', 'db.json.bak', 'db.json.changes', 'db.json.lock', 'db.json.key', 'db.json.logos', 'filler'].includes(
+        name,
+      ),
   )
 
 describe('a nearly full disk (a few KiB free)', () => {

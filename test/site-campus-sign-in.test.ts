@@ -182,6 +182,29 @@ describe('signing in with the campus provider', () => {
     expect(html).toContain('href="/review"')
   })
 
+  it('ends campus sessions only when an admin ends the person’s sessions; a campus JWT in the token form starts one', async () => {
+    const app = await siteApp()
+    const { location, browser } = await app.begin()
+    const viaProvider = setCookie(
+      await app.callback(await provider.logIn(location, 'alice'), browser),
+      'clubs_session',
+    )!
+    const pasted = await app.req('/sign-in', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost' },
+      body: new URLSearchParams({ token: await provider.sign({ preferred_username: 'Alice.Smith' }) }),
+    })
+    const viaForm = setCookie(pasted, 'clubs_session')!
+    // Not a service token of hers: a campus session, which no token of this service's ends.
+    expect(app.saved().sessions.map((session: { via: string }) => session.via)).toEqual(['campus', 'campus'])
+    expect((await app.admin.delete('/api/users/alice.smith/token/')).status).toBe(204)
+    for (const session of [viaProvider, viaForm]) expect(await app.signedInAs(session)).toBe('alice.smith')
+
+    expect((await app.admin.delete('/api/users/alice.smith/sessions/')).status).toBe(204)
+    for (const session of [viaProvider, viaForm]) expect(await app.signedInAs(session)).toBeNull()
+    expect(app.saved().sessions).toEqual([])
+  })
+
   it('works as a public client too (no secret: PKCE alone)', async () => {
     const app = await siteApp({ clientId: PUBLIC_SITE_CLIENT, clientSecret: null })
     const { location, browser } = await app.begin()
@@ -206,6 +229,46 @@ describe('signing in with the campus provider', () => {
       headers: { ...HTML, cookie: `clubs_session=${session}` },
     })
     expect([again.status, again.headers.get('location')]).toEqual([303, '/clubs/penn-chess-society'])
+  })
+})
+
+describe('next through the campus sign-in', () => {
+  // As a browser reads a URL, tabs, CR and LF are dropped and `\\` is `/`: each of these is another host.
+  const OFF_SITE = [
+    '/\t/evil.example',
+    '/\r\n/evil.example',
+    '/\\evil.example',
+    '/.//evil.example',
+    'https://evil.example/',
+  ]
+
+  it('comes back to / for a next off this site, through the provider and when already signed in: never a 500', async () => {
+    const app = await siteApp()
+    let session = ''
+    for (const next of OFF_SITE) {
+      const { location, browser } = await app.begin(next)
+      const res = await app.callback(await provider.logIn(location, 'alice'), browser)
+      expect([next, res.status, res.headers.get('location')]).toEqual([next, 303, '/'])
+      session = setCookie(res, 'clubs_session')!
+    }
+    for (const next of [...OFF_SITE, '/%09/evil.example', '/%0D%0A/evil.example']) {
+      const res = await app.req(`/auth/sign-in?next=${next.includes('%') ? next : encodeURIComponent(next)}`, {
+        headers: { ...HTML, cookie: `clubs_session=${session}` },
+      })
+      expect([next, res.status, res.headers.get('location')]).toEqual([next, 303, '/'])
+    }
+  })
+
+  it('keeps a path of this site through the provider, its query and fragment too, and one with a NUL percent-encoded', async () => {
+    const app = await siteApp()
+    for (const [next, kept] of [
+      ['/clubs/penn-chess-society?x=1#y', '/clubs/penn-chess-society?x=1#y'],
+      ['/clubs/a\0b', '/clubs/a%00b'],
+    ]) {
+      const { location, browser } = await app.begin(next)
+      const res = await app.callback(await provider.logIn(location, 'alice'), browser)
+      expect([res.status, res.headers.get('location')]).toEqual([303, kept])
+    }
   })
 })
 

@@ -1,10 +1,11 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
 import { createHash } from 'node:crypto'
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, tempDir } from '../harness/app'
 import { freePort, spawnService, stopService, waitForHealth } from '../harness/service'
+import { snapshotProblem } from '../src/domain/snapshot-format'
 
 // The site's sessions (CONTRACT §20): a random id in an HttpOnly cookie, refused once signed out
 // or after 8 h without use; every POST refused without the session's CSRF token or from another
@@ -111,6 +112,76 @@ describe('site sessions', () => {
   })
 })
 
+/**
+ * `next` values, as a query or form sends them, that a browser would take to another host or that
+ * cannot be a Location header as given: tabs, CR and LF are dropped and `\\` is `/` (WHATWG URL).
+ */
+const OFF_SITE = [
+  '/%09/evil.example',
+  '/%0A/evil.example',
+  '/%0D/evil.example',
+  '/%0D%0A/evil.example',
+  '/%5Cevil.example',
+  '%5C%5Cevil.example',
+  '//evil.example',
+  '/.//evil.example',
+  'https://evil.example/',
+  'javascript:alert(1)',
+  `/${'a'.repeat(2048)}`,
+]
+const GOOD_NEXT = '/clubs/penn-chess-society?x=1#y'
+
+describe('coming back to next after signing in', () => {
+  async function app() {
+    const made = await makeApp()
+    const { token } = await readJson(await made.admin.post('/api/users/', { username: 'bob' }))
+    /** Signs in with the form, whose hidden `next` is `next` as a form sends it (percent-encoded). */
+    const post = (next: string) =>
+      made.req('/sign-in', {
+        method: 'POST',
+        headers: { 'content-type': FORM, origin: 'http://localhost' },
+        body: `token=${token}&next=${next}`,
+      })
+    const session = sessionOf(await post('/'))!
+    const get = (next: string, cookie?: string) =>
+      made.req(`/sign-in?next=${next}`, {
+        headers: { ...HTML, ...(cookie ? { cookie: `clubs_session=${cookie}` } : {}) },
+      })
+    return { post, get, session }
+  }
+  const hiddenNext = async (res: Response) => /name="next" value="([^"]*)"/.exec(await res.text())?.[1]
+
+  it('sends the browser to / for a next off this site, from the form and when already signed in: never a 500', async () => {
+    const { post, get, session } = await app()
+    for (const next of OFF_SITE) {
+      const form = await get(next)
+      expect([next, form.status, await hiddenNext(form)]).toEqual([next, 200, '/'])
+      for (const res of [await post(next), await get(next, session)])
+        expect([next, res.status, res.headers.get('location')]).toEqual([next, 303, '/'])
+    }
+  })
+
+  it('keeps a path with CR, LF or NUL inside it as the browser would send it, percent-encoded: never a 500', async () => {
+    const { post, get, session } = await app()
+    for (const [next, kept] of [
+      ['/clubs/a%0D%0Ab', '/clubs/ab'],
+      ['/clubs/a%00b', '/clubs/a%00b'],
+      ['/clubs/caf%C3%A9', '/clubs/caf%C3%A9'],
+    ]) {
+      for (const res of [await post(next!), await get(next!, session)])
+        expect([next, res.status, res.headers.get('location')]).toEqual([next, 303, kept])
+    }
+  })
+
+  it('keeps a path of this site: in the form, after signing in, and when already signed in', async () => {
+    const { post, get, session } = await app()
+    const next = encodeURIComponent(GOOD_NEXT)
+    expect(await hiddenNext(await get(next))).toBe(GOOD_NEXT)
+    for (const res of [await post(next), await get(next, session)])
+      expect([res.status, res.headers.get('location')]).toEqual([303, GOOD_NEXT])
+  })
+})
+
 describe('site sessions across a restart (a real process)', () => {
   it('keeps the session: the same cookie opens it after a restart on the same data file, which holds only its hash', async () => {
     const dir = tempDir('clubs-site-restart-')
@@ -118,10 +189,10 @@ describe('site sessions across a restart (a real process)', () => {
     const file = join(dir, 'db.json')
     const port = freePort()
     const base = `http://127.0.0.1:${port}`
-    const start = async () => {
+    const start = async (adminToken = ADMIN_TOKEN) => {
       const proc = spawnService(port, {
         CLUBS_DATA_FILE: file,
-        CLUBS_ADMIN_TOKEN: ADMIN_TOKEN,
+        CLUBS_ADMIN_TOKEN: adminToken,
         CLUBS_LOG_LEVEL: 'warn',
       })
       processes.push(proc)
@@ -145,15 +216,94 @@ describe('site sessions across a restart (a real process)', () => {
     await stopService(first)
     const saved = readFileSync(file, 'utf8')
     expect(saved).not.toContain(session)
+    // What the session keeps of the admin token it started with says nothing of it without the key.
+    expect(saved).not.toContain(ADMIN_TOKEN)
+    expect(saved).not.toContain(createHash('sha256').update(ADMIN_TOKEN).digest('hex'))
     expect(JSON.parse(saved).sessions).toEqual([
       expect.objectContaining({
         id_sha256: createHash('sha256').update(session).digest('hex'),
         username: 'admin',
         via: 'token',
+        credential: expect.stringMatching(/^[0-9a-f]{64}$/),
       }),
     ])
 
-    await start()
+    const second = await start()
     expect(await who()).toBe('admin')
+
+    // The admin token leaked: restarted with a new one, the old one's session opens nothing.
+    const created = await fetch(`${base}/api/clubs/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Leak Watchers' }),
+    })
+    expect((await created.json()).approved).toBe(false)
+    const review = await fetch(`${base}/review`, { headers: { ...HTML, cookie: `clubs_session=${session}` } })
+    const form = /<form method="post" action="\/review\/leak-watchers"[^]*?<\/form>/.exec(await review.text())![0]
+    const value = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(form)![1]!
+    await stopService(second)
+    const NEW_TOKEN = 'the-admin-token-after-the-leak'
+    await start(NEW_TOKEN)
+    expect(await who()).toBe(null)
+    const refused = await fetch(`${base}/review`, {
+      redirect: 'manual',
+      headers: { ...HTML, cookie: `clubs_session=${session}` },
+    })
+    expect([refused.status, refused.headers.get('location')]).toEqual([303, '/sign-in?next=%2Freview'])
+    const approve = await fetch(`${base}/review/leak-watchers`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: `clubs_session=${session}`, 'content-type': FORM, origin: base },
+      body: new URLSearchParams({ csrf: value('csrf'), seen: value('seen'), decision: 'approve', comment: '' }),
+    })
+    expect([approve.status, approve.headers.get('location')]).toEqual([303, '/sign-in?next=%2Freview'])
+    const club = await fetch(`${base}/api/clubs/leak-watchers/`, { headers: { authorization: `Bearer ${NEW_TOKEN}` } })
+    expect((await club.json()).approved).toBe(false)
+  })
+})
+
+describe('a data file from before sessions kept their token', () => {
+  it('loads; a token session in it is refused (its holder signs in again), a campus session lives on', async () => {
+    const dir = tempDir('clubs-site-older-')
+    dirs.push(dir)
+    const file = join(dir, 'db.json')
+    const first = await makeApp({ dataFile: file })
+    const { token } = await readJson(await first.admin.post('/api/users/', { username: 'bob' }))
+    const signIn = await first.req('/sign-in', {
+      method: 'POST',
+      headers: { 'content-type': FORM, origin: 'http://localhost' },
+      body: new URLSearchParams({ token }),
+    })
+    const bobs = sessionOf(signIn)!
+    await first.store.close()
+
+    // As the release before wrote them: no credential; a campus user's session beside bob's.
+    const saved = JSON.parse(readFileSync(file, 'utf8'))
+    const campus = 'a-campus-session-id-from-the-release-before'
+    saved.sessions = [
+      ...saved.sessions.map(({ credential: _, ...session }: { credential?: string }) => session),
+      {
+        id_sha256: createHash('sha256').update(campus).digest('hex'),
+        username: 'carol',
+        via: 'campus',
+        group_admin: false,
+        created_at: NOW.toISOString(),
+        last_seen_at: NOW.toISOString(),
+      },
+    ]
+    writeFileSync(file, JSON.stringify(saved))
+    expect(snapshotProblem(JSON.parse(readFileSync(file, 'utf8')))).toBeNull()
+
+    const app = await makeApp({ dataFile: file })
+    const who = async (id: string) =>
+      viewerIn(await (await app.req(PAGE, { headers: { ...HTML, cookie: `clubs_session=${id}` } })).text()).username
+    expect(await who(bobs)).toBe(null)
+    expect(await who(campus)).toBe('carol')
+    const again = await app.req('/sign-in', {
+      method: 'POST',
+      headers: { 'content-type': FORM, origin: 'http://localhost' },
+      body: new URLSearchParams({ token }),
+    })
+    expect(await who(sessionOf(again)!)).toBe('bob')
   })
 })

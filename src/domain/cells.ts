@@ -18,6 +18,19 @@ export const defuse = (text: string): string => (/^'*[=+\-@\t\r]/.test(text) ? `
 /** The text `defuse` was given: drops the one `'` it added. */
 export const undefuse = (cell: string): string => (/^'+[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell)
 
+/** What XML 1.0 cannot hold: C0 controls but tab, LF and CR; lone surrogates; U+FFFE and U+FFFF. */
+const NOT_XML = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu
+
+/**
+ * A cell as an XLSX file (XML) can hold it: the characters XML may not hold dropped (exceljs
+ * writes them, and then cannot read the file back), and defused again for what is left. CSV and
+ * JSON keep them: the text stays as it was written.
+ */
+export function xmlCell(cell: Cell): Cell {
+  if (typeof cell === 'number' || cell.search(NOT_XML) < 0) return cell
+  return defuse(undefuse(cell).replace(NOT_XML, ''))
+}
+
 const isTag = (item: unknown) => typeof (item as { name?: unknown } | null)?.name === 'string'
 
 /**

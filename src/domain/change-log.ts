@@ -114,13 +114,18 @@ export class ChangeLog {
     this.#issued = this.#handedOver = seq
   }
 
-  /** Announces every event numbered up to now: they are on disk. Called after each write that landed. */
-  publish(): void {
+  /**
+   * Announces the events numbered up to `upTo` (all those kept when not said), which are on disk.
+   * A write that landed publishes up to its own events: those numbered after them belong to
+   * writes still waiting for a snapshot, which may never land.
+   */
+  publish(upTo = this.#kept.at(-1)?.seq ?? this.#published): void {
     const from = this.#published
-    const last = this.#kept.at(-1)?.seq ?? from
+    const end = this.#indexAfter(upTo)
+    const last = this.#kept[end - 1]?.seq ?? from
     if (last <= from) return
     this.#published = last
-    const fresh = this.#kept.slice(this.#indexAfter(from))
+    const fresh = this.#kept.slice(this.#indexAfter(from), end)
     this.#trim()
     for (const listener of this.#listeners) listener(fresh)
   }

@@ -43,6 +43,8 @@ export interface KeptChanges {
   readonly kept: readonly LoggedChange[]
   /** Every event at or below this number is no longer kept. */
   readonly trimmedUpTo: number
+  /** The highest number the log used, when past the data file's (lines of a write that never landed). */
+  readonly issued?: number
   /** How many events to keep at least (tests keep few). */
   readonly keep?: number
 }
@@ -64,7 +66,14 @@ export interface DomainOptions {
   readonly webhookRetries?: readonly number[]
   /** Whether this instance sends webhook deliveries (one of several sharing a database does); always when not said. */
   readonly sendsWebhooks?: () => boolean
+  /** CLUBS_ADMIN_TOKEN: the site's sessions started with it end when it changes. None when not said. */
+  readonly adminToken?: string | null
+  /** Whether the bootstrap admin's development token in the data file opens the API; not when not said. */
+  readonly developmentAdmin?: boolean
 }
+
+/** A store that keeps nothing: for a directory no one reads, where a refused import checks its rows. */
+const UNSAVED: Persistence = { track: () => {}, save: async () => {} }
 
 /**
  * The in-memory state over a loaded snapshot and the services that change it, each saving
@@ -83,6 +92,8 @@ export function openDirectory(
     webhookAllowPrivate = false,
     webhookRetries,
     sendsWebhooks,
+    adminToken = null,
+    developmentAdmin = false,
   }: DomainOptions,
 ) {
   const catalog = new Catalog(data.clubs, data.tags)
@@ -91,7 +102,7 @@ export function openDirectory(
   const history = new History(data.history)
   const pendingRequests = new PendingRequests(data.requests, (code) => catalog.get(code) !== undefined)
   const changeLog = new ChangeLog(changes?.kept ?? [], {
-    issued: data.changes_seq ?? 0,
+    issued: Math.max(data.changes_seq ?? 0, changes?.issued ?? 0),
     trimmedUpTo: changes?.trimmedUpTo ?? 0,
     keep: changes?.keep,
   })
@@ -108,6 +119,8 @@ export function openDirectory(
   // and is published once it is on disk; its events' webhook deliveries are queued with it, so
   // they are on disk when it is. A logo it left unreferenced is swept.
   const commit: Commit = async (apply) => {
+    // Every event numbered up to here, this write's last, is on disk once the write is.
+    let landed = 0
     await transact(() => {
       const before = new Map<string, string | null>()
       const undo: Undo[] = catalog.observing(
@@ -118,14 +131,18 @@ export function openDirectory(
       )
       const changed: PublicChange[] = [...before].map(([code, was]) => ({ code, before: was, after: publicText(code) }))
       const { events, undo: unrecord } = changeLog.record(changed, now().toISOString())
+      landed = changeLog.issued
       return [...undo, unrecord, webhooks.enqueue(events)]
     })
-    changeLog.publish()
+    changeLog.publish(landed)
     void logos?.sweep()
   }
   const clubs = new ClubService(catalog, relations, history, { commit, autoApprove, now })
   const users = new UserService(directory, commit, now)
-  const sessions = new SessionService(data.sessions ?? [], users, commit, now)
+  const sessions = new SessionService(data.sessions ?? [], users, commit, now, key, {
+    adminToken,
+    developmentAdmin,
+  })
   const members = new MemberService(clubs, catalog, relations, users, pendingRequests, commit)
   const requests = new JoinRequestService(clubs, relations, pendingRequests, members, commit, now)
   const favorites = new SavedClubs(
@@ -184,7 +201,18 @@ export function openDirectory(
     favorites,
     subscriptions,
     tags,
-    imports: new ImportService(clubs, tags, commit),
+    imports: new ImportService(clubs, tags, commit, (): ImportService => {
+      // What an import's rows are checked against, and nothing else: no history, requests or webhooks.
+      const copy: Snapshot = {
+        version: SNAPSHOT_VERSION,
+        ...catalog.snapshot(),
+        users: directory.all(),
+        ...relations.snapshot(),
+        history: [],
+        requests: [],
+      }
+      return openDirectory(UNSAVED, copy, { autoApprove, now }).imports
+    }),
     review: new ReviewDesk(clubs, relations),
     sessions,
     calendars: new CalendarService(clubs, relations.favorites, users, { timeZone, key, commit, now }),

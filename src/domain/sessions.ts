@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto'
-import type { Caller } from './caller'
+import { createHash, createHmac, randomBytes } from 'node:crypto'
+import { requireUser, type Caller } from './caller'
+import { NotFound, PermissionDenied } from './errors'
 import type { Commit } from './journal'
 import { sha256 } from './user-directory'
 import { ADMIN_USERNAME, type UserService } from './users'
@@ -17,9 +18,19 @@ export interface SessionHolder extends Caller {
   readonly csrf: string
 }
 
-export interface SessionStart {
-  readonly via: SessionRecord['via']
-  readonly groupAdmin: boolean
+/**
+ * How a session starts: with a service token (the session lasts while that token opens its user),
+ * or with campus sign-in (its admin group at sign-in).
+ */
+export type SessionStart =
+  { readonly via: 'token'; readonly token: string } | { readonly via: 'campus'; readonly groupAdmin: boolean }
+
+/** Which service token opens the bootstrap admin (CONTRACT §5): what a session started with it is checked against. */
+export interface AdminTokens {
+  /** CLUBS_ADMIN_TOKEN; null without it. */
+  readonly adminToken: string | null
+  /** Whether the development token in the data file opens the API (outside production, without CLUBS_ADMIN_TOKEN). */
+  readonly developmentAdmin: boolean
 }
 
 /** `sha256("csrf:" + id)`, base64url: a form token bound to the session, unguessable without its id. */
@@ -27,54 +38,67 @@ const csrfOf = (id: string) => createHash('sha256').update(`csrf:${id}`).digest(
 
 /**
  * The site's sessions: a random id in the person's cookie, its hash here. A session ends when
- * its holder signs out, after 8 hours without use; while the holder's account is disabled, every
- * request with it is refused (403). Sessions are saved with the directory, so they survive a restart.
+ * its holder signs out, after 8 hours without use, when an admin ends the user's sessions, and —
+ * one started with a service token — as soon as that token no longer opens its user (revoked,
+ * issued again, CLUBS_ADMIN_TOKEN changed). While the holder's account is disabled, every request
+ * with it is refused (403) but signing out. Sessions are saved with the directory, so they survive a restart.
  */
 export class SessionService {
   readonly #byHash = new Map<string, SessionRecord>()
+  readonly #adminTokenHash: string | null
 
   constructor(
     records: readonly SessionRecord[],
     private readonly users: UserService,
     private readonly commit: Commit,
     private readonly now: () => Date,
+    /** The service's secret key: a session keeps its token's fingerprint under it, never the token or its plain hash. */
+    private readonly key: Uint8Array,
+    private readonly admin: AdminTokens,
   ) {
     for (const record of records) this.#byHash.set(record.id_sha256, record)
+    this.#adminTokenHash = admin.adminToken === null ? null : sha256(admin.adminToken)
   }
 
-  /** Starts a session for `username`; answers the id for their cookie, shown this once. */
-  async start(username: string, { via, groupAdmin }: SessionStart): Promise<string> {
+  /**
+   * Starts a session for `username`; answers the id for their cookie, shown this once. A token
+   * that is not the user's service token (a campus JWT pasted in the form) starts a campus session.
+   */
+  async start(username: string, how: SessionStart): Promise<string> {
     const id = randomBytes(32).toString('base64url')
     const at = this.now().toISOString()
+    const held = how.via === 'token' ? sha256(how.token) : null
+    const credential = held !== null && held === this.#tokenHashOf(username) ? this.#fingerprint(held) : null
     const record: SessionRecord = {
       id_sha256: sha256(id),
       username,
-      via,
-      group_admin: groupAdmin,
+      via: credential ? 'token' : 'campus',
+      group_admin: how.via === 'campus' && how.groupAdmin,
+      ...(credential ? { credential } : {}),
       created_at: at,
       last_seen_at: at,
     }
-    const expired = [...this.#byHash.values()].filter((session) => this.#expired(session))
+    const ended = [...this.#byHash.values()].filter((session) => this.#ended(session))
     await this.commit(() => {
-      for (const session of expired) this.#byHash.delete(session.id_sha256)
+      const putBack = this.#drop(ended)
       this.#byHash.set(record.id_sha256, record)
       return () => {
         this.#byHash.delete(record.id_sha256)
-        for (const session of expired) this.#byHash.set(session.id_sha256, session)
+        putBack()
       }
     })
     return id
   }
 
   /**
-   * Who holds the session `id`, or null when it names none that lives. Its last use is noted;
-   * saved at most every few minutes, and never waited for.
+   * Who holds the session `id`, or null when it names none that lives; a 403 while their account
+   * is disabled, unless `evenDisabled` (signing out). Its last use is noted; saved at most every
+   * few minutes, and never waited for.
    */
-  holder(id: string): SessionHolder | null {
+  holder(id: string, { evenDisabled = false } = {}): SessionHolder | null {
     const record = this.#find(id)
-    if (!record) return null
-    if (this.#expired(record)) return null
-    this.users.checkActive(record.username)
+    if (!record || this.#ended(record)) return null
+    if (!evenDisabled) this.users.checkActive(record.username)
     const user = this.users.directory.get(record.username)
     const now = this.now()
     if (now.getTime() - Date.parse(record.last_seen_at) > TOUCH_EVERY_MS) this.#touch(record, now)
@@ -88,11 +112,15 @@ export class SessionService {
   /** Ends the session `id` (signing out); nothing happens when it names none. */
   async end(id: string): Promise<void> {
     const record = this.#find(id)
-    if (!record) return
-    await this.commit(() => {
-      this.#byHash.delete(record.id_sha256)
-      return () => this.#byHash.set(record.id_sha256, record)
-    })
+    if (record) await this.commit(() => this.#drop([record]))
+  }
+
+  /** Ends every session of `username` (admins): they sign in again on every browser. 404 for an unknown user. */
+  async endAll(caller: Caller, username: string): Promise<void> {
+    if (!requireUser(caller).isAdmin) throw new PermissionDenied()
+    if (!this.users.exists(username)) throw new NotFound()
+    const theirs = [...this.#byHash.values()].filter((session) => session.username === username)
+    if (theirs.length > 0) await this.commit(() => this.#drop(theirs))
   }
 
   /** Puts the session with hash `idHash` as `record` says (null: ended), as another instance left it. */
@@ -105,12 +133,42 @@ export class SessionService {
     return [...this.#byHash.values()]
   }
 
+  /** Takes `sessions` out; answers what puts them back (the undo of a write that could not be saved). */
+  #drop(sessions: readonly SessionRecord[]): () => void {
+    for (const session of sessions) this.#byHash.delete(session.id_sha256)
+    return () => {
+      for (const session of sessions) this.#byHash.set(session.id_sha256, session)
+    }
+  }
+
   #find(id: string): SessionRecord | undefined {
     return id.length > 0 && id.length <= 100 ? this.#byHash.get(sha256(id)) : undefined
   }
 
-  #expired(record: SessionRecord): boolean {
-    return this.now().getTime() - Date.parse(record.last_seen_at) >= SESSION_IDLE_MS
+  /**
+   * Whether `record` lives no more: 8 hours unused, or started with a service token that no longer
+   * opens its user. A token session from before sessions kept their token's fingerprint cannot say
+   * which token started it, so it has ended too (its holder signs in again).
+   */
+  #ended(record: SessionRecord): boolean {
+    if (this.now().getTime() - Date.parse(record.last_seen_at) >= SESSION_IDLE_MS) return true
+    if (record.via !== 'token') return false
+    const current = this.#tokenHashOf(record.username)
+    return current === null || record.credential !== this.#fingerprint(current)
+  }
+
+  /** The SHA-256 of the service token that opens `username` now, or null when none does (as the API's authentication decides). */
+  #tokenHashOf(username: string): string | null {
+    if (username === ADMIN_USERNAME) {
+      if (this.#adminTokenHash !== null) return this.#adminTokenHash
+      if (!this.admin.developmentAdmin) return null
+    }
+    return this.users.directory.get(username)?.token_sha256 ?? null
+  }
+
+  /** What a session keeps of the token that started it: an HMAC of its hash, which a copy of the data file cannot test guesses against. */
+  #fingerprint(tokenHash: string): string {
+    return createHmac('sha256', this.key).update(`session-token:${tokenHash}`).digest('hex')
   }
 
   #touch(record: SessionRecord, now: Date): void {

@@ -2,7 +2,7 @@
 // XLSX through exceljs. The cells come defused from the domain (src/domain/cells.ts).
 import { stringify } from 'csv-stringify/sync'
 import ExcelJS from 'exceljs'
-import type { Cell } from '../domain/cells'
+import { xmlCell, type Cell } from '../domain/cells'
 import type { SpreadsheetFormat } from './negotiate'
 
 /**
@@ -28,11 +28,14 @@ export async function spreadsheetFile(
   return { bytes, gzip: Bun.gzipSync(bytes) }
 }
 
-/** One worksheet named `name`: the header row in bold and kept in view, numbers as numbers, the rest as text. */
+/**
+ * One worksheet named `name`: the header row in bold and kept in view, numbers as numbers, the rest
+ * as text, without the characters XML cannot hold.
+ */
 async function workbook(table: Cell[][], name: string): Promise<Uint8Array> {
   const book = new ExcelJS.Workbook()
   const sheet = book.addWorksheet(name, { views: [{ state: 'frozen', ySplit: 1 }] })
-  sheet.addRows(table)
+  sheet.addRows(table.map((row) => row.map(xmlCell)))
   sheet.getRow(1).font = { bold: true }
   return new Uint8Array(await book.xlsx.writeBuffer())
 }

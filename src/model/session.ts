@@ -11,6 +11,12 @@ export const SessionRecord = t.Object({
   via: t.Union([t.Literal('token'), t.Literal('campus')]),
   /** The identity provider's admin group named them at sign-in (CLUBS_OIDC_ADMIN_GROUP). */
   group_admin: t.Boolean(),
+  /**
+   * A session started with a service token: an HMAC, under the service's secret key, of that
+   * token's SHA-256. The session lives while the token opens its user (CONTRACT §20); a campus
+   * session has none, and so has a token session from before this was kept (it is refused).
+   */
+  credential: t.Optional(t.String({ pattern: '^[0-9a-f]{64}$' })),
   created_at: t.String(),
   last_seen_at: t.String(),
 })

@@ -1,6 +1,6 @@
 /** @jsxImportSource preact */
 import { Elysia } from 'elysia'
-import { safeNext } from './forms'
+import { safeNext } from './safe-next'
 import type { CampusFlow } from './campus-flow'
 import { seeOther, type SiteKit } from './kit'
 import { PENDING_TTL_MS } from './pending-sign-ins'

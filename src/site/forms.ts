@@ -33,12 +33,6 @@ export function checkCsrf(form: URLSearchParams, expected: string): void {
     throw new PermissionDenied('This form has expired or did not come from this site. Reload the page and try again.')
 }
 
-/** Where to go after signing in: a path of this site only, never another host (`//evil`, `/\evil`). */
-export function safeNext(next: string | null): string {
-  if (next === null || !next.startsWith('/') || next.startsWith('//') || next.includes('\\')) return '/'
-  return next
-}
-
 /** A one-line value of a form: trimmed, and refused when over `max` characters. */
 export function field(form: URLSearchParams, name: string, max = 10_000): string {
   const value = form.get(name) ?? ''

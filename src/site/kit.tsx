@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact'
 import { ANONYMOUS, type Caller } from '../domain/caller'
 import type { ClubService } from '../domain/clubs'
+import { AccountDisabled } from '../domain/errors'
 import type { JoinRequestService } from '../domain/join-requests'
 import type { SavedClubs } from '../domain/saved-clubs'
 import type { LogoService } from '../domain/logos'
@@ -84,9 +85,10 @@ export const signInFirst = (url: URL) => seeOther(`/sign-in?next=${encodeURIComp
 export function siteKit(deps: SiteDeps) {
   const anonymousPages = new RenderedPages(() => deps.clubs.dataVersion)
 
-  const viewerOf = (request: Request): Viewer | null => {
+  /** Who is signed in; a 403 while their account is disabled, unless `evenDisabled` (signing out). */
+  const viewerOf = (request: Request, { evenDisabled = false } = {}): Viewer | null => {
     const id = sessionIdOf(request)
-    return id === null ? null : deps.sessions.holder(id)
+    return id === null ? null : deps.sessions.holder(id, { evenDisabled })
   }
 
   const render = (url: URL, viewer: Viewer | null, shown: Shown) =>
@@ -98,7 +100,11 @@ export function siteKit(deps: SiteDeps) {
   function failed(visit: Omit<Visit, 'params'>, error: unknown): Handled {
     const known = errorOf(error)
     if (!known) throw error
-    return answer(visit, { title: errorTitle(known.status), content: <ErrorPage {...known} />, status: known.status })
+    // A disabled account's page still offers Sign out, and nothing else of a signed-in person's.
+    const holder = error instanceof AccountDisabled ? viewerOf(visit.request, { evenDisabled: true }) : null
+    const viewer = holder ? { ...holder, isAdmin: false, disabled: true } : visit.viewer
+    const shown = { title: errorTitle(known.status), content: <ErrorPage {...known} />, status: known.status }
+    return answer({ ...visit, viewer }, shown)
   }
 
   /** A GET page. A page for nobody in particular is rendered once per data version and URL. */
@@ -127,14 +133,17 @@ export function siteKit(deps: SiteDeps) {
       }
     }
 
-  /** A request that does its work before it answers (a POST, a step of signing in): never cached. */
+  /**
+   * A request that does its work before it answers (a POST, a step of signing in): never cached.
+   * `evenDisabled`: a disabled account's session may take it (signing out).
+   */
   const step =
-    (handle: (visit: Visit) => Promise<Response | Shown>) =>
+    (handle: (visit: Visit) => Promise<Response | Shown>, { evenDisabled = false } = {}) =>
     async ({ request, params }: Context): Promise<Response> => {
       const url = new URL(urlOf(request))
       let viewer: Viewer | null = null
       try {
-        viewer = viewerOf(request)
+        viewer = viewerOf(request, { evenDisabled })
         const visit = { request, url, viewer, params }
         const done = await handle(visit)
         return done instanceof Response ? done : await answer(visit, done)
@@ -144,25 +153,31 @@ export function siteKit(deps: SiteDeps) {
     }
 
   /** A POST from a form of the site: refused from another origin, or without the session's CSRF token. */
-  const action = (handle: (post: FormPost) => Promise<Response | Shown>) =>
+  const action = (handle: (post: FormPost) => Promise<Response | Shown>, options: { evenDisabled?: boolean } = {}) =>
     step(async (visit) => {
       checkOrigin(visit.request, visit.url.origin)
       const form = await readForm(visit.request)
       if (visit.viewer) checkCsrf(form, visit.viewer.csrf)
       return deps.exclusive(() => handle({ ...visit, form }))
-    })
+    }, options)
 
-  /** A POST of a form with a file (`name`, at most `limit` bytes): checked as every form is. */
-  const upload = (
+  /**
+   * A POST of a form with a file (`name`, at most `limit` bytes): checked as every form is. The
+   * file is `prepare`d before the write takes its turn among the others (an image made: no other
+   * write waits for that), and `handle` gets what it answered.
+   */
+  const upload = <P,>(
     name: string,
     limit: number,
-    handle: (post: FormPost & { file: Uint8Array | null }) => Promise<Response | Shown>,
+    prepare: (post: FormPost & { file: Uint8Array | null }) => Promise<P>,
+    handle: (post: FormPost & { prepared: P }) => Promise<Response | Shown>,
   ) =>
     step(async (visit) => {
       checkOrigin(visit.request, visit.url.origin)
       const { form, file } = await readUpload(visit.request, name, limit)
       if (visit.viewer) checkCsrf(form, visit.viewer.csrf)
-      return deps.exclusive(() => handle({ ...visit, form, file }))
+      const prepared = await prepare({ ...visit, form, file })
+      return deps.exclusive(() => handle({ ...visit, form, prepared }))
     })
 
   return { deps, viewerOf, page, step, action, upload, answer }

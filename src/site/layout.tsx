@@ -7,6 +7,8 @@ export interface Viewer {
   readonly isAdmin: boolean
   /** The session's CSRF token, sent back by every form that changes something. */
   readonly csrf: string
+  /** Their account is disabled: the page offers Sign out, and nothing else of theirs. */
+  readonly disabled?: boolean
 }
 
 export interface PageFrame {
@@ -58,7 +60,7 @@ export function Layout({ frame, children }: { frame: PageFrame; children: Compon
               <NavLink href="/" path={path}>
                 Directory
               </NavLink>
-              {viewer && (
+              {viewer && !viewer.disabled && (
                 <NavLink href="/my-clubs" path={path}>
                   My clubs
                 </NavLink>

@@ -1,7 +1,7 @@
 /** @jsxImportSource preact */
 import { Elysia } from 'elysia'
 import { ApiError } from '../domain/errors'
-import { safeNext } from './forms'
+import { safeNext } from './safe-next'
 import { seeOther, type SiteKit } from './kit'
 import { clearedSessionCookie, sessionCookie, sessionIdOf } from './session-cookie'
 
@@ -82,18 +82,22 @@ export function signInRoutes(kit: SiteKit) {
           throw error
         }
         if (caller.username === null) return form(next, 'That token is not valid.', 400)
-        const id = await sessions.start(caller.username, { via: 'token', groupAdmin: false })
+        const id = await sessions.start(caller.username, { via: 'token', token })
         return seeOther(next, { 'Set-Cookie': sessionCookie(id, url.protocol === 'https:') })
       }),
       { detail: { hide: true } },
     )
     .post(
       '/sign-out',
-      kit.action(async ({ request, url }) => {
-        const id = sessionIdOf(request)
-        if (id !== null) await sessions.end(id)
-        return seeOther('/', { 'Set-Cookie': clearedSessionCookie(url.protocol === 'https:') })
-      }),
+      // A disabled account may still sign out: ending a session gives nobody anything.
+      kit.action(
+        async ({ request, url }) => {
+          const id = sessionIdOf(request)
+          if (id !== null) await sessions.end(id)
+          return seeOther('/', { 'Set-Cookie': clearedSessionCookie(url.protocol === 'https:') })
+        },
+        { evenDisabled: true },
+      ),
       { detail: { hide: true } },
     )
 }

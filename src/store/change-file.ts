@@ -15,19 +15,26 @@ export interface ReadLog {
   readonly lines: LogLine[]
   /** Every event at or below this number is no longer kept. */
   readonly trimmedUpTo: number
+  /**
+   * The highest number the file ever held, when past the data file's: lines of a write that never
+   * landed, or of a data file restored to an earlier state. Numbering goes on past it.
+   */
+  readonly issued?: number
 }
 
 /** The change log beside a data file (CONTRACT §18). */
 export const changeFileOf = (dataFile: string) => `${dataFile}.changes`
 
-const header = (trimmedUpTo: number) => `{"trimmed_up_to":${trimmedUpTo}}\n`
+const header = (trimmedUpTo: number, issued?: number) =>
+  issued === undefined ? `{"trimmed_up_to":${trimmedUpTo}}\n` : `{"trimmed_up_to":${trimmedUpTo},"issued":${issued}}\n`
 
 /**
  * The change log's file: a header line naming what compaction dropped, then one event a line,
  * oldest first. Each snapshot write appends its new events first (synced), so an event is on
  * disk before the snapshot that names it; a write that fails takes its lines back. The data file
  * says which events are real (its `changes_seq`): lines past it, and a line torn by a crash, are
- * dropped when the file is opened. Compaction rewrites it whole (temp file and rename).
+ * dropped when the file is opened, the header keeping the highest number they used (so none is
+ * given again). Compaction rewrites it whole (temp file and rename).
  */
 export class ChangeFile {
   #length: number
@@ -63,10 +70,12 @@ export class ChangeFile {
     // With no file, every event the data file numbered is gone (a log deleted, or a data file from before it).
     const parsed = bytes ? parseLog(bytes, upTo) : { log: { lines: [], trimmedUpTo: upTo }, validBytes: 0 }
     if (!writable) return { file: null, log: parsed.log }
-    // A new log, or one whose history the data file no longer holds, starts again from its header.
-    if (parsed.validBytes === 0) {
-      await replaceFile(path, join(dirname(path), `.${basename(path)}.tmp`), [header(parsed.log.trimmedUpTo)])
-      parsed.validBytes = Buffer.byteLength(header(parsed.log.trimmedUpTo))
+    // A new log, one whose history the data file no longer holds, or one with lines past the data
+    // file (their numbers now kept in the header) is written again whole.
+    if (parsed.validBytes === 0 || parsed.log.issued !== undefined) {
+      const { lines, trimmedUpTo, issued } = parsed.log
+      parsed.validBytes = await writeChangeFile(path, lines, trimmedUpTo, issued)
+      bytes = null
     }
     const file = new ChangeFile(path, parsed.validBytes, parsed.log.lines.length)
     if (bytes && parsed.validBytes < bytes.byteLength) await file.#cut(parsed.validBytes)
@@ -121,10 +130,16 @@ export class ChangeFile {
 
 /**
  * Writes a whole change log at `path` (temp file, synced, renamed): `lines` after the header naming
- * the events dropped up to `trimmedUpTo`. Answers its length in bytes.
+ * the events dropped up to `trimmedUpTo` (and the highest number used, when past the lines).
+ * Answers its length in bytes.
  */
-export async function writeChangeFile(path: string, lines: readonly LogLine[], trimmedUpTo: number): Promise<number> {
-  const text = header(trimmedUpTo) + lines.map((line) => `${line.text}\n`).join('')
+export async function writeChangeFile(
+  path: string,
+  lines: readonly LogLine[],
+  trimmedUpTo: number,
+  issued?: number,
+): Promise<number> {
+  const text = header(trimmedUpTo, issued) + lines.map((line) => `${line.text}\n`).join('')
   await replaceFile(path, join(dirname(path), `.${basename(path)}.tmp`), [text])
   return Buffer.byteLength(text)
 }
@@ -159,7 +174,7 @@ function parseLog(bytes: Buffer, upTo: number): { log: ReadLog; validBytes: numb
     const fail = (why: string) => {
       throw new ChangeFileError(`line ${lineNo} ${why}; move it away to start a new log`)
     }
-    let value: { seq?: unknown; type?: unknown; trimmed_up_to?: unknown }
+    let value: { seq?: unknown; type?: unknown; trimmed_up_to?: unknown; issued?: unknown }
     try {
       value = (lineNo > 1 && writtenEvent(text)) || JSON.parse(text)
     } catch {
@@ -167,14 +182,16 @@ function parseLog(bytes: Buffer, upTo: number): { log: ReadLog; validBytes: numb
     }
     if (lineNo === 1) {
       if (!Number.isSafeInteger(value.trimmed_up_to)) fail('is not the header {"trimmed_up_to": N}')
+      if (value.issued !== undefined && !Number.isSafeInteger(value.issued)) fail('names a number used that is not one')
       trimmedUpTo = value.trimmed_up_to as number
+      highest = Math.max(trimmedUpTo, (value.issued as number | undefined) ?? 0)
     } else {
       const seq = value.seq
       if (!Number.isSafeInteger(seq) || typeof value.type !== 'string') fail('is not an event with seq and type')
       if ((seq as number) <= (lines.at(-1)?.seq ?? trimmedUpTo)) fail(`numbers ${seq} out of order`)
-      highest = seq as number
-      if (highest <= upTo) {
-        lines.push({ seq: highest, type: value.type as string, text })
+      highest = Math.max(highest, seq as number)
+      if ((seq as number) <= upTo) {
+        lines.push({ seq: seq as number, type: value.type as string, text })
         validBytes = end + 1
       }
     }
@@ -182,12 +199,17 @@ function parseLog(bytes: Buffer, upTo: number): { log: ReadLog; validBytes: numb
     start = end + 1
   }
   if (validBytes === 0) throw new ChangeFileError('it has no header line; move it away to start a new log')
-  if (highest > upTo) {
-    // Events the data file does not hold: a snapshot that never landed after them, or a data file
-    // restored or reset to an earlier state. A follower may have seen them, so nothing kept can be
-    // trusted to continue its copy: the log starts again past every number it used, and every
-    // follower lists again (410).
+  if (trimmedUpTo > upTo) {
+    // A data file restored to a state older than everything the log keeps: no follower can go on
+    // from what is kept, so the log starts again past every number it used (410 for every follower).
     return { log: { lines: [], trimmedUpTo: highest + 1 }, validBytes: 0 }
+  }
+  if (highest > upTo) {
+    // Events the data file does not hold: a write that never landed (never announced: events are
+    // published once their snapshot is on disk), or a data file restored to an earlier state (a
+    // follower may have seen them). The events it holds stay, so followers up to there go on; one
+    // that saw further is past the newest (410); and numbering goes on past every number used.
+    return { log: { lines, trimmedUpTo, issued: highest }, validBytes }
   }
   return { log: { lines, trimmedUpTo }, validBytes }
 }

@@ -72,7 +72,7 @@ export async function writeDataFileDirectory(
       throw new CopyRefused(`${file} already holds a directory; give --replace to replace it (a copy of it is kept)`)
     const kept = exists ? await copySnapshot(file, dirname(file), kind) : null
     await writeSecretKey(file, directory.key)
-    await writeChangeFile(changeFileOf(file), directory.log.lines, directory.log.trimmedUpTo)
+    await writeChangeFile(changeFileOf(file), directory.log.lines, directory.log.trimmedUpTo, directory.log.issued)
     await new SnapshotFile(file).write(directory.data)
     await fsync(dirname(file))
     return { kept }

@@ -593,7 +593,7 @@ export async function insertSnapshot(
 ): Promise<void> {
   const collections = collectionsOf(snapshot)
   const trimmedUpTo = log?.trimmedUpTo ?? snapshot.changes_seq ?? 0
-  const seq = Math.max(snapshot.changes_seq ?? 0, trimmedUpTo, log?.lines.at(-1)?.seq ?? 0)
+  const seq = Math.max(snapshot.changes_seq ?? 0, trimmedUpTo, log?.lines.at(-1)?.seq ?? 0, log?.issued ?? 0)
   // The service's secret key (calendar addresses) is the database's, the same for every instance.
   await tx`INSERT INTO club_directory_meta (id, format, collections, rev, seq, trimmed_up_to, secret_key)
            VALUES (1, ${snapshot.version}, ${JSON.stringify(collections.map(([name]) => name))}::text::json, 0, ${seq}, ${trimmedUpTo}, ${key})`

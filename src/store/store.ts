@@ -104,7 +104,8 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
       store.#changeFile = file
       if (existing) return { store, data, source: 'file', log }
       // A seed replacing a data file whose log went further numbers on from there (npm run reset).
-      store.track(() => (log.trimmedUpTo > (data.changes_seq ?? 0) ? { ...data, changes_seq: log.trimmedUpTo } : data))
+      const used = Math.max(log.trimmedUpTo, log.issued ?? 0)
+      store.track(() => (used > (data.changes_seq ?? 0) ? { ...data, changes_seq: used } : data))
       await store.save().catch(fail('write it'))
       return { store, data, source: 'seed', log }
     } catch (e) {

@@ -1,6 +1,6 @@
 import { t, type TSchema } from 'elysia'
 // Elysia's t.Integer documents "an integer or a numeric string"; answers hold integers only.
-import { Type } from '@sinclair/typebox'
+import { Type, type SchemaOptions, type Static } from '@sinclair/typebox'
 import { ClubDetail, ClubListItem } from '../../model/club'
 import { TagWithCount } from '../../model/tag'
 import { ChangeEvent } from '../../model/change'
@@ -21,6 +21,14 @@ const pageOf = (items: TSchema, description: string) =>
     { additionalProperties: false, description },
   )
 
+/**
+ * An object of any keys whose values are `values`: said with additionalProperties, which generators
+ * make a map of, not the patternProperties t.Record writes.
+ */
+export function mapOf<T extends TSchema>(values: T, options: SchemaOptions = {}) {
+  return Type.Unsafe<Record<string, Static<T>>>({ ...options, type: 'object', additionalProperties: values })
+}
+
 export type SchemaName =
   | 'Error'
   | 'ValidationErrors'
@@ -37,10 +45,7 @@ export const SCHEMAS: Record<SchemaName, TSchema> = {
     { detail: t.String() },
     { additionalProperties: false, description: 'An error not tied to a field.' },
   ),
-  // additionalProperties, not the patternProperties t.Record writes: generators make a map of it.
-  ValidationErrors: Type.Unsafe<Record<string, string[]>>({
-    type: 'object',
-    additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 },
+  ValidationErrors: mapOf(Type.Array(Type.String(), { minItems: 1 }), {
     minProperties: 1,
     description: 'Each failing field with its messages; errors not tied to a field under non_field_errors.',
     examples: [{ size: ['"9" is not a valid choice.'] }],

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox'
 import { ValidationFailed } from '../../domain/errors'
 import { MAX_ROWS_SHOWN, type ImportSource } from '../../domain/imports'
 import { acceptingReadOnly, ClubPatch, ClubWrite } from '../../model/club'
-import { schemaRef } from '../docs/components'
+import { mapOf, schemaRef } from '../docs/components'
 import { json, query } from '../docs/openapi'
 import { endpoint } from '../endpoint'
 import { readImportBody } from '../import-body'
@@ -41,7 +41,7 @@ const ImportRows = t.Array(
 
 const RowErrors = t.Object(
   {
-    rows: t.Record(t.String(), schemaRef('ValidationErrors'), {
+    rows: mapOf(schemaRef('ValidationErrors'), {
       description: `The field errors of each bad row, by its number (from 1; a CSV header not counted): the first ${MAX_ROWS_SHOWN} bad rows.`,
     }),
     rows_not_shown: t.Optional(

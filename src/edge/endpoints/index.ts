@@ -6,7 +6,7 @@ import { memberDetail, memberList, officerList, subscriberList } from './members
 import { favoriteDetail, favoriteList, subscriptionDetail, subscriptionList } from './saved-clubs'
 import { myRequests, requestAccept, requestDetail, requestList } from './join-requests'
 import { tagDetail, tagList } from './tags'
-import { userDetail, userList, userMe, userToken } from './users'
+import { userDetail, userList, userMe, userSessions, userToken } from './users'
 import { changeList, changeStream } from './changes'
 import { calendarUrl, clubCalendar, directoryCalendar, userCalendar } from './calendars'
 import { webhookDeliveries, webhookDetail, webhookList } from './webhooks'
@@ -44,6 +44,7 @@ export const ENDPOINTS = [
   myRequests,
   userDetail,
   userToken,
+  userSessions,
   webhookList,
   webhookDetail,
   webhookDeliveries,

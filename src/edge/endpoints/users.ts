@@ -110,3 +110,24 @@ export const userToken = endpoint({
     },
   },
 })
+
+export const userSessions = endpoint({
+  path: '/api/users/:username/sessions/',
+  name: 'User Sessions',
+  description: "The user's sessions on the site: DELETE ends every one of them at once (admins).",
+  tag: 'users',
+  actions: {
+    DELETE: {
+      summary: "End the user's site sessions (admins)",
+      description:
+        'Every site session of the user ends at once, whatever started it (a service token or campus sign-in): each browser they were signed in on must sign in again. Their token and account are left as they are; 204 also when they had none.',
+      access: 'user',
+      responses: { 204: { description: 'Ended.' } },
+      errors: [401, 403, 404, 405, 503],
+      async handle({ services, caller, params }) {
+        await services.sessions.endAll(caller, params.username)
+        return { status: 204 }
+      },
+    },
+  },
+})
