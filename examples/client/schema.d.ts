@@ -492,7 +492,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a member
-         * @description Owners and admins remove anyone; anyone may leave. A club keeps at least one owner (400).
+         * @description Owners and admins remove anyone; anyone may leave. A club keeps at least one owner: a 400 on role.
          */
         delete: operations["deleteApiClubsByCodeMembersByUsername"];
         /**
@@ -503,7 +503,7 @@ export interface paths {
         head?: never;
         /**
          * Change a member's role, title or listing
-         * @description Only the fields sent change. Owners and admins for any member; a member for their own title and public only (a role they send that differs is a 403). 404 for someone who is not a member. A club keeps at least one owner (400).
+         * @description Only the fields sent change. Owners and admins for any member; a member for their own title and public only (a role they send that differs is a 403). 404 for someone who is not a member. A club keeps at least one owner: a 400 on role.
          */
         patch: operations["patchApiClubsByCodeMembersByUsername"];
         trace?: never;
