@@ -2094,7 +2094,7 @@ export interface operations {
                     youtube?: string | null;
                     how_to_get_involved?: string;
                     listserv?: string;
-                    /** @description Tags named by id or name. */
+                    /** @description Tags named by id ({"id": 7}) or name ({"name": "Games"}, or "Games" alone). */
                     tags?: (({
                         id: number;
                     } & {
@@ -2103,7 +2103,7 @@ export interface operations {
                         name: string;
                     } & {
                         [key: string]: unknown;
-                    }))[];
+                    }) | string)[];
                     active?: boolean;
                     /** @description When the club meets, every week: at most 10. */
                     meetings?: {
@@ -2737,7 +2737,7 @@ export interface operations {
                     youtube: string | null;
                     how_to_get_involved: string;
                     listserv: string;
-                    /** @description Tags named by id or name. */
+                    /** @description Tags named by id ({"id": 7}) or name ({"name": "Games"}, or "Games" alone). */
                     tags: (({
                         id: number;
                     } & {
@@ -2746,7 +2746,7 @@ export interface operations {
                         name: string;
                     } & {
                         [key: string]: unknown;
-                    }))[];
+                    }) | string)[];
                     active: boolean;
                     /**
                      * @description Create only. Derived from the name when absent.
@@ -3312,7 +3312,7 @@ export interface operations {
                     youtube?: string | null;
                     how_to_get_involved?: string;
                     listserv?: string;
-                    /** @description Tags named by id or name. */
+                    /** @description Tags named by id ({"id": 7}) or name ({"name": "Games"}, or "Games" alone). */
                     tags?: (({
                         id: number;
                     } & {
@@ -3321,7 +3321,7 @@ export interface operations {
                         name: string;
                     } & {
                         [key: string]: unknown;
-                    }))[];
+                    }) | string)[];
                     active?: boolean;
                     /** @description When the club meets, every week: at most 10. */
                     meetings?: {
@@ -5916,7 +5916,7 @@ export interface operations {
                         name: string;
                     } & {
                         [key: string]: unknown;
-                    })) | string)[];
+                    }) | string) | string)[];
                     active?: boolean;
                     /** @description When the club meets, every week: at most 10. */
                     meetings?: {

@@ -366,14 +366,26 @@ function sameValues(a: ClubRecord, b: ClubRecord): boolean {
   )
 }
 
-/** The tag id a reference names, or the message saying why it names none. */
-function tagRef(ref: unknown, catalog: Catalog): number | string {
+/**
+ * What a tag reference of a club write names: an id (`{"id"}`), a name (`{"name"}`, or a bare
+ * string as a seed writes it: CONTRACT §22), or nothing. An id wins over a name sent beside it.
+ */
+export function tagNamed(ref: unknown): { id: number } | { name: string } | null {
+  if (typeof ref === 'string') return { name: ref }
   if (typeof ref === 'object' && ref !== null && !Array.isArray(ref)) {
     const { id, name } = ref as { id?: unknown; name?: unknown }
-    if (typeof id === 'number' && Number.isInteger(id)) return catalog.tag(id)?.id ?? `Tag ${id} does not exist.`
-    if (typeof name === 'string') return catalog.tagByName(name.trim())?.id ?? `Tag "${name}" does not exist.`
+    if (typeof id === 'number' && Number.isInteger(id)) return { id }
+    if (typeof name === 'string') return { name }
   }
-  return 'Name a tag as {"id": <integer>} or {"name": "<text>"}.'
+  return null
+}
+
+/** The tag id a reference names, or the message saying why it names none. */
+function tagRef(ref: unknown, catalog: Catalog): number | string {
+  const named = tagNamed(ref)
+  if (named === null) return 'Name a tag as {"id": <integer>}, {"name": "<text>"} or "<text>".'
+  if ('id' in named) return catalog.tag(named.id)?.id ?? `Tag ${named.id} does not exist.`
+  return catalog.tagByName(named.name.trim())?.id ?? `Tag "${named.name}" does not exist.`
 }
 
 /** A history entry of club `code`. */

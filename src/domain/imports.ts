@@ -87,7 +87,8 @@ export class ImportService {
           bad.add(row.number, row.errors)
           continue
         }
-        const body = withTagNames(row.body)
+        const body = row.body
+        // A tag the row names that does not exist is made (a write of the club alone refuses it).
         if (isObject(body) && Array.isArray(body.tags)) {
           const made = this.tags.makeMissing(body.tags)
           undo.push(...made.undo)
@@ -170,12 +171,6 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 function undoAll(undo: readonly Undo[]): void {
   for (const step of [...undo].reverse()) step()
-}
-
-/** Tags named by a bare string, as a JSON import or a seed may name them, as the write shape's `{"name"}`. */
-function withTagNames(body: unknown): unknown {
-  if (!isObject(body) || !Array.isArray(body.tags) || !body.tags.some((tag) => typeof tag === 'string')) return body
-  return { ...body, tags: body.tags.map((tag) => (typeof tag === 'string' ? { name: tag } : tag)) }
 }
 
 /** An export made for someone who may not see a club's address shows "Hidden" there: no address, and no change. */

@@ -1,7 +1,7 @@
 import { requireUser, type Caller } from './caller'
 import type { Catalog } from './catalog'
 import { BodyCheck, fieldsOrRefuse, type Checked } from './check'
-import type { ClubService } from './clubs'
+import { tagNamed, type ClubService } from './clubs'
 import { NotFound, PermissionDenied } from './errors'
 import type { Commit, Undo } from './journal'
 import type { ClubRecord, Tag } from '../model/club'
@@ -77,10 +77,9 @@ export class TagService {
     const names: string[] = []
     const undo: Undo[] = []
     for (const ref of refs) {
-      if (typeof ref !== 'object' || ref === null) continue
-      const { id, name } = ref as { id?: unknown; name?: unknown }
-      if ((typeof id === 'number' && Number.isInteger(id)) || typeof name !== 'string') continue
-      const checked = this.#unique(TAG_CREATE_BODY.check({ name }), null)
+      const named = tagNamed(ref)
+      if (named === null || 'id' in named) continue
+      const checked = this.#unique(TAG_CREATE_BODY.check({ name: named.name }), null)
       if (Object.keys(checked.errors).length) continue
       const tag: Tag = { id: this.#nextId(), name: checked.fields.name! }
       undo.push(this.catalog.changeTag(tag.id, tag, (record) => record))

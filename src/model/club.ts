@@ -86,12 +86,13 @@ export const Tag = t.Object({ id: Type.Integer({ minimum: 1 }), name: t.String({
 export type Tag = typeof Tag.static
 
 /**
- * A tag as a client names it on write: by id or by name. The club service resolves each one and
+ * A tag as a client names it on write: by id, by name, or by a bare name. The club service resolves each one and
  * names a bad one itself, so write checks do not report errors inside the items.
  */
 const TagRef = t.Union([
   t.Object({ id: Type.Integer() }, { additionalProperties: true }),
   t.Object({ name: t.String() }, { additionalProperties: true }),
+  t.String({ description: 'A tag by its name, as {"name": ...} names it.', examples: ['Games'] }),
 ])
 
 /**
@@ -135,7 +136,10 @@ export const ClubWrite = t.Object(
     youtube: Url,
     how_to_get_involved: Text(10_000),
     listserv: Text(255),
-    tags: t.Array(TagRef, { maxItems: 20, description: 'Tags named by id or name.' }),
+    tags: t.Array(TagRef, {
+      maxItems: 20,
+      description: 'Tags named by id ({"id": 7}) or name ({"name": "Games"}, or "Games" alone).',
+    }),
     active: t.Boolean(),
     meetings: t.Array(MeetingWrite, {
       maxItems: MAX_MEETINGS,
