@@ -3,7 +3,7 @@ import { requireUser, type Caller } from './caller'
 import type { ClubService } from './clubs'
 import { Conflict, PermissionDenied } from './errors'
 import type { Relations } from './relations'
-import { REVIEWED_FIELDS, type ApprovedVersion, type ClubRecord } from '../model/club'
+import { DECISION_EVENTS, REVIEWED_FIELDS, type ApprovedVersion, type ClubRecord } from '../model/club'
 import type { HistoryEntry } from '../model/history'
 
 export type ReviewedField = (typeof REVIEWED_FIELDS)[number]
@@ -108,8 +108,6 @@ export class ReviewDesk {
   }
 }
 
-const DECIDED = new Set<HistoryEntry['event']>(['approved', 'rejected', 'revoked'])
-
 const STANDING_WORDS: Record<Standing, string> = {
   'new club': 'a new club awaiting review',
   'change to an approved club': 'a change awaiting review',
@@ -130,12 +128,15 @@ function standingOf(review: ReturnType<ClubService['reviewState']>, club: ClubRe
   return club.approved_version ? 'change rejected' : 'hidden'
 }
 
+const DECIDED: ReadonlySet<string> = new Set(DECISION_EVENTS)
+const SUBMISSIONS: ReadonlySet<string> = new Set(['submitted', 'resubmitted'])
+
 /** The first submission since the last decision (history is newest first); a new club waits from its creation. */
 function waitingSince(history: readonly HistoryEntry[], club: ClubRecord): string {
   let since: string | null = null
   for (const entry of history) {
-    if (entry.event === 'submitted' || entry.event === 'created') since = entry.at
-    if (entry.event !== 'submitted') break
+    if (SUBMISSIONS.has(entry.event) || entry.event === 'created') since = entry.at
+    if (!SUBMISSIONS.has(entry.event)) break
   }
   // A data file from before the history was kept has no events for it.
   return since ?? club.updated_at

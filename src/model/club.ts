@@ -225,6 +225,7 @@ export const READ_ONLY_FIELDS = [
   'created_at',
   'updated_at',
   'approved_version',
+  'last_decision',
 ] as const
 
 /** The read-only fields as a write body may carry them back: any value, ignored. */
@@ -263,6 +264,18 @@ export const ApprovedVersion = t.Object({
   updated_at: t.Optional(t.String()),
 })
 export type ApprovedVersion = typeof ApprovedVersion.static
+
+/** The decisions of the activities office on a club, as its history names them (CONTRACT §11). */
+export const DECISION_EVENTS = ['approved', 'rejected', 'revoked'] as const
+
+/** The latest decision on a club, as its owners, officers and admins see it on the club (CONTRACT §22). */
+export const LastDecision = t.Object({
+  action: t.Union(DECISION_EVENTS.map((event) => t.Literal(event))),
+  comment: t.String({ description: 'The admin\'s comment; "" when none.' }),
+  by: t.Union([t.String(), t.Null()], { description: 'The admin who decided, or null.' }),
+  at: t.String({ format: 'date-time' }),
+})
+export type LastDecision = typeof LastDecision.static
 
 /** A club as the data file keeps it. */
 export const ClubRecord = t.Object({
@@ -400,5 +413,11 @@ export const ClubDetail = t.Object({
     },
   ),
   meetings: t.Array(Meeting, { description: 'When the club meets, every week, in the campus time zone.' }),
+  last_decision: t.Optional(
+    t.Union([LastDecision, t.Null()], {
+      description:
+        "Only to the club's owners, officers and admins (absent for everyone else): the activities office's latest decision on it, approved, rejected or revoked, with the admin's comment, who and when; null when none was made yet.",
+    }),
+  ),
 })
 export type ClubDetail = typeof ClubDetail.static
