@@ -76,13 +76,22 @@ export class ReviewDesk {
    * after another admin's approval would otherwise revoke.
    */
   async decide(caller: Caller, code: string, decision: Decision, comment: string, seen: string): Promise<Case> {
+    this.open(caller, code, decision, seen)
+    await this.clubs.update(caller, code, { approved: decision === 'approve', approved_comment: comment }, true)
+    return this.case(caller, code)
+  }
+
+  /**
+   * Club `code` as a reviewer sees it, when `decision` may be made on it as `seen` (else the 409
+   * decide would answer): what a confirmation asks about before anything is done.
+   */
+  open(caller: Caller, code: string, decision: Decision, seen: string): Case {
     const before = this.case(caller, code)
     const name = before.club.name
     if (seen !== before.seen) throw new Conflict(`“${name}” has changed since you opened the page. Look at it again.`)
     if (!before.decisions.includes(decision))
       throw new Conflict(`“${name}” cannot be ${DONE[decision]} now: it is ${STANDING_WORDS[before.standing]}.`)
-    await this.clubs.update(caller, code, { approved: decision === 'approve', approved_comment: comment }, true)
-    return this.case(caller, code)
+    return before
   }
 
   #caseOf(admin: Caller & { username: string }, club: ClubRecord): Case {
