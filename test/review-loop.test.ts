@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'bun:test'
-import { ADMIN_TOKEN, makeApp, NOW, readJson } from '../harness/app'
+import { mkdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { ADMIN_TOKEN, makeApp, NOW, readJson, tempDir } from '../harness/app'
 
 // The review loop (CONTRACT §22): a club's owners and officers read the latest decision on it in
 // `last_decision`; a rejected club goes back into the queue when one of them changes a reviewed
@@ -10,9 +12,9 @@ const at = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000)
 const iso = (minutes: number) => at(minutes).toISOString()
 
 /** "Lantern Society", new and pending, owned by `owner` with `officer`; `user` only reads. The clock moves on with `tick`. */
-async function world() {
+async function world(dataFile?: string) {
   let now = NOW
-  const app = await makeApp({ now: () => now })
+  const app = await makeApp({ dataFile, now: () => now })
   const tokens: Record<string, string | null> = { admin: ADMIN_TOKEN, anonymous: null }
   for (const username of ['owner', 'officer', 'user'])
     tokens[username] = (await readJson(await app.admin.post('/api/users/', { username }))).token
@@ -248,5 +250,24 @@ describe('POST /api/clubs/{code}/resubmit/', () => {
     expect((await w.resubmit('user')).status).toBe(403)
     expect(await w.queued()).toBe(false)
     expect((await w.as('owner')('/api/clubs/lantern-society/resubmit/')).status).toBe(405)
+  })
+})
+
+describe('a resubmission that cannot be saved (503)', () => {
+  it('leaves the club rejected, out of the queue, its history as it was', async () => {
+    const dataFile = join(tempDir('clubs-review-loop-'), 'db.json')
+    const w = await world(dataFile)
+    await rejected(w)
+    const state = async () => [await w.json('owner'), await w.history(), await w.queued()]
+    const before = await state()
+    // A folder where the data file's next snapshot would be written makes every write fail.
+    const blocker = join(dataFile, '..', '.db.json.tmp')
+    mkdirSync(blocker)
+    expect((await w.resubmit('owner')).status).toBe(503)
+    expect((await w.as('owner')(w.url, { method: 'PATCH', json: { subtitle: 'Wool' } })).status).toBe(503)
+    expect(await state()).toEqual(before)
+    rmSync(blocker, { recursive: true })
+    expect((await w.resubmit('owner')).status).toBe(200)
+    expect(await w.queued()).toBe(true)
   })
 })

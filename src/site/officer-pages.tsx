@@ -54,7 +54,7 @@ export function officerPages(kit: SiteKit) {
     notice: EditNotice = null,
   ) {
     const caller = callerOf(viewer)
-    const rejected = !viewer.isAdmin && clubs.isRejected(club)
+    const rejected = clubs.isRejected(club)
     const state: EditState = {
       code: club.code,
       name: club.name,
@@ -63,8 +63,8 @@ export function officerPages(kit: SiteKit) {
       tags: tags.list(caller),
       notice,
       awaitingReview: standingOf(club) === 'change',
-      // A rejected club's changed reviewed fields send it for review again.
-      reviewed: clubs.reviewsEdits(caller, club) || rejected,
+      // A rejected club's changed reviewed fields send it for review again, unless an admin changes them.
+      reviewed: clubs.reviewsEdits(caller, club) || (rejected && !viewer.isAdmin),
       logo: club.image_url,
       origin,
       logos: logos !== null,
