@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { mkdirSync, rmSync } from 'node:fs'
+import sharp from 'sharp'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, tempDir } from '../harness/app'
 
@@ -20,7 +21,7 @@ async function world(dataFile?: string) {
     tokens[username] = (await readJson(await app.admin.post('/api/users/', { username }))).token
   const as =
     (who: string) =>
-    (path: string, init: { method?: string; json?: unknown } = {}) =>
+    (path: string, init: { method?: string; json?: unknown; body?: BodyInit } = {}) =>
       app.req(path, { ...init, token: tokens[who] ?? null })
   const created = await as('owner')('/api/clubs/', {
     method: 'POST',
@@ -139,6 +140,18 @@ describe('a rejected club changed by its owners or officers', () => {
     expect((await w.as('anonymous')(w.url)).status).toBe(404)
     await w.patch('admin', { approved: true })
     expect((await w.json('anonymous')).description).toBe('We fold and float lanterns.')
+  })
+
+  it('is in the queue again after a new logo (image_url is reviewed)', async () => {
+    const w = await world()
+    await rejected(w)
+    const png = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#336699' } })
+      .png()
+      .toBuffer()
+    const res = await w.as('owner')(`${w.url}logo/`, { method: 'PUT', body: new Uint8Array(png) })
+    expect(res.status).toBe(200)
+    expect(await w.queued()).toBe(true)
+    expect((await w.history())[0]).toMatchObject({ event: 'resubmitted', by: 'owner', fields: ['image_url'] })
   })
 
   it('stays rejected after a change outside the reviewed fields, or an admin’s change', async () => {
