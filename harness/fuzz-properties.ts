@@ -164,6 +164,7 @@ const TEMPLATES = [
   '/api/clubs/{code}/requests',
   '/api/clubs/{code}/requests/{username}',
   '/api/clubs/{code}/requests/{username}/accept',
+  '/api/clubs/{code}/resubmit',
   '/api/tags',
   '/api/tags/{id}',
   '/api/favorites',

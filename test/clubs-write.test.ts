@@ -94,7 +94,8 @@ describe('create', () => {
     expect(res.status).toBe(201)
     expect(res.headers.get('location')).toEndWith('/api/clubs/origami-circle/')
     const body = await readJson(res)
-    expect(Object.keys(body)).toEqual([...LIST_FIELDS, ...DETAIL_ONLY_FIELDS])
+    // Its creator, an owner, is also shown the latest decision on it (CONTRACT §22).
+    expect(Object.keys(body)).toEqual([...LIST_FIELDS, ...DETAIL_ONLY_FIELDS, 'last_decision'])
     expect(await detailOf(app, 'origami-circle')).toEqual(body)
   })
 
@@ -143,6 +144,7 @@ describe('create', () => {
       updated_at: NOW_ISO,
       approved_version: null,
       meetings: [],
+      last_decision: null,
     })
   })
 
@@ -766,6 +768,7 @@ describe('approval (§4)', () => {
       approved_on: NOW_ISO,
       approved_comment: 'ok',
       updated_at: NOW_ISO,
+      last_decision: { action: 'approved', comment: 'ok', by: 'admin', at: NOW_ISO },
     }
     expect(await readJson(res)).toEqual(expected)
     expect(await detailOf(app, code)).toEqual(expected)

@@ -54,6 +54,7 @@ describe('the OpenAPI document', () => {
     ['/api/clubs/{code}/', 'patch'],
     ['/api/clubs/{code}/', 'delete'],
     ['/api/clubs/{code}/history/', 'get'],
+    ['/api/clubs/{code}/resubmit/', 'post'],
     ['/api/changes/', 'get'],
     ['/api/changes/stream', 'get'],
     ['/api/clubs/{code}/calendar.ics', 'get'],
@@ -152,10 +153,16 @@ describe('the OpenAPI document', () => {
     ])
   })
 
-  it('types the default answers as clients get them: the whole club, every field required', async () => {
+  it('types the default answers as clients get them: the whole club, every field required but last_decision', async () => {
     const { doc } = await openapi()
     const { ClubDetail, ClubListItem } = doc.components.schemas
-    expect(ClubDetail.required.sort()).toEqual(Object.keys(ClubDetail.properties).sort())
+    // last_decision is there for a club's owners, officers and admins only (CONTRACT §22).
+    const always = Object.keys(ClubDetail.properties).filter((field) => field !== 'last_decision')
+    expect(ClubDetail.required.sort()).toEqual(always.sort())
+    expect(ClubDetail.properties.last_decision.anyOf.map((option: { type: string }) => option.type)).toEqual([
+      'object',
+      'null',
+    ])
     expect(ClubListItem.required.sort()).toEqual(Object.keys(ClubListItem.properties).sort())
     const club = doc.paths['/api/clubs/{code}/']
     for (const [method, status] of [

@@ -172,7 +172,7 @@ describe('a member’s title and listing', () => {
     const w = await world()
     const res = await w.patch('owner', 'owner', { role: 'officer', title: 'Former' })
     expect(res.status).toBe(400)
-    expect(await readJson(res)).toEqual({ non_field_errors: ['A club must keep at least one owner.'] })
+    expect(await readJson(res)).toEqual({ role: ['A club must keep at least one owner.'] })
     expect((await w.roster())[0]).toEqual(seat('owner', 'owner'))
     // With a second owner, one may step down.
     expect((await w.patch('owner', 'officer', { role: 'owner' })).status).toBe(200)

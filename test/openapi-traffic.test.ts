@@ -171,6 +171,19 @@ describe('the OpenAPI document describes the traffic', () => {
     await expectStatus(send('PATCH', go, { token: bob, json: { size: 2 } }), 403)
     await expectStatus(send('PATCH', go, { token: alice, json: { approved: false } }), 403)
 
+    // Sent for review again (CONTRACT §22): a 409 while approved; a rejected change, by its owner.
+    const resubmit = `${go}resubmit/`
+    await expectStatus(send('POST', resubmit, { token: alice }), 409)
+    await expectStatus(send('POST', resubmit), 401)
+    await expectStatus(send('PATCH', go, { token: alice, json: { subtitle: 'Stones, and tea' } }), 200)
+    await expectStatus(
+      send('PATCH', go, { token: ADMIN_TOKEN, json: { approved: false, approved_comment: 'No.' } }),
+      200,
+    )
+    await expectStatus(send('POST', resubmit, { token: bob }), 403)
+    await expectStatus(send('POST', `${resubmit}?fields=approved`, { token: alice }), 200)
+    await expectStatus(send('PATCH', go, { token: ADMIN_TOKEN, json: { approved: true } }), 200)
+
     // Members: added without a role (a member), a role changed, listed, removed; the last owner stays.
     const members = `${go}members/`
     await expectStatus(send('POST', members, { token: alice, json: { username: 'bob' } }), 201)
@@ -273,6 +286,7 @@ describe('the OpenAPI document describes the traffic', () => {
     ).token as string
     const reissued = await (await send('POST', '/api/users/carol/token/', { token: carol })).json()
     await expectStatus(send('DELETE', '/api/users/carol/token/', { token: reissued.token }), 204)
+    await expectStatus(send('DELETE', '/api/users/carol/sessions/', { token: ADMIN_TOKEN }), 204)
     await expectStatus(send('PATCH', '/api/users/bob/', { token: ADMIN_TOKEN, json: { is_active: false } }), 200)
     await expectStatus(get('/api/users/me/', { token: bob }), 403)
     await expectStatus(send('PATCH', '/api/users/bob/', { token: ADMIN_TOKEN, json: { is_active: true } }), 200)

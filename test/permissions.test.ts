@@ -389,7 +389,7 @@ describe('members', () => {
       const world = await clubWorld()
       const res = await send(world)
       expect(res.status).toBe(400)
-      expect(await readJson(res)).toEqual({ non_field_errors: ['A club must keep at least one owner.'] })
+      expect(await readJson(res)).toEqual({ role: ['A club must keep at least one owner.'] })
       expect(await roster(world)).toEqual(ROSTER)
       expect(await count(world)).toBe(3)
     })

@@ -1,44 +1,22 @@
 import { describe, expect, it } from 'bun:test'
 import sharp from 'sharp'
 import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
+import { ATTRS, decoded, editFormOf, siteSession } from '../harness/site-forms'
 
 // What officers do on the campus site (CONTRACT §20, §11, §12): My clubs, each club's Edit form
 // and its join requests with Accept and Decline, through the same domain rules as the API. People
 // sign in with their service token, as test/site-sessions.test.ts does; every check of a change is
 // made through the API.
 
-const FORM = 'application/x-www-form-urlencoded'
 const ORIGIN = 'http://localhost'
 const CHESS = 'penn-chess-society'
 const EDIT = `/clubs/${CHESS}/edit`
-
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#x27': "'" }
-const decoded = (text: string) => text.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (_, name: string) => ENTITIES[name]!)
-
-/** A tag's attributes, whose quoted values may hold ">" (only "<" and "&" are escaped there). */
-const ATTRS = '(?:"[^"]*"|[^>"])*'
 
 /** The attributes of the element with this id in `html`. */
 function elementById(html: string, id: string): Record<string, string> {
   const tag = new RegExp(`<[a-z]+\\b${ATTRS}\\sid="${id}"${ATTRS}>`).exec(html)?.[0]
   if (!tag) throw new Error(`no element #${id}`)
   return Object.fromEntries([...tag.matchAll(/\s([a-z-]+)(?:="([^"]*)")?/g)].map(([, k, v]) => [k!, decoded(v ?? '')]))
-}
-
-/** What a browser would send for the page's edit form as it stands (the fields and boxes it shows). */
-function editFormOf(html: string): URLSearchParams {
-  const form = /<form method="post" action="[^"]*\/edit"[^>]*>([\s\S]*?)<\/form>/.exec(html)![1]!
-  const sent = new URLSearchParams()
-  for (const [tag] of form.matchAll(new RegExp(`<input\\b${ATTRS}>`, 'g'))) {
-    const attrs = Object.fromEntries([...tag.matchAll(/\s([a-z-]+)(?:="([^"]*)")?/g)].map(([, k, v]) => [k, v ?? '']))
-    if (attrs.type === 'checkbox' && !('checked' in attrs)) continue
-    sent.append(attrs.name!, decoded(attrs.value ?? ''))
-  }
-  for (const [, name, text] of form.matchAll(/<textarea\b[^>]*\sname="([^"]+)"[^>]*>([^<]*)<\/textarea>/g))
-    sent.append(name!, decoded(text!))
-  for (const [, name, options] of form.matchAll(/<select\b[^>]*\sname="([^"]+)"[^>]*>([\s\S]*?)<\/select>/g))
-    sent.append(name!, /<option value(?:="([^"]*)")? selected/.exec(options!)![1] ?? '')
-  return sent
 }
 
 /** The sample directory, with olive an officer of the chess society, owner of a new club and a mere member of another; eve runs nothing. */
@@ -62,26 +40,8 @@ async function officers() {
 
   /** Signs `username` in on the site (the admin with the admin token); answers their cookie and CSRF token. */
   async function signIn(username: string) {
-    const token = username === 'admin' ? ADMIN_TOKEN : tokens[username]!
-    const res = await app.req('/sign-in', {
-      method: 'POST',
-      headers: { 'content-type': FORM, origin: ORIGIN },
-      body: new URLSearchParams({ token }),
-    })
-    const cookie = res.headers.getSetCookie()[0]!.split(';')[0]!
-    const home = await (await app.req('/', { headers: { accept: 'text/html', cookie } })).text()
-    const csrf = /name="csrf" value="([^"]+)"/.exec(home)![1]!
-    const get = (path: string) => app.req(path, { headers: { accept: 'text/html', cookie } })
-    const post = (
-      path: string,
-      fields: URLSearchParams | Record<string, string>,
-      headers: Record<string, string> = {},
-    ) =>
-      app.req(path, {
-        method: 'POST',
-        headers: { 'content-type': FORM, origin: ORIGIN, cookie, ...headers },
-        body: new URLSearchParams(fields),
-      })
+    const session = await siteSession(app, username === 'admin' ? ADMIN_TOKEN : tokens[username]!)
+    const { get, post } = session
     /** The edit form of `code` as shown, with `changes` made, sent with the CSRF token. */
     const saveEdit = async (code: string, changes: Record<string, string | null>) => {
       const form = editFormOf(await (await get(`/clubs/${code}/edit`)).text())
@@ -90,7 +50,7 @@ async function officers() {
         else form.set(name, value)
       return post(`/clubs/${code}/edit`, form)
     }
-    return { cookie, csrf, get, post, saveEdit }
+    return { ...session, saveEdit }
   }
   const api = async (path: string, token: string | null = ADMIN_TOKEN) => readJson(await app.req(path, { token }))
   return { ...app, tokens, signIn, api }

@@ -27,8 +27,10 @@ const PAGES: readonly { name: string; path: string; who: Who }[] = [
   { name: 'site-not-found', path: '/clubs/no-such-club', who: 'anonymous' },
   { name: 'site-my-clubs', path: '/my-clubs', who: 'officer' },
   { name: 'site-edit', path: '/clubs/lantern-society/edit', who: 'officer' },
+  { name: 'site-edit-rejected', path: '/clubs/olive-knitters/edit', who: 'officer' },
   { name: 'site-requests', path: '/clubs/lantern-society/requests', who: 'officer' },
   { name: 'site-review', path: '/review', who: 'admin' },
+  { name: 'site-revoke', path: '/review/penn-chess-society/revoke', who: 'admin' },
   { name: 'site-club-admin', path: '/clubs/penn-chess-society', who: 'admin' },
 ]
 
@@ -66,6 +68,14 @@ suite('every page of the site in Chromium', () => {
     await api('/api/clubs/lantern-society/', { approved: true }, TOKEN, 'PATCH')
     await api('/api/clubs/lantern-society/', { subtitle: 'Paper lanterns, and now kites' }, tokens.officer, 'PATCH')
     await api('/api/clubs/lantern-society/requests/', { message: 'I would love to fold lanterns.' }, tokens.student)
+    // A club of hers the office rejected, with a comment: its edit page offers Submit for review again.
+    await api('/api/clubs/', { name: 'Olive Knitters', subtitle: 'Wool' }, tokens.officer)
+    await api(
+      '/api/clubs/olive-knitters/',
+      { approved: false, approved_comment: 'Tell students when and where you meet.' },
+      TOKEN,
+      'PATCH',
+    )
     await api('/api/favorites/', { club: 'penn-chess-society' }, tokens.student)
     // The chess club's profile (CONTRACT §21): a logo, two meetings, and an officer people can ask.
     const logo = await sharp({ create: { width: 256, height: 256, channels: 3, background: '#0b4a8b' } })

@@ -99,6 +99,30 @@ async function office() {
       body,
     })
   }
+  /** Sends the confirmation form of a revocation as the page at `path` shows it, with `fields` changed. */
+  const confirm = async (
+    path: string,
+    {
+      who = 'admin',
+      fields = {},
+      origin = ORIGIN,
+      meanwhile,
+    }: {
+      who?: keyof typeof cookies
+      fields?: Record<string, string>
+      origin?: string
+      /** Happens after the page is shown, before its form is sent. */
+      meanwhile?: () => Promise<unknown>
+    } = {},
+  ) => {
+    const { html } = await page(path, who)
+    await meanwhile?.()
+    const form = /<form method="post" action="(\/review\/[^"]*\/revoke)"[^]*?<\/form>/.exec(html)!
+    const value = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(form[0])?.[1] ?? ''
+    const comment = /<textarea[^>]*name="comment"[^>]*>([^<]*)<\/textarea>/.exec(form[0])![1]!
+    const body = new URLSearchParams({ csrf: value('csrf'), seen: value('seen'), comment, ...fields })
+    return app.req(form[1]!, { method: 'POST', headers: { 'content-type': FORM, origin, cookie: cookies[who] }, body })
+  }
   const api = async (path: string, token: string | null = null) => readJson(await app.req(path, { token }))
   const history = (code: string) => api(`/api/clubs/${code}/history/`, ADMIN_TOKEN) as Promise<Json[]>
   /** What every request the public makes sees of `code`, or null when it is not public. */
@@ -106,7 +130,7 @@ async function office() {
     const res = await app.req(`/api/clubs/${code}/`)
     return res.status === 200 ? ((await readJson(res)) as Json) : null
   }
-  return { app, lantern, kite, page, decide, api, history, publicClub }
+  return { app, cookies, lantern, kite, page, decide, confirm, api, history, publicClub }
 }
 
 describe('Review: the clubs awaiting review', () => {
@@ -238,7 +262,22 @@ describe('deciding', () => {
     expect((await o.page(from, 'bob')).html).not.toContain('Activities office')
     expect((await o.page('/', null)).html).toContain('href="/clubs/penn-chess-society"')
 
-    const res = await o.decide('penn-chess-society', 'revoke', 'Inactive for two years.', { from })
+    // Revoke asks first, on a page naming the club; nothing is done until its button is pressed.
+    const asked = await o.decide('penn-chess-society', 'revoke', 'Inactive for two years.', { from })
+    const question = asked.headers.get('location')!
+    expect(asked.status).toBe(303)
+    expect(question).toStartWith('/review/penn-chess-society/revoke?seen=')
+    expect(await o.publicClub('penn-chess-society')).not.toBeNull()
+    const shown = await o.page(question)
+    expect(shown.status).toBe(200)
+    expect(shown.html).toContain('<title>Revoke Penn Chess Society?')
+    expect(text(/<h1>.*?<\/h1>/.exec(shown.html)![0])).toBe('Revoke Penn Chess Society?')
+    expect(shown.html).toMatch(/<textarea[^>]*name="comment"[^>]*>Inactive for two years.<\/textarea>/)
+    expect(shown.html).toMatch(/<button type="submit" class="danger">Revoke Penn Chess Society<\/button>/)
+    expect(shown.html).toContain('<a href="/clubs/penn-chess-society">Cancel: keep it public</a>')
+    expect((await o.history('penn-chess-society')).map((event) => event.event)).not.toContain('revoked')
+
+    const res = await o.confirm(question)
     expect([res.status, res.headers.get('location')]).toEqual([303, '/review?decided=penn-chess-society'])
     expect(text((await o.page(res.headers.get('location')!)).html)).toContain(
       'Revoked “Penn Chess Society”: it has left the public directory.',
@@ -288,6 +327,77 @@ describe('deciding', () => {
     expect(res.status).toBe(409)
     expect(text(await res.text())).toContain('“Lantern Society” cannot be revoked now: it is a change awaiting review.')
     expect((await o.publicClub(o.lantern))?.subtitle).toBe('Paper lanterns by the river')
+  })
+})
+
+describe('Revoke’s confirmation', () => {
+  it('is a page of its own at /review/{code}/revoke, which a link opens too; its comment goes with the decision', async () => {
+    const o = await office()
+    const question = '/review/penn-chess-society/revoke'
+    const res = await o.confirm(question, { fields: { comment: 'Gone quiet.' } })
+    expect([res.status, res.headers.get('location')]).toEqual([303, '/review?decided=penn-chess-society'])
+    expect(await o.publicClub('penn-chess-society')).toBeNull()
+    expect((await o.history('penn-chess-society'))[0]).toMatchObject({ event: 'revoked', comment: 'Gone quiet.' })
+    // Revoked now: asking again is refused, as a Revoke would be.
+    const again = await o.page(question)
+    expect(again.status).toBe(409)
+    expect(text(again.html)).toContain('“Penn Chess Society” cannot be revoked now: it is not public.')
+  })
+
+  it('is refused (409) for a club that may not be revoked, on the page and on a POST, doing nothing', async () => {
+    const o = await office()
+    const question = `/review/${o.lantern}/revoke`
+    const shown = await o.page(question)
+    expect(shown.status).toBe(409)
+    expect(text(shown.html)).toContain('“Lantern Society” cannot be revoked now: it is a change awaiting review.')
+    expect(shown.html).not.toContain(`action="${question}"`)
+    const csrf = /name="csrf" value="([^"]*)"/.exec(shown.html)![1]!
+    const posted = await o.app.req(question, {
+      method: 'POST',
+      headers: { 'content-type': FORM, origin: ORIGIN, cookie: o.cookies.admin },
+      body: new URLSearchParams({ csrf, seen: 'any', comment: 'x' }),
+    })
+    expect(posted.status).toBe(409)
+    expect((await o.history(o.lantern))[0]!.event).toBe('submitted')
+  })
+
+  it('refuses a confirmation sent after the club changed (409), doing nothing', async () => {
+    const o = await office()
+    const asked = await o.decide('penn-chess-society', 'revoke', '', { from: '/clubs/penn-chess-society' })
+    const question = asked.headers.get('location')!
+    const change = (subtitle: string) => o.app.admin.patch('/api/clubs/penn-chess-society/', { subtitle })
+    const res = await o.confirm(question, { meanwhile: () => change('Changed by another admin') })
+    expect(res.status).toBe(409)
+    expect(text(await res.text())).toContain(
+      'Nothing was done: “Penn Chess Society” has changed since you opened the page.',
+    )
+    expect(await o.publicClub('penn-chess-society')).not.toBeNull()
+    // Opened again after the change, the page says so at once.
+    const shown = await o.page(question)
+    expect([shown.status, shown.html.includes('has changed since you opened the page.')]).toEqual([409, true])
+  })
+
+  it('is for admins, from this site, with the session’s token: anything else does nothing', async () => {
+    const o = await office()
+    const question = '/review/penn-chess-society/revoke'
+    expect((await o.page(question, 'bob')).status).toBe(403)
+    const anonymous = await o.page(question, null)
+    expect([anonymous.status, anonymous.location]).toEqual([303, `/sign-in?next=${encodeURIComponent(question)}`])
+    for (const sent of [
+      o.confirm(question, { fields: { csrf: '' } }),
+      o.confirm(question, { fields: { csrf: 'not-the-token' } }),
+      o.confirm(question, { origin: 'https://evil.example' }),
+    ])
+      expect((await sent).status).toBe(403)
+    const csrf = /name="csrf" value="([^"]*)"/.exec((await o.page('/', 'bob')).html)![1]!
+    const bob = await o.app.req(question, {
+      method: 'POST',
+      headers: { 'content-type': FORM, origin: ORIGIN, cookie: o.cookies.bob },
+      body: new URLSearchParams({ csrf, seen: 'any', comment: 'x' }),
+    })
+    expect(bob.status).toBe(403)
+    expect(await o.publicClub('penn-chess-society')).not.toBeNull()
+    expect((await o.history('penn-chess-society')).map((event) => event.event)).not.toContain('revoked')
   })
 })
 

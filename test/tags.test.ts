@@ -244,6 +244,75 @@ describe('tag names', () => {
   })
 })
 
+describe('tags named by a bare string in a club write (CONTRACT §22)', () => {
+  const namesOf = (club: Json) => (club.tags as Json[]).map((tag) => tag.name)
+
+  it('takes "Games" as {"name": "Games"} on POST, PUT and PATCH, mixed with the object forms', async () => {
+    const w = await world()
+    const created = await w.as('owner')('/api/clubs/', {
+      method: 'POST',
+      json: { name: 'Bare Tags', tags: ['Games', { name: 'Social' }, ' games ', { id: GAMES }] },
+    })
+    expect(created.status).toBe(201)
+    expect(namesOf(await readJson(created))).toEqual(['Games', 'Social'])
+    const url = '/api/clubs/bare-tags/'
+    // GET-edit-PUT with the tags written back as names.
+    const shown = await w.json('owner', url)
+    const put = await w.as('owner')(url, { method: 'PUT', json: { ...shown, tags: ['social', 'Arts'] } })
+    expect(put.status).toBe(200)
+    expect(namesOf(await readJson(put))).toEqual(['Social', 'Arts'])
+    const patch = await w.as('owner')(url, { method: 'PATCH', json: { tags: ['Arts', { id: GAMES }] } })
+    expect(patch.status).toBe(200)
+    expect(namesOf(await w.json('owner', url))).toEqual(['Arts', 'Games'])
+  })
+
+  it('refuses a name no tag has as the object form does: a 400 naming it under tags, and nothing written', async () => {
+    const w = await world()
+    const tagsBefore = await w.json('admin', '/api/tags/')
+    const res = await w.as('owner')('/api/clubs/', {
+      method: 'POST',
+      json: { name: 'Bare Tags', tags: ['Games', 'Underwater Basket Weaving', { name: 'Knitting' }] },
+    })
+    expect(res.status).toBe(400)
+    expect(await readJson(res)).toEqual({
+      tags: ['Tag "Underwater Basket Weaving" does not exist.', 'Tag "Knitting" does not exist.'],
+    })
+    expect((await w.as('admin')('/api/clubs/bare-tags/')).status).toBe(404)
+    expect(await w.json('admin', '/api/tags/')).toEqual(tagsBefore)
+    const patch = await w.as('owner')('/api/clubs/tag-testers/', { method: 'PATCH', json: { tags: [''] } })
+    expect([patch.status, await readJson(patch)]).toEqual([400, { tags: ['Tag "" does not exist.'] }])
+    expect(await tagNamesOn(w, 'owner', '/api/clubs/tag-testers/')).toEqual(['Games'])
+  })
+
+  it('still refuses an item that is neither a string nor an object naming an id or a name', async () => {
+    const w = await world()
+    for (const tag of [3, null, true, ['Games'], {}]) {
+      const res = await w.as('owner')('/api/clubs/tag-testers/', { method: 'PATCH', json: { tags: [tag] } })
+      expect([res.status, await readJson(res)]).toEqual([
+        400,
+        { tags: ['Name a tag as {"id": <integer>}, {"name": "<text>"} or "<text>".'] },
+      ])
+    }
+  })
+
+  it('shows the bare string in the write bodies of the OpenAPI document', async () => {
+    const w = await world()
+    const doc = await readJson(await w.req('/swagger/json'))
+    const resolve = (schema: Json): Json =>
+      schema.$ref ? resolve(doc.components.schemas[schema.$ref.split('/').at(-1)]) : schema
+    for (const [path, method] of [
+      ['/api/clubs/', 'post'],
+      ['/api/clubs/{code}/', 'put'],
+      ['/api/clubs/{code}/', 'patch'],
+    ] as const) {
+      const body = resolve(doc.paths[path][method].requestBody.content['application/json'].schema)
+      const items = resolve(body.properties.tags).items
+      const kinds = (items.anyOf ?? items.oneOf).map((option: Json) => resolve(option).type)
+      expect(kinds).toEqual(['object', 'object', 'string'])
+    }
+  })
+})
+
 describe('tag counts', () => {
   it('count the clubs the caller may see, in the list and on the tag alike', async () => {
     const w = await world()

@@ -209,7 +209,7 @@ export interface paths {
         };
         /**
          * A club's approval history
-         * @description Newest first. `submitted` names the reviewed fields a change sent for review; `approved` and `rejected` carry the reviewer and their comment.
+         * @description Newest first. `submitted` names the reviewed fields a change sent for review; `resubmitted` a rejected club sent again (by a change, whose reviewed fields it names, or by POST resubmit/); `approved`, `rejected` and `revoked` carry the reviewer and their comment.
          */
         get: operations["getApiClubsByCodeHistory"];
         put?: never;
@@ -222,9 +222,33 @@ export interface paths {
         options: operations["optionsApiClubsByCodeHistory"];
         /**
          * A club's approval history (headers only)
-         * @description Newest first. `submitted` names the reviewed fields a change sent for review; `approved` and `rejected` carry the reviewer and their comment.
+         * @description Newest first. `submitted` names the reviewed fields a change sent for review; `resubmitted` a rejected club sent again (by a change, whose reviewed fields it names, or by POST resubmit/); `approved`, `rejected` and `revoked` carry the reviewer and their comment.
          */
         head: operations["headApiClubsByCodeHistory"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clubs/{code}/resubmit/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a rejected club for review again
+         * @description Nothing changes but its approval: pending again (approved false, approved_on null), in the admins' queue. The latest decision stays readable in last_decision and the history. 409 for a club that is not rejected (awaiting review, approved, or revoked: only an admin's approval brings a revoked club back).
+         */
+        post: operations["postApiClubsByCodeResubmit"];
+        delete?: never;
+        /**
+         * The metadata of Club Resubmission
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeResubmit"];
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -492,7 +516,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a member
-         * @description Owners and admins remove anyone; anyone may leave. A club keeps at least one owner (400).
+         * @description Owners and admins remove anyone; anyone may leave. A club keeps at least one owner: a 400 on role.
          */
         delete: operations["deleteApiClubsByCodeMembersByUsername"];
         /**
@@ -503,7 +527,7 @@ export interface paths {
         head?: never;
         /**
          * Change a member's role, title or listing
-         * @description Only the fields sent change. Owners and admins for any member; a member for their own title and public only (a role they send that differs is a 403). 404 for someone who is not a member. A club keeps at least one owner (400).
+         * @description Only the fields sent change. Owners and admins for any member; a member for their own title and public only (a role they send that differs is a 403). 404 for someone who is not a member. A club keeps at least one owner: a 400 on role.
          */
         patch: operations["patchApiClubsByCodeMembersByUsername"];
         trace?: never;
@@ -1237,6 +1261,16 @@ export interface components {
                 location: string;
                 note: string;
             }[];
+            /** @description Only to the club's owners, officers and admins (absent for everyone else): the activities office's latest decision on it, approved, rejected or revoked, with the admin's comment, who and when; null when none was made yet. */
+            last_decision?: {
+                action: "approved" | "rejected" | "revoked";
+                /** @description The admin's comment; "" when none. */
+                comment: string;
+                /** @description The admin who decided, or null. */
+                by: string | null;
+                /** Format: date-time */
+                at: string;
+            } | null;
         };
         /** @description A page of clubs (?page=). */
         ClubPage: {
@@ -2094,7 +2128,7 @@ export interface operations {
                     youtube?: string | null;
                     how_to_get_involved?: string;
                     listserv?: string;
-                    /** @description Tags named by id or name. */
+                    /** @description Tags named by id ({"id": 7}) or name ({"name": "Games"}, or "Games" alone). */
                     tags?: (({
                         id: number;
                     } & {
@@ -2103,7 +2137,7 @@ export interface operations {
                         name: string;
                     } & {
                         [key: string]: unknown;
-                    }))[];
+                    }) | string)[];
                     active?: boolean;
                     /** @description When the club meets, every week: at most 10. */
                     meetings?: {
@@ -2148,6 +2182,8 @@ export interface operations {
                     readonly updated_at?: unknown;
                     /** @description Read-only: accepted when sent back, and ignored. */
                     readonly approved_version?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly last_decision?: unknown;
                 };
             };
         };
@@ -2737,7 +2773,7 @@ export interface operations {
                     youtube: string | null;
                     how_to_get_involved: string;
                     listserv: string;
-                    /** @description Tags named by id or name. */
+                    /** @description Tags named by id ({"id": 7}) or name ({"name": "Games"}, or "Games" alone). */
                     tags: (({
                         id: number;
                     } & {
@@ -2746,7 +2782,7 @@ export interface operations {
                         name: string;
                     } & {
                         [key: string]: unknown;
-                    }))[];
+                    }) | string)[];
                     active: boolean;
                     /**
                      * @description Create only. Derived from the name when absent.
@@ -2796,6 +2832,8 @@ export interface operations {
                     readonly updated_at?: unknown;
                     /** @description Read-only: accepted when sent back, and ignored. */
                     readonly approved_version?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly last_decision?: unknown;
                 };
             };
         };
@@ -3312,7 +3350,7 @@ export interface operations {
                     youtube?: string | null;
                     how_to_get_involved?: string;
                     listserv?: string;
-                    /** @description Tags named by id or name. */
+                    /** @description Tags named by id ({"id": 7}) or name ({"name": "Games"}, or "Games" alone). */
                     tags?: (({
                         id: number;
                     } & {
@@ -3321,7 +3359,7 @@ export interface operations {
                         name: string;
                     } & {
                         [key: string]: unknown;
-                    }))[];
+                    }) | string)[];
                     active?: boolean;
                     /** @description When the club meets, every week: at most 10. */
                     meetings?: {
@@ -3366,6 +3404,8 @@ export interface operations {
                     readonly updated_at?: unknown;
                     /** @description Read-only: accepted when sent back, and ignored. */
                     readonly approved_version?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly last_decision?: unknown;
                 };
             };
         };
@@ -3559,14 +3599,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        event: "created" | "submitted" | "approved" | "rejected" | "revoked" | "archived";
+                        event: "created" | "submitted" | "resubmitted" | "approved" | "rejected" | "revoked" | "archived";
                         /** Format: date-time */
                         at: string;
                         /** @description The username who did it, or null. */
                         by: string | null;
                         /** @description The reviewer's comment; "" when none. */
                         comment: string;
-                        /** @description The reviewed fields a submission changed; [] for other events. */
+                        /** @description The reviewed fields a submission (or a resubmission by an edit) changed; [] for other events. */
                         fields: ("name" | "subtitle" | "description" | "image_url")[];
                     }[];
                 };
@@ -3806,6 +3846,210 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    postApiClubsByCodeResubmit: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated fields to keep in the club, e.g. code,name. The answer then holds only those fields: its schema, the full representation, says what each is, and no other field is required (a typed client may take it as a Pick of that type). */
+                fields?: string;
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The club, awaiting review. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClubDetail"];
+                };
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The club is not in a state that allows this: e.g. a resubmission of a club that is not rejected. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "“Go Club” already awaits review."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    optionsApiClubsByCodeResubmit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
             };
         };
     };
@@ -5916,7 +6160,7 @@ export interface operations {
                         name: string;
                     } & {
                         [key: string]: unknown;
-                    })) | string)[];
+                    }) | string) | string)[];
                     active?: boolean;
                     /** @description When the club meets, every week: at most 10. */
                     meetings?: {
@@ -5961,6 +6205,8 @@ export interface operations {
                     readonly updated_at?: unknown;
                     /** @description Read-only: accepted when sent back, and ignored. */
                     readonly approved_version?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly last_decision?: unknown;
                 }[];
                 /**
                  * @example code,name,subtitle,accepting_members,size,tags

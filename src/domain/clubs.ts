@@ -1,9 +1,9 @@
 import { requireUser, type Caller } from './caller'
-import { NotFound, PermissionDenied, ValidationFailed } from './errors'
+import { Conflict, NotFound, PermissionDenied, ValidationFailed } from './errors'
 import type { Role } from '../model/user'
 import type { Catalog, Entry, Order } from './catalog'
 import { firstFreeCode, slugify } from './code'
-import { CLUB_DEFAULTS, REVIEWED_FIELDS, type ClubRecord } from '../model/club'
+import { CLUB_DEFAULTS, DECISION_EVENTS, REVIEWED_FIELDS, type ClubRecord, type LastDecision } from '../model/club'
 import type { HistoryEntry, HistoryEventKind, HistoryRecord } from '../model/history'
 import type { History } from './history'
 import { versionOf } from './snapshot-format'
@@ -115,9 +115,15 @@ export class ClubService {
     return select(listItem(record, this.viewOf(caller, record), this.catalog), fields)
   }
 
-  /** The detail representation of `record` as `caller` sees it. */
+  /**
+   * The detail representation of `record` as `caller` sees it: to its owners, officers and admins
+   * (who see the real address) with the latest decision on it too (CONTRACT §22).
+   */
   detail(caller: Caller, record: ClubRecord, fields: readonly string[] | null = null): Representation {
-    return select(detail(record, this.viewOf(caller, record), this.catalog), fields)
+    const view = this.viewOf(caller, record)
+    const out = detail(record, view, this.catalog)
+    if (view.seesEmail) out.last_decision = this.lastDecision(record.code)
+    return select(out, fields)
   }
 
   /** Whether `caller` sees `record` exactly as an anonymous caller does, so one answer serves both. */
@@ -162,6 +168,44 @@ export class ClubService {
   /** Whether a change by `caller` to the reviewed fields of `record` awaits review: a non-admin's, once it was approved (CONTRACT §4, §11). */
   reviewsEdits(caller: Caller, record: ClubRecord): boolean {
     return !caller.isAdmin && (record.approved || record.approved_version !== null)
+  }
+
+  /** The newest approval, rejection or revocation of club `code`, or null when none is recorded. */
+  lastDecision(code: string): LastDecision | null {
+    const entry = this.events.latest(code, (e) => DECIDED.has(e.event))
+    return (
+      entry && { action: entry.event as LastDecision['action'], comment: entry.comment, by: entry.by, at: entry.at }
+    )
+  }
+
+  /**
+   * Whether `record` was rejected and nothing has been sent for review since (CONTRACT §22): an
+   * owner's or officer's change to its reviewed fields, or a resubmission, puts it in the queue
+   * again. A revoked club is not rejected: only an admin's approval brings it back (§11).
+   */
+  isRejected(record: ClubRecord): boolean {
+    if (record.approved || record.approved_on === null) return false
+    // A data file from before the history was kept records no decision; a rejection was the only one then.
+    return (this.lastDecision(record.code)?.action ?? 'rejected') === 'rejected'
+  }
+
+  /**
+   * Sends a rejected club back for review as it stands (`POST /api/clubs/{code}/resubmit/`): its
+   * owners and officers; 409 for a club that is not rejected (CONTRACT §22).
+   */
+  async resubmit(caller: Caller, code: string): Promise<ClubRecord> {
+    const user = requireUser(caller)
+    const current = this.retrieve(user, code)
+    if (!this.runs(user, code))
+      throw new PermissionDenied('Only the club’s owners and officers send it for review again.')
+    if (!this.isRejected(current)) throw new Conflict(notRejected(current, this.reviewState(current)))
+    const now = this.#now()
+    const club: ClubRecord = { ...current, ...AWAITING_REVIEW, updated_at: now }
+    await this.options.commit(() => [
+      this.catalog.change(club),
+      this.events.append(event(code, 'resubmitted', now, user.username)),
+    ])
+    return club
   }
 
   /** A club's approval history, newest first: for its owners, officers and admins (CONTRACT §11). */
@@ -262,10 +306,14 @@ export class ClubService {
     let record: ClubRecord = { ...current, ...changes, tags: tags ?? current.tags, updated_at: now }
     const reviewed = REVIEWED_FIELDS.filter((field) => record[field] !== current[field])
     const submitted: HistoryRecord[] = []
-    if (reviewed.length && this.reviewsEdits(user, current)) {
+    if (reviewed.length && !user.isAdmin && this.isRejected(current)) {
+      // In the queue again (CONTRACT §22); a rejected change keeps its approved version public meanwhile.
+      record = { ...record, ...AWAITING_REVIEW }
+      submitted.push(event(code, 'resubmitted', now, user.username, '', reviewed))
+    } else if (reviewed.length && this.reviewsEdits(user, current)) {
       // The change awaits review; meanwhile the public keeps seeing the approved version.
       const approvedVersion = current.approved_version ?? versionOf(current)
-      record = { ...record, approved: false, approved_by: null, approved_on: null, approved_comment: '' }
+      record = { ...record, ...AWAITING_REVIEW }
       record.approved_version = approvedVersion
       submitted.push(event(code, 'submitted', now, user.username, '', reviewed))
     }
@@ -351,6 +399,19 @@ export class ClubService {
   }
 }
 
+/** A club awaiting review: no decision on it since it was sent. */
+const AWAITING_REVIEW = { approved: false, approved_by: null, approved_on: null, approved_comment: '' } as const
+
+const DECIDED: ReadonlySet<string> = new Set(DECISION_EVENTS)
+
+/** Why club `record`, not rejected, cannot be sent for review again. */
+function notRejected(record: ClubRecord, review: 'new club' | 'change to an approved club' | null): string {
+  const name = `“${record.name}”`
+  if (review) return `${name} already awaits review.`
+  if (record.approved) return `${name} is approved: only a rejected club is sent for review again.`
+  return `The approval of ${name} was revoked: only the activities office brings it back.`
+}
+
 /** The fields a record takes as they are: all but approval (decided apart) and tags (resolved apart). */
 function withoutApproval<F extends ClubFields>(fields: F) {
   const { approved: _a, approved_comment: _c, tags: _t, ...rest } = fields
@@ -366,14 +427,26 @@ function sameValues(a: ClubRecord, b: ClubRecord): boolean {
   )
 }
 
-/** The tag id a reference names, or the message saying why it names none. */
-function tagRef(ref: unknown, catalog: Catalog): number | string {
+/**
+ * What a tag reference of a club write names: an id (`{"id"}`), a name (`{"name"}`, or a bare
+ * string as a seed writes it: CONTRACT §22), or nothing. An id wins over a name sent beside it.
+ */
+export function tagNamed(ref: unknown): { id: number } | { name: string } | null {
+  if (typeof ref === 'string') return { name: ref }
   if (typeof ref === 'object' && ref !== null && !Array.isArray(ref)) {
     const { id, name } = ref as { id?: unknown; name?: unknown }
-    if (typeof id === 'number' && Number.isInteger(id)) return catalog.tag(id)?.id ?? `Tag ${id} does not exist.`
-    if (typeof name === 'string') return catalog.tagByName(name.trim())?.id ?? `Tag "${name}" does not exist.`
+    if (typeof id === 'number' && Number.isInteger(id)) return { id }
+    if (typeof name === 'string') return { name }
   }
-  return 'Name a tag as {"id": <integer>} or {"name": "<text>"}.'
+  return null
+}
+
+/** The tag id a reference names, or the message saying why it names none. */
+function tagRef(ref: unknown, catalog: Catalog): number | string {
+  const named = tagNamed(ref)
+  if (named === null) return 'Name a tag as {"id": <integer>}, {"name": "<text>"} or "<text>".'
+  if ('id' in named) return catalog.tag(named.id)?.id ?? `Tag ${named.id} does not exist.`
+  return catalog.tagByName(named.name.trim())?.id ?? `Tag "${named.name}" does not exist.`
 }
 
 /** A history entry of club `code`. */

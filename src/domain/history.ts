@@ -23,6 +23,16 @@ export class History {
     return (this.#byClub.get(club) ?? []).map(({ club: _, ...entry }) => entry).reverse()
   }
 
+  /** A club's newest event that `matches`, or null. */
+  latest(club: string, matches: (entry: HistoryEntry) => boolean): HistoryEntry | null {
+    const events = this.#byClub.get(club) ?? []
+    for (let i = events.length - 1; i >= 0; i--) {
+      const { club: _, ...entry } = events[i]!
+      if (matches(entry)) return entry
+    }
+    return null
+  }
+
   /** Where `record` stands among its club's events, oldest first (-1: not there). */
   position(record: HistoryRecord): number {
     return this.#byClub.get(record.club)?.indexOf(record) ?? -1

@@ -113,7 +113,7 @@ export class ImportService {
         tally.bad.add(row.number, row.errors)
         continue
       }
-      const body = withTagNames(row.body)
+      const body = row.body
       let reached: Reached | null = null
       if (isObject(body) && Array.isArray(body.tags) && this.tags.makesAny(body.tags))
         reached = { number: row.number, body }
@@ -184,7 +184,7 @@ export class ImportService {
   /** Counts a bad row, or makes a row's change. */
   #take(user: Caller & { username: string }, row: Row, tally: Tally): void {
     if ('errors' in row) tally.bad.add(row.number, row.errors)
-    else this.#make(user, { number: row.number, body: withTagNames(row.body) }, tally)
+    else this.#make(user, { number: row.number, body: row.body }, tally)
   }
 
   /** Makes the tags a row names that are missing, then its change, unless it is bad or changes nothing. */
@@ -261,12 +261,6 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 function undoAll(undo: readonly Undo[]): void {
   for (const step of [...undo].reverse()) step()
-}
-
-/** Tags named by a bare string, as a JSON import or a seed may name them, as the write shape's `{"name"}`. */
-function withTagNames(body: unknown): unknown {
-  if (!isObject(body) || !Array.isArray(body.tags) || !body.tags.some((tag) => typeof tag === 'string')) return body
-  return { ...body, tags: body.tags.map((tag) => (typeof tag === 'string' ? { name: tag } : tag)) }
 }
 
 /** An export made for someone who may not see a club's address shows "Hidden" there: no address, and no change. */

@@ -49,7 +49,8 @@ const MEMBER_PATCH_BODY = new BodyCheck(MemberPatch, {
   fields: FIELD_WORDS,
   trimmed: ['title'],
 })
-const LAST_OWNER = { non_field_errors: ['A club must keep at least one owner.'] }
+/** Removing or demoting a club's last owner is refused on the role (CONTRACT §22): the club would have no one to run it. */
+const LAST_OWNER = { role: ['A club must keep at least one owner.'] }
 const ROLE_ORDER: Record<Role, number> = { owner: 0, officer: 1, member: 2 }
 const byRoleThenName = (a: { role: Role; username: string }, b: { role: Role; username: string }) =>
   ROLE_ORDER[a.role] - ROLE_ORDER[b.role] || (a.username < b.username ? -1 : 1)

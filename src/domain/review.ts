@@ -3,7 +3,7 @@ import { requireUser, type Caller } from './caller'
 import type { ClubService } from './clubs'
 import { Conflict, PermissionDenied } from './errors'
 import type { Relations } from './relations'
-import { REVIEWED_FIELDS, type ApprovedVersion, type ClubRecord } from '../model/club'
+import { DECISION_EVENTS, REVIEWED_FIELDS, type ApprovedVersion, type ClubRecord } from '../model/club'
 import type { HistoryEntry } from '../model/history'
 
 export type ReviewedField = (typeof REVIEWED_FIELDS)[number]
@@ -76,13 +76,22 @@ export class ReviewDesk {
    * after another admin's approval would otherwise revoke.
    */
   async decide(caller: Caller, code: string, decision: Decision, comment: string, seen: string): Promise<Case> {
+    this.open(caller, code, decision, seen)
+    await this.clubs.update(caller, code, { approved: decision === 'approve', approved_comment: comment }, true)
+    return this.case(caller, code)
+  }
+
+  /**
+   * Club `code` as a reviewer sees it, when `decision` may be made on it as `seen` (else the 409
+   * decide would answer): what a confirmation asks about before anything is done.
+   */
+  open(caller: Caller, code: string, decision: Decision, seen: string): Case {
     const before = this.case(caller, code)
     const name = before.club.name
     if (seen !== before.seen) throw new Conflict(`“${name}” has changed since you opened the page. Look at it again.`)
     if (!before.decisions.includes(decision))
       throw new Conflict(`“${name}” cannot be ${DONE[decision]} now: it is ${STANDING_WORDS[before.standing]}.`)
-    await this.clubs.update(caller, code, { approved: decision === 'approve', approved_comment: comment }, true)
-    return this.case(caller, code)
+    return before
   }
 
   #caseOf(admin: Caller & { username: string }, club: ClubRecord): Case {
@@ -108,8 +117,6 @@ export class ReviewDesk {
   }
 }
 
-const DECIDED = new Set<HistoryEntry['event']>(['approved', 'rejected', 'revoked'])
-
 const STANDING_WORDS: Record<Standing, string> = {
   'new club': 'a new club awaiting review',
   'change to an approved club': 'a change awaiting review',
@@ -130,12 +137,15 @@ function standingOf(review: ReturnType<ClubService['reviewState']>, club: ClubRe
   return club.approved_version ? 'change rejected' : 'hidden'
 }
 
+const DECIDED: ReadonlySet<string> = new Set(DECISION_EVENTS)
+const SUBMISSIONS: ReadonlySet<string> = new Set(['submitted', 'resubmitted'])
+
 /** The first submission since the last decision (history is newest first); a new club waits from its creation. */
 function waitingSince(history: readonly HistoryEntry[], club: ClubRecord): string {
   let since: string | null = null
   for (const entry of history) {
-    if (entry.event === 'submitted' || entry.event === 'created') since = entry.at
-    if (entry.event !== 'submitted') break
+    if (SUBMISSIONS.has(entry.event) || entry.event === 'created') since = entry.at
+    if (!SUBMISSIONS.has(entry.event)) break
   }
   // A data file from before the history was kept has no events for it.
   return since ?? club.updated_at

@@ -1,7 +1,7 @@
 import { requireUser, type Caller } from './caller'
 import type { Catalog } from './catalog'
 import { BodyCheck, fieldsOrRefuse, type Checked } from './check'
-import type { ClubService } from './clubs'
+import { tagNamed, type ClubService } from './clubs'
 import { NotFound, PermissionDenied } from './errors'
 import type { Commit, Undo } from './journal'
 import type { ClubRecord, Tag } from '../model/club'
@@ -93,10 +93,9 @@ export class TagService {
 
   /** The name of the tag `ref` names by a name no tag has, which a tag may have; otherwise null. */
   #missingName(ref: unknown): string | null {
-    if (typeof ref !== 'object' || ref === null) return null
-    const { id, name } = ref as { id?: unknown; name?: unknown }
-    if ((typeof id === 'number' && Number.isInteger(id)) || typeof name !== 'string') return null
-    const checked = this.#unique(TAG_CREATE_BODY.check({ name }), null)
+    const named = tagNamed(ref)
+    if (named === null || 'id' in named) return null
+    const checked = this.#unique(TAG_CREATE_BODY.check({ name: named.name }), null)
     return Object.keys(checked.errors).length ? null : checked.fields.name!
   }
 

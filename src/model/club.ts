@@ -86,12 +86,13 @@ export const Tag = t.Object({ id: Type.Integer({ minimum: 1 }), name: t.String({
 export type Tag = typeof Tag.static
 
 /**
- * A tag as a client names it on write: by id or by name. The club service resolves each one and
+ * A tag as a client names it on write: by id, by name, or by a bare name. The club service resolves each one and
  * names a bad one itself, so write checks do not report errors inside the items.
  */
 const TagRef = t.Union([
   t.Object({ id: Type.Integer() }, { additionalProperties: true }),
   t.Object({ name: t.String() }, { additionalProperties: true }),
+  t.String({ description: 'A tag by its name, as {"name": ...} names it.', examples: ['Games'] }),
 ])
 
 /**
@@ -135,7 +136,10 @@ export const ClubWrite = t.Object(
     youtube: Url,
     how_to_get_involved: Text(10_000),
     listserv: Text(255),
-    tags: t.Array(TagRef, { maxItems: 20, description: 'Tags named by id or name.' }),
+    tags: t.Array(TagRef, {
+      maxItems: 20,
+      description: 'Tags named by id ({"id": 7}) or name ({"name": "Games"}, or "Games" alone).',
+    }),
     active: t.Boolean(),
     meetings: t.Array(MeetingWrite, {
       maxItems: MAX_MEETINGS,
@@ -221,6 +225,7 @@ export const READ_ONLY_FIELDS = [
   'created_at',
   'updated_at',
   'approved_version',
+  'last_decision',
 ] as const
 
 /** The read-only fields as a write body may carry them back: any value, ignored. */
@@ -259,6 +264,18 @@ export const ApprovedVersion = t.Object({
   updated_at: t.Optional(t.String()),
 })
 export type ApprovedVersion = typeof ApprovedVersion.static
+
+/** The decisions of the activities office on a club, as its history names them (CONTRACT §11). */
+export const DECISION_EVENTS = ['approved', 'rejected', 'revoked'] as const
+
+/** The latest decision on a club, as its owners, officers and admins see it on the club (CONTRACT §22). */
+export const LastDecision = t.Object({
+  action: t.Union(DECISION_EVENTS.map((event) => t.Literal(event))),
+  comment: t.String({ description: 'The admin\'s comment; "" when none.' }),
+  by: t.Union([t.String(), t.Null()], { description: 'The admin who decided, or null.' }),
+  at: t.String({ format: 'date-time' }),
+})
+export type LastDecision = typeof LastDecision.static
 
 /** A club as the data file keeps it. */
 export const ClubRecord = t.Object({
@@ -396,5 +413,11 @@ export const ClubDetail = t.Object({
     },
   ),
   meetings: t.Array(Meeting, { description: 'When the club meets, every week, in the campus time zone.' }),
+  last_decision: t.Optional(
+    t.Union([LastDecision, t.Null()], {
+      description:
+        "Only to the club's owners, officers and admins (absent for everyone else): the activities office's latest decision on it, approved, rejected or revoked, with the admin's comment, who and when; null when none was made yet.",
+    }),
+  ),
 })
 export type ClubDetail = typeof ClubDetail.static

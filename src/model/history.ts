@@ -1,7 +1,7 @@
 import { t } from 'elysia'
-import { REVIEWED_FIELDS } from './club'
+import { DECISION_EVENTS, REVIEWED_FIELDS } from './club'
 
-export const HISTORY_EVENTS = ['created', 'submitted', 'approved', 'rejected', 'revoked', 'archived'] as const
+export const HISTORY_EVENTS = ['created', 'submitted', 'resubmitted', ...DECISION_EVENTS, 'archived'] as const
 export type HistoryEventKind = (typeof HISTORY_EVENTS)[number]
 
 /** One entry of a club's approval history (CONTRACT §11), as answered. */
@@ -11,7 +11,7 @@ export const HistoryEntry = t.Object({
   by: t.Union([t.String(), t.Null()], { description: 'The username who did it, or null.' }),
   comment: t.String({ description: 'The reviewer\'s comment; "" when none.' }),
   fields: t.Array(t.Union(REVIEWED_FIELDS.map((field) => t.Literal(field))), {
-    description: 'The reviewed fields a submission changed; [] for other events.',
+    description: 'The reviewed fields a submission (or a resubmission by an edit) changed; [] for other events.',
   }),
 })
 export type HistoryEntry = typeof HistoryEntry.static

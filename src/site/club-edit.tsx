@@ -1,12 +1,13 @@
 /** @jsxImportSource preact */
 import type { FieldErrors } from '../domain/check'
 import { isOwnLogo } from '../domain/logos'
-import { REVIEWED_FIELDS, WEEKDAYS } from '../model/club'
+import { REVIEWED_FIELDS, WEEKDAYS, type LastDecision } from '../model/club'
 import { CsrfField, type Viewer } from './layout'
 import { EDIT_SECTIONS, type EditField, type EditValues, type MeetingRow } from './club-form'
+import { DecisionNote } from './decision-note'
 
-/** What the edit page says above the form: the save went through, or it awaits review. */
-export type EditNotice = 'saved' | 'review' | null
+/** What the edit page says above the form: the save went through, it awaits review, or a rejected club was sent again. */
+export type EditNotice = 'saved' | 'review' | 'resubmitted' | null
 
 export interface EditState {
   readonly code: string
@@ -26,6 +27,10 @@ export interface EditState {
   readonly origin: string
   /** Whether this directory keeps logos at all. */
   readonly logos: boolean
+  /** The activities office's latest decision on the club, or null (CONTRACT §22). */
+  readonly lastDecision: LastDecision | null
+  /** The club is rejected, and this person may send it for review again. */
+  readonly resubmittable: boolean
 }
 
 const REVIEWED: ReadonlySet<string> = new Set(REVIEWED_FIELDS)
@@ -225,6 +230,12 @@ function ErrorSummary({ errors }: { errors: FieldErrors }) {
 }
 
 function Notice({ state }: { state: EditState }) {
+  if (state.notice === 'resubmitted')
+    return (
+      <p class="notice" role="status">
+        The club is sent for review again: the activities office decides on it as it stands now.
+      </p>
+    )
   if (state.notice === 'review')
     return (
       <p class="notice" role="status">
@@ -311,6 +322,7 @@ export function ClubEditPage({ state, viewer }: { state: EditState; viewer: View
       <h1>Edit {state.name}</h1>
       <ErrorSummary errors={state.errors} />
       <Notice state={state} />
+      <DecisionNote code={state.code} decision={state.lastDecision} rejected={state.resubmittable} viewer={viewer} />
       <p class="edit-links">
         <a href={`/clubs/${state.code}`}>The club’s page</a> ·{' '}
         <a href={`/clubs/${state.code}/requests`}>Join requests and members</a> · <a href="/my-clubs">My clubs</a>

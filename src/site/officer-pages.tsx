@@ -53,18 +53,23 @@ export function officerPages(kit: SiteKit) {
     errors: FieldErrors = {},
     notice: EditNotice = null,
   ) {
+    const caller = callerOf(viewer)
+    const rejected = clubs.isRejected(club)
     const state: EditState = {
       code: club.code,
       name: club.name,
       values,
       errors,
-      tags: tags.list(callerOf(viewer)),
+      tags: tags.list(caller),
       notice,
       awaitingReview: standingOf(club) === 'change',
-      reviewed: clubs.reviewsEdits(callerOf(viewer), club),
+      // A rejected club's changed reviewed fields send it for review again, unless an admin changes them.
+      reviewed: clubs.reviewsEdits(caller, club) || (rejected && !viewer.isAdmin),
       logo: club.image_url,
       origin,
       logos: logos !== null,
+      lastDecision: clubs.lastDecision(club.code),
+      resubmittable: rejected && clubs.runs(caller, club.code),
     }
     return {
       title: `Edit ${club.name}`,
@@ -77,14 +82,8 @@ export function officerPages(kit: SiteKit) {
     if (!viewer) return signInFirst(url)
     const club = clubs.editable(callerOf(viewer), params.code!)
     const saved = url.searchParams.get('saved')
-    return editPage(
-      viewer,
-      url.origin,
-      club,
-      valuesOf(club),
-      {},
-      saved === 'review' ? 'review' : saved ? 'saved' : null,
-    )
+    const notice = saved === 'review' || saved === 'resubmitted' ? saved : saved ? 'saved' : null
+    return editPage(viewer, url.origin, club, valuesOf(club), {}, notice)
   })
 
   const saveEdit = kit.action(async ({ url, viewer, params, form }) => {
@@ -102,8 +101,24 @@ export function officerPages(kit: SiteKit) {
       throw error
     }
     const reviewedChange = REVIEWED_FIELDS.some((field) => after[field] !== before[field])
-    const awaits = reviewedChange && standingOf(after) === 'change'
-    return seeOther(`/clubs/${after.code}/edit?saved=${awaits ? 'review' : '1'}`)
+    return seeOther(`/clubs/${after.code}/edit?saved=${savedAs(before, after, reviewedChange)}`)
+  })
+
+  /** What the edit page says after a save: a rejected club sent again, a change awaiting review, or saved. */
+  const savedAs = (before: ClubRecord, after: ClubRecord, reviewedChange: boolean) =>
+    !reviewedChange
+      ? '1'
+      : clubs.isRejected(before) && !clubs.isRejected(after)
+        ? 'resubmitted'
+        : standingOf(after) === 'change'
+          ? 'review'
+          : '1'
+
+  /** Submit for review again: a rejected club goes back into the queue as it stands (CONTRACT §22). */
+  const resubmit = kit.action(async ({ url, viewer, params }) => {
+    if (!viewer) return signInFirst(new URL(`/clubs/${params.code}/edit`, url))
+    const club = await clubs.resubmit(callerOf(viewer), params.code!)
+    return seeOther(`/clubs/${club.code}/edit?saved=resubmitted`)
   })
 
   const people = kit.page(({ url, viewer, params }) => {
@@ -151,9 +166,7 @@ export function officerPages(kit: SiteKit) {
 
   /** After a logo change: back to the form, which says whether the change awaits review. */
   const afterLogo = (before: ClubRecord, after: ClubRecord) =>
-    seeOther(
-      `/clubs/${after.code}/edit?saved=${after.image_url !== before.image_url && standingOf(after) === 'change' ? 'review' : '1'}`,
-    )
+    seeOther(`/clubs/${after.code}/edit?saved=${savedAs(before, after, after.image_url !== before.image_url)}`)
 
   const uploadLogo = kit.upload(
     'image',
@@ -196,6 +209,7 @@ export function officerPages(kit: SiteKit) {
     .get('/my-clubs', myClubs, HIDE)
     .get('/clubs/:code/edit', showEdit, HIDE)
     .post('/clubs/:code/edit', saveEdit, HIDE)
+    .post('/clubs/:code/resubmit', resubmit, HIDE)
     .post('/clubs/:code/logo', uploadLogo, HIDE)
     .post('/clubs/:code/logo/remove', removeLogo, HIDE)
     .get('/clubs/:code/requests', people, HIDE)

@@ -54,6 +54,9 @@ export const ERRORS = {
   405: error('Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY).', {
     detail: 'Method "PATCH" not allowed.',
   }),
+  409: error('The club is not in a state that allows this: e.g. a resubmission of a club that is not rejected.', {
+    detail: '“Go Club” already awaits review.',
+  }),
   413: error('Body over 1 MiB (over 10 MiB for an import).', { detail: 'Request body is larger than 1048576 bytes.' }),
   415: error('Body not application/json (for an import: nor text/csv, or a charset other than UTF-8).', {
     detail: 'Unsupported media type "text/plain" in request.',

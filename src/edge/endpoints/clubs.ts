@@ -386,17 +386,40 @@ export const clubHistory = endpoint({
   path: '/api/clubs/:code/history/',
   name: 'Club History',
   description:
-    "A club's approval history, newest first: its creation, each change of reviewed fields sent for review, each approval and rejection, its archiving. Owners, officers and admins.",
+    "A club's approval history, newest first: its creation, each change of reviewed fields sent for review, each resubmission of a rejected club, each approval, rejection and revocation, its archiving. Owners, officers and admins.",
   tag: 'clubs',
   actions: {
     GET: {
       summary: "A club's approval history",
       description:
-        'Newest first. `submitted` names the reviewed fields a change sent for review; `approved` and `rejected` carry the reviewer and their comment.',
+        'Newest first. `submitted` names the reviewed fields a change sent for review; `resubmitted` a rejected club sent again (by a change, whose reviewed fields it names, or by POST resubmit/); `approved`, `rejected` and `revoked` carry the reviewer and their comment.',
       access: 'user',
       responses: { 200: json(t.Array(HistoryEntry), 'The events, newest first.') },
       errors: [401, 403, 404],
       handle: ({ services, caller, params }) => ({ status: 200, body: services.clubs.history(caller, params.code) }),
+    },
+  },
+})
+
+export const clubResubmit = endpoint({
+  path: '/api/clubs/:code/resubmit/',
+  name: 'Club Resubmission',
+  description:
+    'POST sends a rejected club back for review as it stands: it awaits the activities office again, and its history records resubmitted. A change to its reviewed fields by an owner or officer does the same. Owners and officers.',
+  tag: 'clubs',
+  actions: {
+    POST: {
+      summary: 'Send a rejected club for review again',
+      description:
+        "Nothing changes but its approval: pending again (approved false, approved_on null), in the admins' queue. The latest decision stays readable in last_decision and the history. 409 for a club that is not rejected (awaiting review, approved, or revoked: only an admin's approval brings a revoked club back).",
+      access: 'user',
+      query: [FIELDS],
+      responses: { 200: json(DETAIL, 'The club, awaiting review.') },
+      errors: [401, 403, 404, 405, 409, 503],
+      async handle(call) {
+        const club = await call.services.clubs.resubmit(call.caller, call.params.code)
+        return { status: 200, body: detailAnswer(call, club) }
+      },
     },
   },
 })

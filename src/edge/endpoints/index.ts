@@ -1,5 +1,5 @@
 import { apiRoot } from './root'
-import { clubDetail, clubHistory, clubList } from './clubs'
+import { clubDetail, clubHistory, clubList, clubResubmit } from './clubs'
 import { importList } from './imports'
 import { clubLogo, logoFile } from './logos'
 import { memberDetail, memberList, officerList, subscriberList } from './members'
@@ -17,6 +17,7 @@ export const ENDPOINTS = [
   clubList,
   clubDetail,
   clubHistory,
+  clubResubmit,
   changeList,
   changeStream,
   clubCalendar,

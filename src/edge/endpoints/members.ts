@@ -72,7 +72,7 @@ export const memberDetail = endpoint({
     PATCH: {
       summary: "Change a member's role, title or listing",
       description:
-        'Only the fields sent change. Owners and admins for any member; a member for their own title and public only (a role they send that differs is a 403). 404 for someone who is not a member. A club keeps at least one owner (400).',
+        'Only the fields sent change. Owners and admins for any member; a member for their own title and public only (a role they send that differs is a 403). 404 for someone who is not a member. A club keeps at least one owner: a 400 on role.',
       access: 'user',
       body: { schema: MemberPatch, example: { title: 'President', public: true } },
       responses: { 200: json(Member, 'The member as they are now.') },
@@ -84,7 +84,7 @@ export const memberDetail = endpoint({
     },
     DELETE: {
       summary: 'Remove a member',
-      description: 'Owners and admins remove anyone; anyone may leave. A club keeps at least one owner (400).',
+      description: 'Owners and admins remove anyone; anyone may leave. A club keeps at least one owner: a 400 on role.',
       access: 'user',
       responses: { 204: { description: 'Removed.' } },
       errors: [400, 401, 403, 404, 405, 503],
