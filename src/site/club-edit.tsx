@@ -2,6 +2,7 @@
 import type { FieldErrors } from '../domain/check'
 import { isOwnLogo } from '../domain/logos'
 import { REVIEWED_FIELDS, WEEKDAYS } from '../model/club'
+import { ErrorSummary } from './fields'
 import { CsrfField, type Viewer } from './layout'
 import { EDIT_SECTIONS, type EditField, type EditValues, type MeetingRow } from './club-form'
 
@@ -197,32 +198,13 @@ function MeetingChoice({ state }: { state: EditState }) {
 
 const LABELS = new Map(EDIT_SECTIONS.flatMap((s) => s.fields.map((f) => [f.name, f.label] as const)))
 
-/** Every problem at once, above the form, each a link to its field (non-field ones as text). */
-function ErrorSummary({ errors }: { errors: FieldErrors }) {
-  const entries = Object.entries(errors)
-  if (entries.length === 0) return null
-  return (
-    <div class="error-summary" role="alert" aria-labelledby="error-summary-title" tabIndex={-1}>
-      <h2 id="error-summary-title">
-        {entries.length === 1 ? 'There is a problem' : `There are ${entries.length} problems`}; nothing was saved
-      </h2>
-      <ul>
-        {entries.map(([field, messages]) => {
-          const label = LABELS.get(field) ?? { tags: 'Tags', meetings: 'Meetings', image: 'Logo' }[field]
-          const text = messages.join(' ')
-          if (!label) return <li>{text}</li>
-          return (
-            <li>
-              <a href={`#${field === 'tags' || field === 'meetings' ? errorId(field) : field}`}>
-                {label}: {text}
-              </a>
-            </li>
-          )
-        })}
-      </ul>
-    </div>
-  )
-}
+/** Where the summary of a refused form links each field's problem: its control, or a group's error. */
+const SUMMARY_FIELDS = Object.fromEntries([
+  ...[...LABELS].map(([name, label]) => [name, { id: name, label }] as const),
+  ['tags', { id: errorId('tags'), label: 'Tags' }],
+  ['meetings', { id: errorId('meetings'), label: 'Meetings' }],
+  ['image', { id: 'image', label: 'Logo' }],
+])
 
 function Notice({ state }: { state: EditState }) {
   if (state.notice === 'review')
@@ -309,7 +291,7 @@ export function ClubEditPage({ state, viewer }: { state: EditState; viewer: View
   return (
     <>
       <h1>Edit {state.name}</h1>
-      <ErrorSummary errors={state.errors} />
+      <ErrorSummary errors={state.errors} fields={SUMMARY_FIELDS} nothing="saved" />
       <Notice state={state} />
       <p class="edit-links">
         <a href={`/clubs/${state.code}`}>The club’s page</a> ·{' '}

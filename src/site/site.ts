@@ -3,6 +3,7 @@ import { siteAssets } from './assets'
 import { campusSignInRoutes } from './campus-sign-in'
 import { clubActionRoutes } from './club-actions'
 import { siteKit, type SiteDeps } from './kit'
+import { officeRoutes } from './office'
 import { officerPages } from './officer-pages'
 import { publicPages } from './public-pages'
 import { reviewRoutes } from './review'
@@ -21,5 +22,6 @@ export function siteRoutes(deps: SiteDeps) {
     .use(signInRoutes(kit))
     .use(officerPages(kit))
     .use(reviewRoutes(kit))
+    .use(officeRoutes(kit))
     .use(deps.campus ? campusSignInRoutes(kit, deps.campus) : new Elysia())
 }
