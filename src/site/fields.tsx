@@ -1,4 +1,5 @@
 /** @jsxImportSource preact */
+import type { ComponentChildren } from 'preact'
 import type { FieldErrors } from '../domain/check'
 
 // The parts of the site's small forms (the office's, a club's members'): a control with its label,
@@ -10,7 +11,7 @@ const helpId = (id: string) => `${id}-help`
 interface FieldProps {
   readonly id: string
   readonly name: string
-  readonly label: string
+  readonly label: ComponentChildren
   readonly errors?: readonly string[] | undefined
   readonly help?: string
 }

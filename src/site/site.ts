@@ -5,6 +5,7 @@ import { clubActionRoutes } from './club-actions'
 import { siteKit, type SiteDeps } from './kit'
 import { officeRoutes } from './office'
 import { officerPages } from './officer-pages'
+import { peopleRoutes } from './people-routes'
 import { publicPages } from './public-pages'
 import { reviewRoutes } from './review'
 import { signInRoutes } from './sign-in'
@@ -21,6 +22,7 @@ export function siteRoutes(deps: SiteDeps) {
     .use(clubActionRoutes(kit))
     .use(signInRoutes(kit))
     .use(officerPages(kit))
+    .use(peopleRoutes(kit))
     .use(reviewRoutes(kit))
     .use(officeRoutes(kit))
     .use(deps.campus ? campusSignInRoutes(kit, deps.campus) : new Elysia())
