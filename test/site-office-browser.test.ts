@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'bun:test'
 import type { Page } from 'playwright-core'
-import { axeViolations, browserSuite, offHost, sidewaysScroll, watchPage } from '../harness/browser'
+import { axeViolations, browserSuite, offHost, sidewaysScroll, tabTo, watchPage } from '../harness/browser'
 
 // The office and a club's owner on the campus site in Chromium at 375 px (CONTRACT §22), found by
-// their visible labels and roles: the admin opens Users from the navigation, adds a user and reads
+// their visible labels and roles, the forms sent by keyboard: the admin opens Users from the navigation, adds a user and reads
 // their token once, then disables and enables them; an owner adds an officer with a title and
 // public, and the club's page shows them to everyone. Every page on the way is audited with
 // axe-core and must not scroll sideways. Without Chromium the suite fails unless
@@ -59,8 +59,10 @@ suite('the office and a club’s owner in a real browser', () => {
         await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor()
         await expectSound(page)
 
-        await page.getByLabel('Username', { exact: true }).fill('nina')
-        await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Add user' }).click()])
+        // By keyboard: Tab to the field, type, Enter sends the form.
+        expect(await tabTo(page, page.getByLabel('Username', { exact: true }))).toEqual({ visibleFocus: true })
+        await page.keyboard.type('nina')
+        await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')])
         await page.getByRole('heading', { level: 1, name: 'Added nina' }).waitFor()
         await expectSound(page)
         const token = await page.getByLabel('Token for nina').inputValue()
@@ -87,8 +89,12 @@ suite('the office and a club’s owner in a real browser', () => {
         await page.getByLabel('Username', { exact: true }).fill('sam')
         await page.getByLabel('Role', { exact: true }).selectOption({ label: 'Officer' })
         await page.getByLabel('Title', { exact: true }).fill('Treasurer')
-        await page.getByLabel('Public: listed with their title on the club’s page', { exact: true }).check()
-        await Promise.all([page.waitForURL(/added=sam/), page.getByRole('button', { name: 'Add member' }).click()])
+        const publicBox = page.getByLabel('Public: listed with their title on the club’s page', { exact: true })
+        expect(await tabTo(page, publicBox)).toEqual({ visibleFocus: true })
+        await page.keyboard.press('Space')
+        expect(await publicBox.isChecked()).toBe(true)
+        expect(await tabTo(page, page.getByRole('button', { name: 'Add member' }))).toEqual({ visibleFocus: true })
+        await Promise.all([page.waitForURL(/added=sam/), page.keyboard.press('Enter')])
         await page.getByRole('status').getByText('sam is a member now.').waitFor()
         await expectSound(page)
         const officers = (await api(`/api/clubs/${CHESS}/officers/`)).body
