@@ -3,11 +3,11 @@ import type { Page } from 'playwright-core'
 import { axeViolations, browserSuite, offHost, sidewaysScroll, tabTo, watchPage } from '../harness/browser'
 
 // The office and a club's owner on the campus site in Chromium at 375 px (CONTRACT §22), found by
-// their visible labels and roles, the forms sent by keyboard: the admin opens Users from the navigation, adds a user and reads
-// their token once, then disables and enables them; an owner adds an officer with a title and
-// public, and the club's page shows them to everyone. Every page on the way is audited with
-// axe-core and must not scroll sideways. Without Chromium the suite fails unless
-// SKIP_BROWSER_TESTS=1 is set.
+// their visible labels and roles, the forms sent by keyboard: the admin opens Users from the
+// navigation, adds a user and reads their token once, then disables and enables them; an owner
+// adds an officer with a title and public, and the club's page shows them to everyone. Every page
+// on the way is audited with axe-core and must not scroll sideways. Without Chromium the suite
+// fails unless SKIP_BROWSER_TESTS=1 is set.
 
 const TOKEN = 'office-browser-admin-token'
 const TIMEOUT = 90_000
