@@ -561,6 +561,8 @@ describe('members on the site (CONTRACT §22)', () => {
       expect(res.status).toBe(400)
       const html = await res.text()
       expect(html).toContain('role="alert"')
+      // The summary links to the refused member's form: its role, or the form's own error.
+      expect(html).toMatch(/<a href="#m-olive-(role|form-error)">/)
       for (const message of messages) expect(textOf(html)).toContain(message)
     }
     expect(await membersOf(api)).toEqual(before)

@@ -133,8 +133,12 @@ export function ErrorSummary({
 }
 
 /** The errors a refused form's fields did not take (the domain's `non_field_errors`), said by the form. */
-export function FormErrors({ errors, fields }: { errors: FieldErrors; fields: readonly string[] }) {
+export function FormErrors({ id, errors, fields }: { id: string; errors: FieldErrors; fields: readonly string[] }) {
   const rest = Object.entries(errors).filter(([name]) => !fields.includes(name))
   if (rest.length === 0) return null
-  return <p class="error">{rest.flatMap(([, messages]) => messages).join(' ')}</p>
+  return (
+    <p id={id} class="error" tabIndex={-1}>
+      {rest.flatMap(([, messages]) => messages).join(' ')}
+    </p>
+  )
 }

@@ -35,13 +35,15 @@ const idsOf = (target: string | null) => {
     role: `${prefix}-role`,
     title: `${prefix}-title`,
     public: `${prefix}-public`,
+    form: `${prefix}-form-error`,
   }
 }
 
-/** What each control of a members form carries: its id, its name, its errors. */
+/** What each control of a members form carries (its id, its name, its errors), and the id of the form's own errors. */
 const controlsOf = (target: string | null, errors: FieldErrors) => {
   const ids = idsOf(target)
-  return (name: keyof typeof ids) => ({ id: ids[name], name, errors: errors[name] })
+  const control = (name: keyof MemberValues) => ({ id: ids[name], name, errors: errors[name] })
+  return Object.assign(control, { formError: ids.form })
 }
 
 /** Where the summary links each problem of the refused form. */
@@ -53,6 +55,7 @@ export function summaryFields(target: string | null) {
     role: { id: ids.role, label: `Role${of}` },
     title: { id: ids.title, label: `Title${of}` },
     public: { id: ids.public, label: `Public${of}` },
+    non_field_errors: { id: ids.form, label: target ?? 'Add a member' },
   }
 }
 
@@ -103,7 +106,7 @@ function MemberItem({
         <CsrfField viewer={viewer} />
         <fieldset>
           <legend>{heading}</legend>
-          <FormErrors errors={errors} fields={FIELD_NAMES} />
+          <FormErrors id={control.formError} errors={errors} fields={FIELD_NAMES} />
           {manages && (
             <SelectField
               {...control('role')}
@@ -154,7 +157,7 @@ function AddMember({ code, viewer, form }: { code: string; viewer: Viewer; form:
     <form method="post" action={`/clubs/${code}/members`} class="edit-section narrow" noValidate>
       <CsrfField viewer={viewer} />
       <h3>Add a member</h3>
-      <FormErrors errors={errors} fields={FIELD_NAMES} />
+      <FormErrors id={control.formError} errors={errors} fields={FIELD_NAMES} />
       <TextField
         {...control('username')}
         label="Username"
