@@ -138,6 +138,7 @@ describe('the office’s users', () => {
     const disabled = await admin.post('/admin/users/admin', { is_active: 'false' })
     expect(disabled.status).toBe(400)
     expect(textOf(await disabled.text())).toContain('The "admin" user cannot be disabled.')
+    expect((await admin.get('/admin/users/admin/token')).status).toBe(400)
     const token = await admin.post('/admin/users/admin/token')
     expect(token.status).toBe(400)
     expect(textOf(await token.text())).toContain('The "admin" user\'s token is CLUBS_ADMIN_TOKEN')
@@ -147,18 +148,25 @@ describe('the office’s users', () => {
     expect(await userApi('eve')).toEqual({ username: 'eve', is_admin: false, is_active: true })
   })
 
-  it('issues a new token after a confirmation: shown once, the old token and its session ended', async () => {
+  it('issues a new token after a confirmation: shown once, the old token and its session ended; the form sent twice is a 409', async () => {
     const { admin, eve, eveToken, req } = await office()
     const confirm = await (await admin.get('/admin/users/eve/token')).text()
     expect(confirm).toContain('Issue a new token for eve?')
     expect(confirm).toContain('Their present token stops working at once, and so does every site session it started')
     expect(confirm).toMatch(/<form method="post" action="\/admin\/users\/eve\/token"/)
     expect((await req('/api/users/me/', { token: eveToken })).status).toBe(200)
-    const res = await admin.post('/admin/users/eve/token')
+    const seen = /name="seen" value="([^"]+)"/.exec(confirm)![1]!
+    expect(confirm).not.toContain(eveToken)
+    const res = await admin.post('/admin/users/eve/token', { seen })
     expect(res.status).toBe(200)
     expect(res.headers.get('cache-control')).toBe('no-store')
     const token = tokenOn(await res.text())!
     expect((await req('/api/users/me/', { token: eveToken })).status).toBe(401)
+    expect((await req('/api/users/me/', { token })).status).toBe(200)
+    // The same form sent again (a reload of the answer) issues no other token: the one shown still works.
+    const again = await admin.post('/admin/users/eve/token', { seen })
+    expect(again.status).toBe(409)
+    expect(textOf(await again.text())).toContain('A new token was issued for eve since this page was shown')
     expect((await req('/api/users/me/', { token })).status).toBe(200)
     const after = await eve.get('/my-clubs')
     expect([after.status, after.headers.get('location')]).toEqual([303, '/sign-in?next=%2Fmy-clubs'])

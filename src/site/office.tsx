@@ -113,8 +113,8 @@ export function officeRoutes(kit: SiteKit) {
     return seeOther(`${userHref(username)}?done=${done}`)
   })
 
-  const newToken = change(async (viewer, username) => {
-    const issued = await users.reissue(callerOf(viewer), username)
+  const newToken = change(async (viewer, username, { form }) => {
+    const issued = await users.reissue(callerOf(viewer), username, form.get('seen') ?? '')
     return { title: `A new token for ${username}`, content: <TokenPage {...issued} added={false} /> }
   })
 
@@ -143,9 +143,10 @@ export function officeRoutes(kit: SiteKit) {
       '/admin/users/:username/token',
       kit.page(({ viewer, params }) => {
         const user = userOf(admin(viewer), params.username!)
+        const seen = users.tokenMark(callerOf(viewer), user.username)
         return {
           title: `A new token for ${user.username}?`,
-          content: <NewTokenPage username={user.username} viewer={viewer!} />,
+          content: <NewTokenPage username={user.username} seen={seen} viewer={viewer!} />,
         }
       }),
       HIDE,

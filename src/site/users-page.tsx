@@ -133,6 +133,7 @@ function Act({
   value,
   label,
   kind,
+  seen,
 }: {
   viewer: Viewer
   action: string
@@ -140,10 +141,13 @@ function Act({
   value?: string
   label: string
   kind?: 'secondary' | 'danger'
+  /** What the page showed of the state the form changes, for the server to tell a form sent twice. */
+  seen?: string
 }) {
   return (
     <form method="post" action={action} class="inline">
       <CsrfField viewer={viewer} />
+      {seen !== undefined && <input type="hidden" name="seen" value={seen} />}
       <button type="submit" name={name} value={value} class={kind}>
         {label}
       </button>
@@ -202,8 +206,11 @@ export function UserPage({ state, viewer }: { state: UserState; viewer: Viewer }
   )
 }
 
-/** Before a new token is issued: what it ends, and the button that does it. */
-export function NewTokenPage({ username, viewer }: { username: string; viewer: Viewer }) {
+/**
+ * Before a new token is issued: what it ends, and the button that does it. The form carries the
+ * mark of the token it replaces (`seen`): sent again, it issues no other.
+ */
+export function NewTokenPage({ username, seen, viewer }: { username: string; seen: string; viewer: Viewer }) {
   return (
     <>
       <h1>Issue a new token for {username}?</h1>
@@ -212,7 +219,13 @@ export function NewTokenPage({ username, viewer }: { username: string; viewer: V
         with it, they sign in again with the new one. The new token is shown once, on the next page.
       </p>
       <p class="actions">
-        <Act viewer={viewer} action={`${userHref(username)}/token`} label="Issue a new token" kind="danger" />
+        <Act
+          viewer={viewer}
+          action={`${userHref(username)}/token`}
+          label="Issue a new token"
+          kind="danger"
+          seen={seen}
+        />
         <a href={userHref(username)}>Cancel</a>
       </p>
     </>
