@@ -54,7 +54,6 @@ export function officeRoutes(kit: SiteKit) {
       search,
       page,
       lastPage,
-      notice: null,
       add,
     }
     const errors = Object.keys(add.errors).length > 0

@@ -20,8 +20,6 @@ export interface UsersState {
   readonly search: string
   readonly page: number
   readonly lastPage: number
-  /** What the last change did, said once. */
-  readonly notice: string | null
   readonly add: AddForm
 }
 
@@ -90,7 +88,6 @@ export function UsersPage({ state, viewer }: { state: UsersState; viewer: Viewer
   return (
     <>
       <h1>Users</h1>
-      <Notice text={state.notice} />
       <form method="get" action="/admin/users" class="search" role="search">
         <p class="field">
           <label for="search">Search by username</label>
