@@ -1,8 +1,8 @@
 /** @jsxImportSource preact */
 import type { FieldErrors } from '../domain/check'
+import { ErrorSummary as FormSummary } from './fields'
 import { isOwnLogo } from '../domain/logos'
 import { REVIEWED_FIELDS, WEEKDAYS } from '../model/club'
-import { ErrorSummary } from './fields'
 import { CsrfField, type Viewer } from './layout'
 import { EDIT_SECTIONS, type EditField, type EditValues, type MeetingRow } from './club-form'
 
@@ -206,6 +206,11 @@ const SUMMARY_FIELDS = Object.fromEntries([
   ['image', { id: 'image', label: 'Logo' }],
 ])
 
+/** Every problem at once, above the form, each a link to its field (non-field ones as text). */
+function ErrorSummary({ errors }: { errors: FieldErrors }) {
+  return <FormSummary errors={errors} fields={SUMMARY_FIELDS} nothing="saved" />
+}
+
 function Notice({ state }: { state: EditState }) {
   if (state.notice === 'review')
     return (
@@ -291,7 +296,7 @@ export function ClubEditPage({ state, viewer }: { state: EditState; viewer: View
   return (
     <>
       <h1>Edit {state.name}</h1>
-      <ErrorSummary errors={state.errors} fields={SUMMARY_FIELDS} nothing="saved" />
+      <ErrorSummary errors={state.errors} />
       <Notice state={state} />
       <p class="edit-links">
         <a href={`/clubs/${state.code}`}>The club’s page</a> ·{' '}
