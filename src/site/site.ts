@@ -3,12 +3,12 @@ import { siteAssets } from './assets'
 import { campusSignInRoutes } from './campus-sign-in'
 import { clubActionRoutes } from './club-actions'
 import { siteKit, type SiteDeps } from './kit'
-import { officeRoutes } from './office'
 import { officerPages } from './officer-pages'
 import { peopleRoutes } from './people-routes'
 import { publicPages } from './public-pages'
 import { reviewRoutes } from './review'
 import { signInRoutes } from './sign-in'
+import { officeRoutes } from './office'
 
 /**
  * The campus site (CONTRACT §20): pages for people, rendered on the server from the same domain
