@@ -143,6 +143,7 @@ export function createApp({
             requests: directory.requests,
             review: directory.review,
             sessions: directory.sessions,
+            users: directory.users,
             authenticate: (token) => auth.authenticate(`Bearer ${token}`),
             title: (config.site ?? DEFAULT_SITE).title,
             exclusive: directory.exclusive,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import sharp from 'sharp'
 import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
 import { ATTRS, decoded, editFormOf, siteSession } from '../harness/site-forms'
+import { pageWeight, textOf } from '../harness/site-session'
 
 // What officers do on the campus site (CONTRACT §20, §11, §12): My clubs, each club's Edit form
 // and its join requests with Accept and Decline, through the same domain rules as the API. People
@@ -167,11 +168,12 @@ describe('the Edit form', () => {
     expect(await api(`/api/clubs/${CHESS}/`)).toMatchObject({ subtitle: 'Blitz every night', approved: false })
   })
 
-  it('is refused to anyone who does not run the club: 403 for a club they see, 404 for one they do not; an admin may', async () => {
+  it('is refused to anyone who does not run the club: 403 for a club they see, 404 for one they do not (its people: 404 for both); an admin may', async () => {
     const { signIn, api } = await officers()
     const eve = await signIn('eve')
     expect((await eve.get(EDIT)).status).toBe(403)
-    expect((await eve.get(`/clubs/${CHESS}/requests`)).status).toBe(403)
+    // The club's people are not shown to anyone who does not run it, not even as forbidden.
+    expect((await eve.get(`/clubs/${CHESS}/requests`)).status).toBe(404)
     expect((await eve.get('/clubs/olive-knitters/edit')).status).toBe(404)
     const before = await api(`/api/clubs/${CHESS}/`)
     const res = await eve.post(EDIT, { csrf: eve.csrf, name: 'Taken over', how_to_get_involved: 'No.' })
@@ -213,7 +215,7 @@ describe('join requests on the site', () => {
     expect(html).toContain('sam plays the Sicilian')
     expect(html).toContain(`action="/clubs/${CHESS}/requests/sam/accept"`)
     expect(html).toContain(`action="/clubs/${CHESS}/requests/tom/decline"`)
-    expect(html).toContain('<td>olive</td><td>officer</td>')
+    expect(textOf(html)).toContain('olive (you) — officer')
     const myClubs = await (await olive.get('/my-clubs')).text()
     expect(myClubs).toContain('(2 pending requests)')
   })
@@ -229,7 +231,7 @@ describe('join requests on the site', () => {
     expect([declined.status, declined.headers.get('location')]).toEqual([303, `/clubs/${CHESS}/requests?declined=tom`])
     expect(await requesters(api)).toEqual([])
     expect(await roleOf(api, 'tom')).toBeUndefined()
-    expect(await (await olive.get(`/clubs/${CHESS}/requests`)).text()).toContain('<td>sam</td><td>member</td>')
+    expect(textOf(await (await olive.get(`/clubs/${CHESS}/requests`)).text())).toContain('sam — member')
   })
 
   it('refuses a form without the CSRF token or from another Origin (403) and changes nothing', async () => {
@@ -403,5 +405,193 @@ describe('the logo on the site (CONTRACT §21)', () => {
     expect(review).toContain(`<img class="logo" src="${new URL(second).pathname}?size=256" alt="The pending logo"`)
     // The public keeps the approved logo meanwhile.
     expect((await readJson(await req(`/api/clubs/${CHESS}/`))).image_url).toBe(first)
+  })
+})
+
+describe('members on the site (CONTRACT §22)', () => {
+  const KNIT = 'olive-knitters'
+  const PEOPLE = `/clubs/${KNIT}/requests`
+  type Member = { username: string; role: string; title: string; public: boolean }
+  const membersOf = async (api: (path: string) => Promise<any>, code = KNIT) =>
+    ((await api(`/api/clubs/${code}/members/`)) as Member[]).map(({ username, role, title, public: shown }) => ({
+      username,
+      role,
+      title,
+      public: shown,
+    }))
+
+  it('lets an owner add a member by username with a role, title and public, and the club’s page lists the officer', async () => {
+    const { signIn, api } = await officers()
+    const olive = await signIn('olive')
+    const page = await (await olive.get(PEOPLE)).text()
+    expect(page).toContain('<label for="new-member-username">Username</label>')
+    expect(page).toMatch(
+      /<input type="checkbox" name="public" value="true" id="new-member-public"\/><label for="new-member-public">/,
+    )
+    const res = await olive.post(`/clubs/${KNIT}/members`, {
+      csrf: olive.csrf,
+      username: 'sam',
+      role: 'officer',
+      title: '  Treasurer ',
+      public: 'true',
+    })
+    expect([res.status, res.headers.get('location')]).toEqual([303, `${PEOPLE}?added=sam`])
+    expect(textOf(await (await olive.get(res.headers.get('location')!)).text())).toContain('sam is a member now.')
+    expect(await membersOf(api)).toEqual([
+      { username: 'olive', role: 'owner', title: '', public: false },
+      { username: 'sam', role: 'officer', title: 'Treasurer', public: true },
+    ])
+    expect(await api(`/api/clubs/${KNIT}/officers/`)).toEqual([
+      { username: 'sam', title: 'Treasurer', role: 'officer' },
+    ])
+    expect(textOf(await (await olive.get(`/clubs/${KNIT}`)).text())).toContain('Treasurer')
+  })
+
+  it('refuses an unknown username, a role that is none, a title too long: each beside its field and in a summary, the values kept, nothing added', async () => {
+    const { signIn, api } = await officers()
+    const olive = await signIn('olive')
+    const before = await membersOf(api)
+    const res = await olive.post(`/clubs/${KNIT}/members`, {
+      csrf: olive.csrf,
+      username: 'nobody',
+      role: 'boss',
+      title: 'T'.repeat(101),
+      public: 'true',
+    })
+    expect(res.status).toBe(400)
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    const html = await res.text()
+    for (const name of ['username', 'role', 'title']) {
+      expect(elementById(html, `new-member-${name}`)['aria-invalid']).toBe('true')
+      expect(elementById(html, `new-member-${name}`)['aria-describedby']!.split(' ')).toContain(
+        `new-member-${name}-error`,
+      )
+    }
+    expect(html).toContain(
+      '<span id="new-member-username-error" class="error">No user is called &quot;nobody&quot;.</span>',
+    )
+    expect(html).toContain('There are 3 problems; nothing was changed')
+    expect(html).toContain('<a href="#new-member-username">Username: No user is called &quot;nobody&quot;.</a>')
+    expect(elementById(html, 'new-member-username').value).toBe('nobody')
+    expect(elementById(html, 'new-member-title').value).toBe('T'.repeat(101))
+    expect('checked' in elementById(html, 'new-member-public')).toBe(true)
+    expect(await membersOf(api)).toEqual(before)
+  })
+
+  it('lets an owner change a member’s role, title and public, and remove them', async () => {
+    const { signIn, api, admin } = await officers()
+    await admin.post(`/api/clubs/${KNIT}/members/`, { username: 'sam', role: 'member' })
+    const olive = await signIn('olive')
+    const page = await (await olive.get(PEOPLE)).text()
+    expect(page).toContain(`action="/clubs/${KNIT}/members/sam"`)
+    expect(page).toContain('<label for="m-sam-role">Role<span class="visually-hidden"> of sam</span></label>')
+    const changed = await olive.post(`/clubs/${KNIT}/members/sam`, {
+      csrf: olive.csrf,
+      role: 'officer',
+      title: 'Secretary',
+      public: 'true',
+    })
+    expect([changed.status, changed.headers.get('location')]).toEqual([303, `${PEOPLE}?changed=sam`])
+    expect((await membersOf(api))[1]).toEqual({ username: 'sam', role: 'officer', title: 'Secretary', public: true })
+    // An unticked box is sent as nothing: no longer public.
+    await olive.post(`/clubs/${KNIT}/members/sam`, { csrf: olive.csrf, role: 'officer', title: 'Secretary' })
+    expect((await membersOf(api))[1]!.public).toBe(false)
+    const removed = await olive.post(`/clubs/${KNIT}/members/sam/remove`, { csrf: olive.csrf })
+    expect([removed.status, removed.headers.get('location')]).toEqual([303, `${PEOPLE}?removed=sam`])
+    expect((await membersOf(api)).map((m) => m.username)).toEqual(['olive'])
+    expect((await olive.post(`/clubs/${KNIT}/members/sam/remove`, { csrf: olive.csrf })).status).toBe(404)
+  })
+
+  it('keeps the last owner: demoting or removing them is refused with the domain’s message on the page, nothing changed', async () => {
+    const { signIn, api, req, tokens } = await officers()
+    const olive = await signIn('olive')
+    const before = await membersOf(api)
+    const apiRefusal = await req(`/api/clubs/${KNIT}/members/olive/`, {
+      method: 'PATCH',
+      token: tokens.olive,
+      json: { role: 'member' },
+    })
+    expect(apiRefusal.status).toBe(400)
+    const messages = Object.values(await readJson(apiRefusal)).flat() as string[]
+    for (const [path, fields] of [
+      [`/clubs/${KNIT}/members/olive`, { csrf: olive.csrf, role: 'member', title: '' }],
+      [`/clubs/${KNIT}/members/olive/remove`, { csrf: olive.csrf }],
+    ] as const) {
+      const res = await olive.post(path, fields)
+      expect(res.status).toBe(400)
+      const html = await res.text()
+      expect(html).toContain('role="alert"')
+      // The summary links to the refused member's form: its role, or the form's own error.
+      expect(html).toMatch(/<a href="#m-olive-(role|form-error)">/)
+      for (const message of messages) expect(textOf(html)).toContain(message)
+    }
+    expect(await membersOf(api)).toEqual(before)
+  })
+
+  it('shows an officer who does not own the club the members as text, lets them change their own title and public, and leave', async () => {
+    const { signIn, api, admin } = await officers()
+    await admin.post(`/api/clubs/${CHESS}/members/`, { username: 'sam', role: 'member' })
+    const olive = await signIn('olive')
+    const html = await (await olive.get(`/clubs/${CHESS}/requests`)).text()
+    expect(html).not.toContain(`action="/clubs/${CHESS}/members/sam"`)
+    expect(html).toContain(`action="/clubs/${CHESS}/members/olive"`)
+    expect(html).not.toContain('id="m-olive-role"')
+    expect(elementById(html, 'm-olive-title')).toBeDefined()
+    expect(
+      (await olive.post(`/clubs/${CHESS}/members/olive`, { csrf: olive.csrf, title: 'Captain', public: 'true' }))
+        .status,
+    ).toBe(303)
+    expect((await membersOf(api, CHESS)).find((m) => m.username === 'olive')).toEqual({
+      username: 'olive',
+      role: 'officer',
+      title: 'Captain',
+      public: true,
+    })
+    // Not another member's: the domain's 403, and nothing changed.
+    expect((await olive.post(`/clubs/${CHESS}/members/sam/remove`, { csrf: olive.csrf })).status).toBe(403)
+    const left = await olive.post(`/clubs/${CHESS}/members/olive/remove`, { csrf: olive.csrf })
+    expect([left.status, left.headers.get('location')]).toEqual([303, '/my-clubs'])
+    expect((await membersOf(api, CHESS)).map((m) => m.username)).toEqual(['sam'])
+    expect((await olive.get(`/clubs/${CHESS}/requests`)).status).toBe(404)
+  })
+
+  it('lets any member leave; refuses the members forms to someone who does not run the club (404), without the CSRF token or from another site (403)', async () => {
+    const { signIn, api, admin } = await officers()
+    await admin.post(`/api/clubs/${KNIT}/members/`, { username: 'sam', role: 'member' })
+    const eve = await signIn('eve')
+    const olive = await signIn('olive')
+    const before = await membersOf(api)
+    expect((await eve.post(`/clubs/${KNIT}/members`, { csrf: eve.csrf, username: 'eve', role: 'owner' })).status).toBe(
+      404,
+    )
+    expect((await eve.post(`/clubs/${CHESS}/members`, { csrf: eve.csrf, username: 'eve', role: 'owner' })).status).toBe(
+      404,
+    )
+    for (const [path, fields] of [
+      [`/clubs/${KNIT}/members`, { username: 'tom' }],
+      [`/clubs/${KNIT}/members/sam`, { role: 'owner', title: 'Forged' }],
+      [`/clubs/${KNIT}/members/sam/remove`, {}],
+    ] as const) {
+      expect((await olive.post(path, { ...fields, csrf: 'wrong' })).status).toBe(403)
+      expect((await olive.post(path, fields)).status).toBe(403)
+      expect((await olive.post(path, { ...fields, csrf: olive.csrf }, { origin: 'https://evil.example' })).status).toBe(
+        403,
+      )
+    }
+    expect(await membersOf(api)).toEqual(before)
+    const sam = await signIn('sam')
+    const left = await sam.post(`/clubs/${KNIT}/members/sam/remove`, { csrf: sam.csrf })
+    expect([left.status, left.headers.get('location')]).toEqual([303, '/my-clubs'])
+    expect((await membersOf(api)).map((m) => m.username)).toEqual(['olive'])
+  })
+
+  it('weighs at most 60 KB gzipped with all it loads, nothing from another host', async () => {
+    const { signIn, req, admin } = await officers()
+    for (const username of ['sam', 'tom', 'eve']) await admin.post(`/api/clubs/${KNIT}/members/`, { username })
+    const olive = await signIn('olive')
+    const load = (path: string) =>
+      req(path, { headers: { accept: 'text/html', 'accept-encoding': 'gzip', cookie: olive.cookie } })
+    const { bytes, offHost } = await pageWeight(load, PEOPLE)
+    expect({ offHost, light: bytes <= 60_000 }).toEqual({ offHost: [], light: true })
   })
 })

@@ -31,6 +31,9 @@ const PAGES: readonly { name: string; path: string; who: Who }[] = [
   { name: 'site-requests', path: '/clubs/lantern-society/requests', who: 'officer' },
   { name: 'site-review', path: '/review', who: 'admin' },
   { name: 'site-revoke', path: '/review/penn-chess-society/revoke', who: 'admin' },
+  { name: 'site-users', path: '/admin/users', who: 'admin' },
+  { name: 'site-user', path: '/admin/users/olive', who: 'admin' },
+  { name: 'site-new-token', path: '/admin/users/olive/token', who: 'admin' },
   { name: 'site-club-admin', path: '/clubs/penn-chess-society', who: 'admin' },
 ]
 

@@ -167,6 +167,11 @@ export class MemberService {
     ])
   }
 
+  /** Whether the caller may change and remove any of the club's members, and name owners: its owners and admins. */
+  manages(caller: Caller, code: string): boolean {
+    return isAuthenticated(caller) && this.#managesOwners(caller, code)
+  }
+
   /** The club, when the caller may manage its people: admins, owners and officers. */
   #clubRunBy(caller: Caller, code: string): ClubRecord {
     if (!isAuthenticated(caller)) throw new NotAuthenticated()

@@ -2,7 +2,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { requireUser, type Caller } from './caller'
 import { BodyCheck, fieldsOrRefuse } from './check'
 import type { Commit } from './journal'
-import { AccountDisabled, BadRequest, NotFound, PermissionDenied, ValidationFailed } from './errors'
+import { AccountDisabled, BadRequest, Conflict, NotFound, PermissionDenied, ValidationFailed } from './errors'
 import { newToken, sha256, type UserDirectory } from './user-directory'
 import { UserCreate, UserPatch, type UserRecord } from '../model/user'
 
@@ -32,6 +32,9 @@ const summaryOf = ({ username, is_admin, is_active }: UserRecord): UserSummary =
   is_admin,
   is_active: is_active !== false,
 })
+
+/** What a user's present token is known by in a form: a digest of its hash, or of its absence. */
+const markOf = (user: UserRecord) => sha256(`token-mark:${user.token_sha256 ?? ''}`).slice(0, 32)
 
 /** A token issued again (POST /api/users/{username}/token/); shown this once. */
 export interface IssuedToken {
@@ -134,9 +137,21 @@ export class UserService {
     return summaryOf(next)
   }
 
-  /** A new token for `username` (admins, or that user); the previous one answers 401 from now on. */
-  async reissue(caller: Caller, username: string): Promise<IssuedToken> {
-    return this.reissueAs(this.#holder(caller, username))
+  /**
+   * A new token for `username` (admins, or that user); the previous one answers 401 from now on.
+   * `seen`: the `tokenMark` of the token the caller knew of (a form sent again after it issued one
+   * issues no other, which would end the one just shown): a 409 when it has changed since.
+   */
+  async reissue(caller: Caller, username: string, seen?: string): Promise<IssuedToken> {
+    const user = this.#holder(caller, username)
+    if (seen !== undefined && seen !== markOf(user))
+      throw new Conflict(`A new token was issued for ${username} since this page was shown, so no other was.`)
+    return this.reissueAs(user)
+  }
+
+  /** A mark of `username`'s present token, which tells whether it has changed and nothing about the token (admins, or that user). */
+  tokenMark(caller: Caller, username: string): string {
+    return markOf(this.#holder(caller, username))
   }
 
   /** A new token for an existing user (the operator command uses this too). */

@@ -1,5 +1,6 @@
 /** @jsxImportSource preact */
 import type { FieldErrors } from '../domain/check'
+import { ErrorSummary as FormSummary } from './fields'
 import { isOwnLogo } from '../domain/logos'
 import { REVIEWED_FIELDS, WEEKDAYS, type LastDecision } from '../model/club'
 import { CsrfField, type Viewer } from './layout'
@@ -202,31 +203,17 @@ function MeetingChoice({ state }: { state: EditState }) {
 
 const LABELS = new Map(EDIT_SECTIONS.flatMap((s) => s.fields.map((f) => [f.name, f.label] as const)))
 
+/** Where the summary of a refused form links each field's problem: its control, or a group's error. */
+const SUMMARY_FIELDS = Object.fromEntries([
+  ...[...LABELS].map(([name, label]) => [name, { id: name, label }] as const),
+  ['tags', { id: errorId('tags'), label: 'Tags' }],
+  ['meetings', { id: errorId('meetings'), label: 'Meetings' }],
+  ['image', { id: 'image', label: 'Logo' }],
+])
+
 /** Every problem at once, above the form, each a link to its field (non-field ones as text). */
 function ErrorSummary({ errors }: { errors: FieldErrors }) {
-  const entries = Object.entries(errors)
-  if (entries.length === 0) return null
-  return (
-    <div class="error-summary" role="alert" aria-labelledby="error-summary-title" tabIndex={-1}>
-      <h2 id="error-summary-title">
-        {entries.length === 1 ? 'There is a problem' : `There are ${entries.length} problems`}; nothing was saved
-      </h2>
-      <ul>
-        {entries.map(([field, messages]) => {
-          const label = LABELS.get(field) ?? { tags: 'Tags', meetings: 'Meetings', image: 'Logo' }[field]
-          const text = messages.join(' ')
-          if (!label) return <li>{text}</li>
-          return (
-            <li>
-              <a href={`#${field === 'tags' || field === 'meetings' ? errorId(field) : field}`}>
-                {label}: {text}
-              </a>
-            </li>
-          )
-        })}
-      </ul>
-    </div>
-  )
+  return <FormSummary errors={errors} fields={SUMMARY_FIELDS} nothing="saved" />
 }
 
 function Notice({ state }: { state: EditState }) {

@@ -2,6 +2,7 @@
 import type { Member, Subscriber } from '../domain/members'
 import type { JoinRequest } from '../model/join-request'
 import { CsrfField, type Viewer } from './layout'
+import { MembersSection, type MemberForm } from './member-forms'
 import { Table } from './table'
 
 export interface PeopleState {
@@ -10,8 +11,12 @@ export interface PeopleState {
   readonly requests: readonly JoinRequest[]
   readonly members: readonly Member[]
   readonly subscribers: readonly Subscriber[]
-  /** What the last Accept or Decline did, said once. */
+  /** What the last Accept or Decline, or change to the members, did, said once. */
   readonly notice: string | null
+  /** Whether the viewer may change and remove any member (an owner or admin). */
+  readonly manages: boolean
+  /** A members form the domain refused, shown again with its errors; null when none was. */
+  readonly form: MemberForm | null
 }
 
 /** A date-time as a person reads it, in the campus's words (e.g. "22 Nov 2026"). */
@@ -45,7 +50,7 @@ function RequestItem({ request, code, viewer }: { request: JoinRequest; code: st
   )
 }
 
-/** A club's pending join requests, each with Accept and Decline, and its members (CONTRACT §12, §20). */
+/** A club's pending join requests, each with Accept and Decline, its members and its subscribers (CONTRACT §12, §20, §22). */
 export function ClubPeoplePage({ state, viewer }: { state: PeopleState; viewer: Viewer }) {
   return (
     <>
@@ -71,13 +76,13 @@ export function ClubPeoplePage({ state, viewer }: { state: PeopleState; viewer: 
           </ul>
         )}
       </section>
-      <section aria-labelledby="members">
-        <h2 id="members">Members</h2>
-        <Table
-          head={['Username', 'Role', 'Title']}
-          rows={state.members.map((member) => [member.username, member.role, member.title])}
-        />
-      </section>
+      <MembersSection
+        code={state.code}
+        members={state.members}
+        viewer={viewer}
+        manages={state.manages}
+        form={state.form}
+      />
       <section aria-labelledby="subscribers">
         <h2 id="subscribers">Subscribers</h2>
         {state.subscribers.length === 0 ? (

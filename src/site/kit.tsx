@@ -10,6 +10,7 @@ import type { MemberService } from '../domain/members'
 import type { ReviewDesk } from '../domain/review'
 import type { SessionService } from '../domain/sessions'
 import type { TagService } from '../domain/tags'
+import type { UserService } from '../domain/users'
 import { urlOf } from '../edge/request-facts'
 import { NOSNIFF } from '../edge/respond'
 import { ErrorPage, errorOf, errorTitle } from './error-page'
@@ -32,6 +33,8 @@ export interface SiteDeps {
   readonly requests: JoinRequestService
   readonly review: ReviewDesk
   readonly sessions: SessionService
+  /** The users and their tokens, for the office's pages. */
+  readonly users: UserService
   /** Resolves a service token (as `Authorization: Bearer` would) to its holder; throws a 401 for a wrong one. */
   readonly authenticate: (token: string) => Caller | Promise<Caller>
   readonly title: string

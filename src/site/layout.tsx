@@ -70,6 +70,11 @@ export function Layout({ frame, children }: { frame: PageFrame; children: Compon
                   Review
                 </NavLink>
               )}
+              {viewer?.isAdmin && (
+                <NavLink href="/admin/users" path={path}>
+                  Users
+                </NavLink>
+              )}
               <li>
                 {viewer ? (
                   <form method="post" action="/sign-out" class="inline">

@@ -9,7 +9,6 @@ import type { FieldErrors } from '../domain/check'
 import { REVIEWED_FIELDS, type ClubRecord } from '../model/club'
 import { ClubEditPage, type EditNotice, type EditState } from './club-edit'
 import { changesOf, valuesFrom, valuesOf, type EditValues } from './club-form'
-import { ClubPeoplePage } from './club-people'
 import { callerOf, seeOther, signInFirst, type SiteKit } from './kit'
 import type { Viewer } from './layout'
 import { MyClubsPage, type ClubStanding } from './my-clubs'
@@ -17,8 +16,9 @@ import { MyClubsPage, type ClubStanding } from './my-clubs'
 const HIDE = { detail: { hide: true } }
 
 /**
- * What officers use (CONTRACT §20): My clubs, each club's Edit form, and its join requests and
- * members, with Accept and Decline. The same domain services as the API's, with the same rules.
+ * What officers use (CONTRACT §20): My clubs, each club's Edit form and logo, and its subscribers
+ * as a file (its join requests and members: people-routes.tsx). The same domain services as the
+ * API's, with the same rules.
  */
 export function officerPages(kit: SiteKit) {
   const { clubs, tags, members, requests, logos } = kit.deps
@@ -121,38 +121,6 @@ export function officerPages(kit: SiteKit) {
     return seeOther(`/clubs/${club.code}/edit?saved=resubmitted`)
   })
 
-  const people = kit.page(({ url, viewer, params }) => {
-    if (!viewer) return signInFirst(url)
-    const caller = callerOf(viewer)
-    const club = clubs.editable(caller, params.code!)
-    const accepted = url.searchParams.get('accepted')
-    const declined = url.searchParams.get('declined')
-    const state = {
-      code: club.code,
-      name: club.name,
-      requests: requests.list(caller, club.code),
-      members: members.list(caller, club.code),
-      subscribers: members.subscribers(caller, club.code),
-      notice: accepted
-        ? `${accepted} is now a member.`
-        : declined
-          ? `The request from ${declined} was declined.`
-          : null,
-    }
-    return { title: `Join requests · ${club.name}`, content: <ClubPeoplePage state={state} viewer={viewer} /> }
-  })
-
-  const answer = (verb: 'accept' | 'decline') =>
-    kit.action(async ({ url, viewer, params }) => {
-      if (!viewer) return signInFirst(new URL(`/clubs/${params.code}/requests`, url))
-      const caller = callerOf(viewer)
-      const { code, username } = params as { code: string; username: string }
-      if (verb === 'accept') await requests.accept(caller, code, username)
-      else await requests.remove(caller, code, username)
-      const done = verb === 'accept' ? 'accepted' : 'declined'
-      return seeOther(`/clubs/${code}/requests?${done}=${encodeURIComponent(username)}`)
-    })
-
   /** The subscribers as a CSV file, for the club's officers signed in on the site (the API's needs a token). */
   const subscribersFile = kit.step(async ({ url, viewer, params }) => {
     if (!viewer) return signInFirst(url)
@@ -212,8 +180,5 @@ export function officerPages(kit: SiteKit) {
     .post('/clubs/:code/resubmit', resubmit, HIDE)
     .post('/clubs/:code/logo', uploadLogo, HIDE)
     .post('/clubs/:code/logo/remove', removeLogo, HIDE)
-    .get('/clubs/:code/requests', people, HIDE)
     .get('/clubs/:code/subscribers.csv', subscribersFile, HIDE)
-    .post('/clubs/:code/requests/:username/accept', answer('accept'), HIDE)
-    .post('/clubs/:code/requests/:username/decline', answer('decline'), HIDE)
 }

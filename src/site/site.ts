@@ -4,9 +4,11 @@ import { campusSignInRoutes } from './campus-sign-in'
 import { clubActionRoutes } from './club-actions'
 import { siteKit, type SiteDeps } from './kit'
 import { officerPages } from './officer-pages'
+import { peopleRoutes } from './people-routes'
 import { publicPages } from './public-pages'
 import { reviewRoutes } from './review'
 import { signInRoutes } from './sign-in'
+import { officeRoutes } from './office'
 
 /**
  * The campus site (CONTRACT §20): pages for people, rendered on the server from the same domain
@@ -20,6 +22,8 @@ export function siteRoutes(deps: SiteDeps) {
     .use(clubActionRoutes(kit))
     .use(signInRoutes(kit))
     .use(officerPages(kit))
+    .use(peopleRoutes(kit))
     .use(reviewRoutes(kit))
+    .use(officeRoutes(kit))
     .use(deps.campus ? campusSignInRoutes(kit, deps.campus) : new Elysia())
 }
