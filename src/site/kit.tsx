@@ -1,6 +1,7 @@
 /** @jsxImportSource preact */
 import type { ComponentChildren } from 'preact'
 import { ANONYMOUS, type Caller } from '../domain/caller'
+import type { CalendarService } from '../domain/calendars'
 import type { ClubService } from '../domain/clubs'
 import { AccountDisabled } from '../domain/errors'
 import type { JoinRequestService } from '../domain/join-requests'
@@ -31,6 +32,8 @@ export interface SiteDeps {
   readonly logos: LogoService | null
   readonly requests: JoinRequestService
   readonly review: ReviewDesk
+  /** Each person's secret calendar address (CONTRACT §21). */
+  readonly calendars: CalendarService
   readonly sessions: SessionService
   /** Resolves a service token (as `Authorization: Bearer` would) to its holder; throws a 401 for a wrong one. */
   readonly authenticate: (token: string) => Caller | Promise<Caller>

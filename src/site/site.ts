@@ -3,8 +3,10 @@ import { siteAssets } from './assets'
 import { campusSignInRoutes } from './campus-sign-in'
 import { clubActionRoutes } from './club-actions'
 import { siteKit, type SiteDeps } from './kit'
+import { myClubsRoutes } from './my-clubs-routes'
 import { officerPages } from './officer-pages'
 import { publicPages } from './public-pages'
+import { registerRoutes } from './register'
 import { reviewRoutes } from './review'
 import { signInRoutes } from './sign-in'
 
@@ -16,9 +18,11 @@ export function siteRoutes(deps: SiteDeps) {
   const kit = siteKit(deps)
   return new Elysia({ name: 'site' })
     .use(siteAssets())
+    .use(registerRoutes(kit))
     .use(publicPages(kit))
     .use(clubActionRoutes(kit))
     .use(signInRoutes(kit))
+    .use(myClubsRoutes(kit))
     .use(officerPages(kit))
     .use(reviewRoutes(kit))
     .use(deps.campus ? campusSignInRoutes(kit, deps.campus) : new Elysia())
