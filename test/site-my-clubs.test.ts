@@ -115,6 +115,20 @@ describe('My clubs for a student', () => {
     expect(section(page, 'Join requests waiting')).toBe('No request of yours is waiting.')
   })
 
+  it('shows at once what changed elsewhere: a request accepted, a club renamed, an address replaced through the API', async () => {
+    const { sam, admin } = await student()
+    expect(section((await sam.view()).html, 'Your memberships')).toContain('You are not a member of any club yet.')
+    expect((await admin.post(`/api/clubs/${CHESS}/requests/sam/accept/`, {})).status).toBe(201)
+    let html = (await sam.view()).html
+    expect(section(html, 'Your memberships')).toBe('Penn Chess Society : Member Leave Penn Chess Society')
+    expect(section(html, 'Join requests waiting')).toBe('No request of yours is waiting.')
+    expect((await admin.patch(`/api/clubs/${CHESS}/`, { name: 'Penn Chess Club' })).status).toBe(200)
+    expect(section((await sam.view()).html, 'Favorites')).toBe('Penn Chess Club Unfavorite Penn Chess Club')
+    const { url } = await sam.api('/api/users/me/calendar-url/', { method: 'POST' })
+    html = (await sam.view()).html
+    expect(html).toContain(`value="${url}"`)
+  })
+
   it('answers a button for what is no longer there with a 404 page, changing nothing', async () => {
     const { sam } = await student()
     await sam.api(`/api/favorites/${CHESS}/`, { method: 'DELETE' })

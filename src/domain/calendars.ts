@@ -53,6 +53,11 @@ export class CalendarService {
     })
   }
 
+  /** Grows whenever anyone's secret address could have changed (a page showing one stays valid until it moves). */
+  get version(): number {
+    return this.users.directory.version
+  }
+
   /** The meetings of club `code`, for anyone who may see it (404 otherwise). */
   ofClub(caller: Caller, code: string, site: Site): string {
     const club = this.clubs.retrieve(caller, code)

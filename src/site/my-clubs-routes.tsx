@@ -74,11 +74,17 @@ export function myClubsRoutes(kit: SiteKit) {
     status,
   })
 
-  const page = kit.page(({ url, viewer }) => {
-    if (!viewer) return signInFirst(url)
-    const done = url.searchParams.get('done')
-    return shown(viewer, stateOf(callerOf(viewer), url.origin, (done && MY_CLUBS_DONE[done]) || null, null))
-  })
+  /** Everything the page is made from: clubs and people's links, join requests, calendar addresses. */
+  const version = () => `${clubs.dataVersion}.${requests.version}.${calendars.version}`
+
+  const page = kit.page(
+    ({ url, viewer }) => {
+      if (!viewer) return signInFirst(url)
+      const done = url.searchParams.get('done')
+      return shown(viewer, stateOf(callerOf(viewer), url.origin, (done && MY_CLUBS_DONE[done]) || null, null))
+    },
+    { personal: version },
+  )
 
   /**
    * A button about club `:code`: does `work`, then back to My clubs saying what it did; a refusal
