@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'bun:test'
-import { makeApp, readJson } from '../harness/app'
+import { afterAll, describe, expect, it } from 'bun:test'
+import { makeApp, ON_POSTGRES, readJson, testDatabase } from '../harness/app'
+import { until } from '../harness/webhook-receiver'
 
 // A person's own page on the campus site (CONTRACT §20, §22): My clubs has the clubs one runs
 // (with the office's latest decision when it went against the club), one's memberships (Leave,
@@ -127,6 +128,14 @@ describe('My clubs for a student', () => {
     const { url } = await sam.api('/api/users/me/calendar-url/', { method: 'POST' })
     html = (await sam.view()).html
     expect(html).toContain(`value="${url}"`)
+  })
+
+  it('says nothing for a ?done= it does not know, even one every object has', async () => {
+    const { sam } = await student()
+    for (const done of ['__proto__', 'constructor', 'toString', 'nonsense']) {
+      const page = await sam.view(`/my-clubs?done=${done}`)
+      expect([done, page.status, page.html.includes('role="status"')]).toEqual([done, 200, false])
+    }
   })
 
   it('answers a button for what is no longer there with a 404 page, changing nothing', async () => {
@@ -417,4 +426,37 @@ describe('registering a club at /clubs/new', () => {
     expect([forged.status, foreign.status]).toEqual([403, 403])
     expect((await app.req('/api/clubs/ghosts/', { token: sam.token })).status).toBe(404)
   })
+})
+
+describe('two instances on one database (CLUBS_TEST_STORE=postgres)', () => {
+  const instances: App[] = []
+  afterAll(async () => {
+    for (const app of instances) await app.store.close()
+  })
+
+  it.if(ON_POSTGRES)(
+    'My clubs on one instance shows at once what the person did on the other (the page kept there is not)',
+    async () => {
+      const databaseUrl = await testDatabase()
+      const a = await makeApp({ databaseUrl })
+      const b = await makeApp({ databaseUrl })
+      instances.push(a, b)
+      const sam = await signedIn(a, 'sam')
+      const onB = async () => {
+        const res = await b.req('/my-clubs', { headers: { accept: 'text/html', cookie: sam.cookie } })
+        return res.status === 200 ? res.text() : ''
+      }
+      await until(async () => (await onB()).includes('No favorites yet.'), 'sam signed in on the other instance')
+      expect((await a.req('/api/favorites/', { method: 'POST', token: sam.token, json: { club: CHESS } })).status).toBe(
+        201,
+      )
+      await until(async () => (await onB()).includes(`action="/my-clubs/favorites/${CHESS}/remove"`), 'the favorite')
+      const { url } = await sam.api('/api/users/me/calendar-url/', { method: 'POST' })
+      await until(async () => (await onB()).includes(`value="${url}"`), 'the calendar address')
+      expect(
+        (await a.req(`/api/clubs/${ROBOTS}/requests/`, { method: 'POST', token: sam.token, json: {} })).status,
+      ).toBe(201)
+      await until(async () => (await onB()).includes(`action="/my-clubs/requests/${ROBOTS}/withdraw"`), 'the request')
+    },
+  )
 })

@@ -56,7 +56,7 @@ export function ClubActions({ viewer, standing, done }: { viewer: Viewer; standi
   const base = `/clubs/${encodeURIComponent(standing.code)}`
   return (
     <section class="club-actions" aria-label="Your place in this club">
-      {done && DONE[done] && (
+      {done && Object.hasOwn(DONE, done) && (
         <p class="notice" role="status">
           {DONE[done]}
         </p>

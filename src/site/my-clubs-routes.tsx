@@ -81,7 +81,8 @@ export function myClubsRoutes(kit: SiteKit) {
     ({ url, viewer }) => {
       if (!viewer) return signInFirst(url)
       const done = url.searchParams.get('done')
-      return shown(viewer, stateOf(callerOf(viewer), url.origin, (done && MY_CLUBS_DONE[done]) || null, null))
+      const notice = done && Object.hasOwn(MY_CLUBS_DONE, done) ? MY_CLUBS_DONE[done]! : null
+      return shown(viewer, stateOf(callerOf(viewer), url.origin, notice, null))
     },
     { personal: version },
   )
