@@ -1,11 +1,11 @@
 // The ceiling for one small answer: a bare Bun.serve returning, for every request, exactly the
 // status, headers and bytes the service answered (gzip, 304 or 404 included), doing the same job
 // as the service around it (a request id, an access line with the address: bench/bare-job.ts).
-//   bun bench/answer-ceiling.ts <answer.json> <port>     answer.json: {status, headers, body (base64)}
+//   npx bun bench/answer-ceiling.ts <answer.json> <port>     answer.json: {status, headers, body (base64)}
 import { withTheSameJob } from './bare-job'
 
 const [file, port] = Bun.argv.slice(2)
-if (!file || !port) throw new Error('usage: bun bench/answer-ceiling.ts <answer.json> <port>')
+if (!file || !port) throw new Error('usage: npx bun bench/answer-ceiling.ts <answer.json> <port>')
 const { status, headers, body } = (await Bun.file(file).json()) as {
   status: number
   headers: Record<string, string>

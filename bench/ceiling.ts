@@ -1,11 +1,11 @@
 // The ceiling for our runtime: a minimal Bun.serve answering GET with the exact bytes the
 // service returned for its list, from one shared Blob, doing the same job as the service around
 // it (a request id, an access line with the address: bench/bare-job.ts).
-//   bun bench/ceiling.ts <list body file> <port>
+//   npx bun bench/ceiling.ts <list body file> <port>
 import { withTheSameJob } from './bare-job'
 
 const [file, port] = Bun.argv.slice(2)
-if (!file || !port) throw new Error('usage: bun bench/ceiling.ts <list body file> <port>')
+if (!file || !port) throw new Error('usage: npx bun bench/ceiling.ts <list body file> <port>')
 const body = new Blob([await Bun.file(file).bytes()])
 const headers = { 'Content-Type': 'application/json' }
 

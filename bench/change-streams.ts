@@ -2,7 +2,7 @@
 // acknowledgement until the last stream has its event? Goal: p99 ≤ 100 ms. (2) What does an idle
 // stream cost the server? STREAMS_IDLE (10,000) are opened and held; the RSS growth over the
 // server's own RSS before them, per stream. Goal: a few KB each.
-//   bun bench/change-streams.ts            (or as part of npm run bench)
+//   npx bun bench/change-streams.ts            (or as part of npm run bench)
 //   STREAMS_OPEN=1000 STREAMS_IDLE=10000 STREAMS_WRITES=50
 import type { Socket } from 'bun'
 import { join } from 'node:path'

@@ -2,7 +2,7 @@
 // exports at once (four XLSX, four CSV, each a different ordering, and each request a new query,
 // so no answer cache can serve it), how long does /health take? The baseline is /health on the
 // same idle server. Goal: p99 at most 50 ms under the exports.
-//   bun bench/export-stall.ts            (or as part of npm run bench)
+//   npx bun bench/export-stall.ts            (or as part of npm run bench)
 //   EXPORT_STALL_CLUBS=20000 EXPORT_STALL_SECONDS=15
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -1,6 +1,6 @@
 // Deterministic benchmark data sets: N approved, active clubs cloned from data/seed.json,
 // in the exact data file shape the service loads.
-//   bun bench/generate.ts 1000 /tmp/clubs-1000.json
+//   npx bun bench/generate.ts 1000 /tmp/clubs-1000.json
 import { join } from 'node:path'
 import type { ClubRecord } from '../src/model/club'
 import type { Snapshot } from '../src/model/snapshot'
@@ -62,7 +62,7 @@ export async function writeDataSet(size: number, file: string): Promise<number> 
 
 if (import.meta.main) {
   const [size, file] = Bun.argv.slice(2)
-  if (!size || !file) throw new Error('usage: bun bench/generate.ts <clubs> <file>')
+  if (!size || !file) throw new Error('usage: npx bun bench/generate.ts <clubs> <file>')
   const bytes = await writeDataSet(Number(size), file)
   console.log(`${file}: ${size} clubs, ${bytes} bytes`)
 }

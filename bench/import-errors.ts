@@ -1,14 +1,15 @@
 // Issue 24 §5: the memory an import of bad rows costs. Starts the service over a copy of the
 // sample, sends it a 10 MiB CSV whose every row is invalid, and prints the RSS above idle at the
 // peak of the import and a few seconds after it, with the size of the 400 it answered.
-//   bun bench/import-errors.ts
+//   npx bun bench/import-errors.ts
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { allInvalid } from '../harness/bad-import'
 import { rssMb, sampleRss, sleep, stopAll } from './procs'
 import { ADMIN_TOKEN, ROOT, startOurs } from './servers'
 
-const USAGE = `usage: bun bench/import-errors.ts
+const USAGE = `usage: npx bun bench/import-errors.ts
 
 Starts the service over a copy of data/seed.json, imports a 10 MiB CSV whose every row is invalid
 (a bad value in each of 8 columns), and prints the RSS above idle during the import (peak) and 3 s and 10 s after it, and the answer's
@@ -19,19 +20,6 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
 }
 
 const MIB = 1024 * 1024
-
-/** CSV rows just under `bytes`, each refused with a bad value in every column but its code. */
-function allInvalid(bytes: number): { body: string; rows: number } {
-  const lines = ['code,name,size,website,founded,email,accepting_members,recruiting_cycle,image_url']
-  let length = lines[0]!.length + 2
-  for (let i = 0; ; i++) {
-    const line = `bad-${i},,9,x,x,x,x,9,x`
-    if (length + line.length + 2 > bytes) break
-    lines.push(line)
-    length += line.length + 2
-  }
-  return { body: lines.join('\r\n') + '\r\n', rows: lines.length - 1 }
-}
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'clubs-import-errors-'))

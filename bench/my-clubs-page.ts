@@ -5,7 +5,7 @@
 // - the directory page `GET /` as anyone gets it (the page kept per data version), gzip;
 // - the same directory page for the signed-in student (rendered for them, as My clubs is).
 // Goal: My clubs ≥ 0.8× the directory page's throughput (as anyone gets it: the harder of the two).
-//   bun bench/my-clubs-page.ts            (or as part of npm run bench; about 60 s)
+//   npx bun bench/my-clubs-page.ts        (or as part of npm run bench; about 60 s)
 //   MY_CLUBS_CLUBS=1000 BENCH_SECONDS=2
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -6,7 +6,7 @@
 // either store. (4) The 95/5 mix at 10,000 clubs: one node on the data file, one instance on the
 // database, and two on the database loaded at once (req/s summed).
 // PostgreSQL is Debian's, started as the tests start it (harness/postgres.ts), fsync on.
-//   bun bench/postgres.ts            (or as part of npm run bench)
+//   npx bun bench/postgres.ts            (or as part of npm run bench)
 //   BENCH_POSTGRES=0 skips; BENCH_POSTGRES_WRITES=200 BENCH_POSTGRES_CREATES=100 BENCH_SCALE=100000
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

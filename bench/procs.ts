@@ -1,5 +1,8 @@
 // Child processes of the benchmark: started on loopback, always stopped, RSS read from /proc.
 import type { Subprocess } from 'bun'
+import { rssMb, sampleRss } from '../harness/rss'
+
+export { rssMb, sampleRss }
 
 export const HOST = '127.0.0.1'
 const children = new Set<Subprocess>()
@@ -68,36 +71,6 @@ export async function firstOk(url: string, since: number, timeoutMs = 30_000, ev
     await sleep(everyMs)
   }
   throw new Error(`no 200 from ${url} within ${timeoutMs} ms`)
-}
-
-/** Resident memory of `pid` in MB (VmRSS), or null once it is gone. */
-export async function rssMb(pid: number): Promise<number | null> {
-  try {
-    const status = await Bun.file(`/proc/${pid}/status`).text()
-    const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1]
-    return kb ? Number(kb) / 1024 : null
-  } catch {
-    return null
-  }
-}
-
-/** Samples the RSS of `pid` every `everyMs` until stopped; `stop()` gives the peak seen. */
-export function sampleRss(pid: number, everyMs = 50): { stop: () => Promise<number> } {
-  let peak = 0
-  let running = true
-  const loop = (async () => {
-    while (running) {
-      peak = Math.max(peak, (await rssMb(pid)) ?? 0)
-      await sleep(everyMs)
-    }
-  })()
-  return {
-    stop: async () => {
-      running = false
-      await loop
-      return peak
-    },
-  }
 }
 
 /** Runs `cmd` to its end (killed after `timeoutMs`); resolves with its stdout and the CPU it used. */

@@ -9,6 +9,7 @@ import type { SizeResult } from './scenarios'
 import { GOAL_BYTES, GOAL_RATIO, ratioMet, sitePageSection, weightMet, type SitePageResult } from './site-page'
 import { MY_CLUBS_GOAL_RATIO, myClubsMet, myClubsSection, type MyClubsResult } from './my-clubs-page'
 import { GOAL_IDLE_KB, GOAL_LAG_P99_MS, type ChangeStreamsResult } from './change-streams'
+import { GOAL_UNREAD_MB, type UnreadStreamsResult } from './unread-streams'
 import { GOAL_SLOWDOWN, webhookFanoutLine, type WebhookFanoutResult } from './webhook-fanout'
 import { GOAL_READ_RATIO, GOAL_REPLICATION_P99_MS, lagLine, mixLine, type PostgresResult } from './postgres'
 
@@ -41,6 +42,8 @@ export interface Results {
   readonly myClubs: MyClubsResult | null
   /** The change stream: a write's lag to 1,000 open streams, and what an idle stream costs (issue 27); null when skipped. */
   readonly changeStreams: ChangeStreamsResult | null
+  /** RSS while streams asking since=0 read nothing (issue 35); null when skipped. */
+  readonly unreadStreams: UnreadStreamsResult | null
   /** Writes with and without 50 webhooks getting every event (issue 27); null when skipped. */
   readonly webhookFanout: WebhookFanoutResult | null
   /** Several instances on one PostgreSQL beside one node on the data file (issue 28); null when skipped. */
@@ -101,6 +104,7 @@ function targets({
   sitePage,
   myClubs,
   changeStreams,
+  unreadStreams,
   webhookFanout,
   postgres,
 }: Results): Target[] {
@@ -281,6 +285,15 @@ function targets({
     },
   )
   check(
+    `RSS with ${unreadStreams?.streams ?? 60} unread streams asking since=0 after ${num(unreadStreams?.events ?? 3_000)} events: ≤ ${GOAL_UNREAD_MB} MB above idle`,
+    !!unreadStreams,
+    () => unreadStreams!.rssPeakMb - unreadStreams!.rssBeforeMb <= GOAL_UNREAD_MB,
+    () => {
+      const { rssBeforeMb, rssPeakMb, backlogMb } = unreadStreams!
+      return `${num(rssPeakMb - rssBeforeMb)} MB above (${num(rssBeforeMb)} MB before, peak ${num(rssPeakMb)} MB; each owed ${backlogMb.toFixed(1)} MB)`
+    },
+  )
+  check(
     `Writes while ${webhookFanout?.receivers ?? 50} webhooks get every event: p50 and p99 ≤ ${GOAL_SLOWDOWN}× those with none`,
     !!webhookFanout,
     () =>
@@ -372,7 +385,7 @@ export function markdown(results: Results): string {
     `- Data sets of ${sizes.map((r) => num(r.size)).join(', ')} clubs (bench/generate.ts): the seed's clubs cloned with`,
     '  unique names and codes ("<name> 17", "<code>-17"), all approved and active, varied favorite counts, in the',
     '  data file shape the service loads.',
-    '- **OURS**: `bun src/index.ts` over a fresh copy of the data set (`CLUBS_LOG_LEVEL=warn`).',
+    '- **OURS**: `npm start` (src/index.ts) over a fresh copy of the data set (`CLUBS_LOG_LEVEL=warn`).',
     '- **json-server** 1.0.0-beta.15 over `{"clubs": [...]}` holding the same list representation objects OURS',
     '  answers (with `id` = code); it is bound to 127.0.0.1 by a preload (bench/loopback.mjs), as its CLI does not',
     '  pass `--host` on.',
@@ -486,7 +499,7 @@ function postgresSection(p: PostgresResult): string[] {
     '## Several instances on PostgreSQL (issue 28)',
     '',
     "bench/postgres.ts: Debian's PostgreSQL started as the tests start it (harness/postgres.ts: a fresh cluster in a",
-    'temp folder, on loopback, fsync and synchronous commit on), each instance `bun src/index.ts` with',
+    'temp folder, on loopback, fsync and synchronous commit on), each instance `npm start` with',
     '`CLUBS_DATABASE_URL`, its database loaded on a first start from the generated data set (`CLUBS_SEED_FILE`).',
     'The instances, PostgreSQL and wrk share the machine’s CPUs.',
     '',

@@ -16,6 +16,7 @@ import { benchExportStall, STALL_CLUBS } from './export-stall'
 import { benchSitePage, SITE_PAGE_CLUBS } from './site-page'
 import { benchMyClubsPage, MY_CLUBS_CLUBS } from './my-clubs-page'
 import { benchChangeStreams, STREAMS_OPEN } from './change-streams'
+import { benchUnreadStreams } from './unread-streams'
 import { benchWebhookFanout, FANOUT_WRITES } from './webhook-fanout'
 import { benchPostgres, POSTGRES_ROWS } from './postgres'
 import { ROOT } from './servers'
@@ -34,6 +35,7 @@ docs/perf-chart.svg and prints a summary. A full run takes 12 minutes or more.
   SITE_PAGE_CLUBS=0        clubs in the directory page rows (default 1000; 0 skips them)
   MY_CLUBS_CLUBS=0         clubs in the My clubs row (default 10000; 0 skips it)
   STREAMS_OPEN=0           change streams open for the lag row (default 1000; 0 skips the stream rows)
+  UNREAD_STREAMS=60        streams that never read in the unread row, UNREAD_EVENTS=3000 events before them
   WEBHOOK_FANOUT_WRITES=0  writes in the webhook fan-out row (default 300; 0 skips it)
   BENCH_POSTGRES=0         skips the PostgreSQL rows (issue 28: lag, reads, creates, the mix)
   BENCH_POSTGRES_WRITES=200  writes in the lag row; BENCH_POSTGRES_CREATES=100 creates per size
@@ -113,6 +115,7 @@ async function main() {
   const sitePage = SITE_PAGE_CLUBS ? await benchSitePage(tmp, say) : null
   const myClubs = MY_CLUBS_CLUBS ? await benchMyClubsPage(tmp, say) : null
   const changeStreams = STREAMS_OPEN ? await benchChangeStreams(tmp, say) : null
+  const unreadStreams = STREAMS_OPEN ? await benchUnreadStreams(tmp, say) : null
   const webhookFanout = FANOUT_WRITES ? await benchWebhookFanout(tmp, say) : null
   const postgres = POSTGRES_ROWS ? await benchPostgres(tmp, say) : null
   const results: Results = {
@@ -127,6 +130,7 @@ async function main() {
     sitePage,
     myClubs,
     changeStreams,
+    unreadStreams,
     webhookFanout,
     postgres,
   }

@@ -5,7 +5,7 @@
 // - weight: the gzipped bytes of the page and of everything it loads (its <link>, <script>, <img>
 //   and <source> addresses, and the url()s and @imports of its style sheets), all from this
 //   service and no other host. Goal: ≤ 60 KB (60,000 bytes).
-//   bun bench/site-page.ts            (or as part of npm run bench; about 45 s)
+//   npx bun bench/site-page.ts            (or as part of npm run bench; about 45 s)
 //   SITE_PAGE_CLUBS=1000 BENCH_SECONDS=5
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

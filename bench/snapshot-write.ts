@@ -1,6 +1,6 @@
 // Times durable creates in process, one at a time: each is one snapshot write plus the work
 // around it. Prints {medianMs, minMs, maxMs, creates} as JSON.
-//   bun bench/snapshot-write.ts <copy of a data set> <creates>
+//   npx bun bench/snapshot-write.ts <copy of a data set> <creates>
 import { createApp } from '../src/app'
 import { openDataFile } from '../src/data-file'
 import { LogoMemory } from '../src/store/logo-store'
@@ -8,7 +8,7 @@ import { SEED_FILE } from './generate'
 
 const TOKEN = 'bench-admin-token'
 const [file, count = '15'] = Bun.argv.slice(2)
-if (!file) throw new Error('usage: bun bench/snapshot-write.ts <data file> [creates]')
+if (!file) throw new Error('usage: npx bun bench/snapshot-write.ts <data file> [creates]')
 
 const { store, data } = await openDataFile(file, SEED_FILE)
 const app = createApp({

@@ -3,7 +3,7 @@
 // 204), in rounds that alternate the two (the webhooks removed after each): the write's time from
 // request to answer, p50 and p99 over all rounds, and, with the receivers, the time from a write's
 // answer to its event reaching the last of them. Goal: p99 within noise of none.
-//   bun bench/webhook-fanout.ts            (or as part of npm run bench)
+//   npx bun bench/webhook-fanout.ts            (or as part of npm run bench)
 //   WEBHOOK_FANOUT_WRITES=300 WEBHOOK_FANOUT_ROUNDS=3 WEBHOOK_FANOUT_RECEIVERS=50
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -1,5 +1,5 @@
 // Webhook receivers for bench/webhook-fanout.ts, in a process of their own so that answering them
-// takes nothing from the client whose writes are timed: `bun bench/webhook-receivers.ts N` starts
+// takes nothing from the client whose writes are timed: `npx bun bench/webhook-receivers.ts N` starts
 // N servers on loopback and prints, as one JSON line, their ports and the port of a control server
 // whose GET /arrivals answers (and forgets) every event received so far: the subtitle the write
 // set, and when it arrived (epoch milliseconds, comparable across processes). Arrivals are asked

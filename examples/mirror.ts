@@ -1,6 +1,6 @@
 // A mirror of the club directory: list every club once, then follow the change stream from the
-// number the list answer carries; it misses nothing (CONTRACT §18). `bun examples/mirror.ts [N]`
-// stops after N changes.
+// number the list answer carries; it misses nothing (CONTRACT §18).
+// `npx bun examples/mirror.ts [N]` stops after N changes.
 const base = process.env.BASE ?? 'http://localhost:3000'
 let left = Number(process.argv[2] ?? Infinity)
 const clubs = new Map<string, unknown>()

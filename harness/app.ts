@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { createApp } from '../src/app'
 import { openDataFile, openDirectoryStore, type DataFile } from '../src/data-file'
 import { IN_MEMORY } from '../src/store/store'
+import { logoNamesOf } from '../src/domain/logos'
 import { openLogos } from '../src/store/logo-store'
 import type { Config } from '../src/config'
 import type { CampusSignIn } from '../src/edge/oidc'
@@ -15,7 +16,10 @@ export const SEED_FILE = join(import.meta.dir, '..', 'data', 'seed.json')
 export const NOW = new Date('2026-11-22T12:00:00.000Z')
 
 export type TestConfig = Partial<
-  Pick<Config, 'adminToken' | 'autoApprove' | 'readOnly' | 'rateLimit' | 'timezone' | 'webhookAllowPrivate'>
+  Pick<
+    Config,
+    'adminToken' | 'autoApprove' | 'maxStreams' | 'readOnly' | 'rateLimit' | 'timezone' | 'webhookAllowPrivate'
+  >
 >
 
 /**
@@ -110,7 +114,7 @@ export async function makeApp(
     store,
     data,
     changes: options.keepChanges ? { ...changes, keep: options.keepChanges } : changes,
-    logos: logos ?? openLogos(options.dataFile ?? IN_MEMORY),
+    logos: logos ?? openLogos(options.dataFile ?? IN_MEMORY, { old: { named: () => logoNamesOf(data.clubs) } }),
     config: { adminToken: ADMIN_TOKEN, autoApprove: false, readOnly: false, ...options.config },
     now: options.now ?? (() => NOW),
     logFault: () => {},

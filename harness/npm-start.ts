@@ -1,6 +1,8 @@
 // The service started the README's way, `npm start` (bun src/index.ts from the repository), for
 // the tests of what a newcomer sees: the start-up output, the development admin token, the README.
 import type { Subprocess } from 'bun'
+import { existsSync } from 'node:fs'
+import { delimiter, join } from 'node:path'
 import { ENTRY, ROOT, sleep } from './service'
 
 export interface StartedService {
@@ -22,6 +24,17 @@ export function shellEnvironment(env: Record<string, string>): Record<string, st
       entry[1] !== undefined && entry[0] !== 'NODE_ENV' && !entry[0].startsWith('CLUBS_'),
   )
   return { ...Object.fromEntries(inherited), ...env }
+}
+
+/**
+ * `path` without the folders that hold a `bun` (node_modules/.bin among them, which npm scripts and
+ * `bun test` under npm put there): the PATH of a fresh machine, where bun is a dev dependency only.
+ */
+export function pathWithoutBun(path: string): string {
+  return path
+    .split(delimiter)
+    .filter((dir) => dir !== '' && !existsSync(join(dir, 'bun')))
+    .join(delimiter)
 }
 
 /** Collects a stream's text as it comes, so a long-running process never blocks on a full pipe. */

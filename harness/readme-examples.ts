@@ -157,3 +157,44 @@ export function headingAnchors(markdown: string): Set<string> {
   }
   return anchors
 }
+
+/**
+ * A command that runs `bun` by name, with an argument (the `bun` user is no command): at its start or
+ * after `;`, `&`, `|` or `(`, behind variables or `exec`/`time`/`env`.
+ */
+const BARE_BUN = /(?:^|[;&|(])\s*(?:(?:[A-Za-z_]\w*=\S*|exec|time|nohup|env)\s+)*bun\s+\S/
+const SPAN = /(`+)([\s\S]*?[^`])\1(?!`)/g
+const COMMAND_BLOCKS = new Set(['', 'sh', 'bash', 'shell', 'console', 'zsh'])
+
+/** Where a line number falls: the number of newlines before `index`, from 1. */
+const lineAt = (text: string, index: number) => text.slice(0, index).split('\n').length
+
+/**
+ * The commands of a file that call `bun` as if it were on PATH, which on a fresh machine it is not
+ * (it is in node_modules/.bin: `npx bun ...` or an npm script finds it): every line of a shell (or
+ * untagged) block, runnable or not, and every inline code span, in prose or in a code block's comments.
+ */
+export function bareBunCommands(markdown: string): { line: number; text: string }[] {
+  const found: { line: number; text: string }[] = []
+  const lines = markdown.split('\n')
+  // Prose keeps its line numbers with the blocks' lines blanked; spans may run over a line break.
+  const prose = [...lines]
+  for (let i = 0; i < lines.length; i++) {
+    const open = FENCE.exec(lines[i]!)
+    if (!open) continue
+    const language = infoWords(open[2]!)[0] ?? ''
+    for (prose[i] = '', i++; i < lines.length && !/^\s*```\s*$/.test(lines[i]!); prose[i] = '', i++) {
+      const line = lines[i]!
+      const command = line.slice(0, line.length - (trailingComment(line)?.length ?? 0)).replace(/^\s*\$\s/, '')
+      if (COMMAND_BLOCKS.has(language) && BARE_BUN.test(command)) found.push({ line: i + 1, text: line.trim() })
+      for (const span of line.matchAll(SPAN))
+        if (BARE_BUN.test(span[2]!.trim())) found.push({ line: i + 1, text: span[2]!.trim() })
+    }
+    prose[i] = ''
+  }
+  const text = prose.join('\n')
+  for (const span of text.matchAll(SPAN))
+    if (BARE_BUN.test(span[2]!.trim()))
+      found.push({ line: lineAt(text, span.index!), text: span[2]!.replace(/\s+/g, ' ').trim() })
+  return found.sort((a, b) => a.line - b.line)
+}

@@ -1,3 +1,5 @@
+import { connect, type Socket } from 'node:net'
+
 /** One Server-Sent Event as it arrived: its fields, or a comment line. */
 export interface SseMessage {
   readonly id?: string
@@ -82,4 +84,78 @@ function parse(block: string): SseMessage {
     message[field] = field === 'data' && message.data !== undefined ? `${message.data}\n${value}` : value
   }
   return message
+}
+
+/**
+ * A stream asked for over a plain socket that reads only when told: paused, node:net leaves the
+ * bytes in the kernel, whose buffers fill, and the server meets a reader as slow as the test
+ * makes it (fetch would read on into memory of its own).
+ */
+export class SocketReader {
+  #chunks: Buffer[] = []
+  #socket: Socket
+  /** How the connection ended: `reset` when the server aborted it, `end` when it closed it. */
+  readonly closed: Promise<'reset' | 'end'>
+
+  private constructor(socket: Socket) {
+    this.#socket = socket.pause()
+    socket.on('data', (chunk: Buffer) => this.#chunks.push(chunk))
+    this.closed = new Promise((resolve) => {
+      socket.on('error', () => resolve('reset'))
+      socket.on('close', () => resolve('end'))
+    })
+  }
+
+  /** Sends `GET path` to 127.0.0.1:`port` and reads nothing yet. */
+  static open(port: number, path: string): Promise<SocketReader> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`)
+        resolve(new SocketReader(socket))
+      }).once('error', reject)
+    })
+  }
+
+  /** Reads what comes, as it comes. */
+  read(): void {
+    this.#socket.resume()
+  }
+
+  /** Reads one chunk at a time, `ms` apart. */
+  readSlowly(ms: number): void {
+    this.#socket.on('data', () => {
+      this.#socket.pause()
+      setTimeout(() => this.#socket.resume(), ms)
+    })
+    this.#socket.resume()
+  }
+
+  /** The bytes received so far. */
+  get received(): number {
+    return this.#chunks.reduce((sum, chunk) => sum + chunk.length, 0)
+  }
+
+  /** The whole messages of the body received so far, its chunked framing undone. */
+  messages(): SseMessage[] {
+    const raw = Buffer.concat(this.#chunks)
+    const body: Buffer[] = []
+    for (let at = raw.indexOf('\r\n\r\n') + 4; at > 3;) {
+      const line = raw.indexOf('\r\n', at)
+      if (line < 0) break
+      const size = parseInt(raw.subarray(at, line).toString(), 16)
+      if (!size || line + 2 + size > raw.length) break
+      body.push(raw.subarray(line + 2, line + 2 + size))
+      at = line + 2 + size + 2
+    }
+    const text = Buffer.concat(body).toString()
+    return text
+      .slice(0, text.lastIndexOf('\n\n') + 2)
+      .split('\n\n')
+      .slice(0, -1)
+      .map(parse)
+  }
+
+  close(): void {
+    this.#socket.destroy()
+  }
 }

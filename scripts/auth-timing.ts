@@ -2,13 +2,13 @@
 // and with campus JWTs checked against keys already cached (RS256 and ES256, from a real
 // oidc-provider on loopback), and counts the requests the provider got meanwhile (none: a JWT
 // check costs no round trip).
-//   bun scripts/auth-timing.ts [N]
+//   npx bun scripts/auth-timing.ts [N]
 import { makeApp, readJson } from '../harness/app'
 import { ADMIN_GROUP, AUDIENCE, startProvider } from '../harness/oidc-provider'
 import { CampusSignIn } from '../src/edge/oidc'
 import { answerHelp } from '../harness/usage'
 
-answerHelp(`usage: bun scripts/auth-timing.ts [N]
+answerHelp(`usage: npx bun scripts/auth-timing.ts [N]
 
 Times N requests (default 2000) through the app with a service token and with campus JWTs
 (RS256, ES256) checked against cached keys of a real OpenID provider on loopback.`)

@@ -2,14 +2,14 @@
 // clients, each round killing the process at a random moment and checking, after a restart on
 // the same data file, that every acknowledged write survived and nothing is half-applied.
 // A fresh data folder every 20 rounds keeps the file (and the checks) small.
-//   bun scripts/crash-soak.ts [rounds]
+//   npx bun scripts/crash-soak.ts [rounds]
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CrashHarness, summarise, type RoundReport } from '../harness/crash-rounds'
 import { answerHelp } from '../harness/usage'
 
-answerHelp(`usage: bun scripts/crash-soak.ts [rounds]
+answerHelp(`usage: npx bun scripts/crash-soak.ts [rounds]
 
 Kills the service with SIGKILL under 50 writing clients, \`rounds\` times (default 200), and checks
 after each restart that every acknowledged write survived and none is half-applied. Uses its

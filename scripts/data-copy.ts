@@ -2,12 +2,13 @@
 // way, losing nothing: every collection, the change log (followers' numbers stay valid) and the
 // secret key (tokens and calendar addresses keep working).
 //   npm run data:copy -- <from> <to> [--replace]
-import { dirname, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { answerHelp } from '../harness/usage'
 import { recordKeys } from '../src/domain/replica'
 import { snapshotProblem, upgradeSnapshot } from '../src/domain/snapshot-format'
-import type { StoredSnapshot } from '../src/model/snapshot'
+import { logoNamesOf } from '../src/domain/logos'
+import type { Snapshot, StoredSnapshot } from '../src/model/snapshot'
 import { copyLogos } from '../src/store/backups'
 import {
   CopyRefused,
@@ -19,7 +20,7 @@ import {
   type WholeDirectory,
 } from '../src/store/directory-copy'
 import { shownUrl } from '../src/store/postgres-store'
-import { logoDirOf } from '../src/store/logo-store'
+import { filesOf, logoDirOf, logoSourceOf } from '../src/store/logo-store'
 import { LogoRows } from '../src/store/logo-rows'
 import { SQL } from 'bun'
 import { StoreError } from '../src/store/store'
@@ -38,7 +39,8 @@ A data file being copied must not be in use by a running server (stop it first);
 be copied while its instances run (it is read in one consistent view). A <to> that already holds
 a directory is refused unless --replace is given: a data file is then kept first beside it as
 <name>-replaced-<time>.json; a database is replaced only while nothing else is connected to it.
-Logos go with the directory: the logos/ folder beside a data file, the database's logos table.`)
+Logos go with the directory: the ones its clubs name, from a data file's own <file>.logos/ folder
+(or the logos/ folder data files shared before it had one) and the database's logos table.`)
 
 function commandLine() {
   try {
@@ -55,14 +57,19 @@ function commandLine() {
   }
 }
 
-/** Copies the logos between a data file's logos/ folder and a database (either way); null when neither is a database. */
-async function copyLogosBetween(from: string, to: string): Promise<number | null> {
+/** The files of the logos the directory's clubs point to: a data file's folder may hold others (an old shared logos/). */
+const logoFilesOf = (data: Snapshot) => new Set([...logoNamesOf(data.clubs)].flatMap(filesOf))
+
+/** Copies the directory's logos between a data file's folder and a database (either way); null when neither is a database. */
+async function copyLogosBetween(from: string, to: string, data: Snapshot): Promise<number | null> {
   const database = isDatabaseUrl(from) ? from : isDatabaseUrl(to) ? to : null
   if (database === null || (isDatabaseUrl(from) && isDatabaseUrl(to))) return null
   const sql = new SQL(database)
   try {
     const rows = new LogoRows(() => sql)
-    return isDatabaseUrl(from) ? await rows.exportTo(logoDirOf(to)) : await rows.importFrom(logoDirOf(from))
+    return isDatabaseUrl(from)
+      ? await rows.exportTo(logoDirOf(to))
+      : await rows.importFrom(await logoSourceOf(from), logoNamesOf(data.clubs))
   } finally {
     await sql.close()
   }
@@ -85,9 +92,9 @@ async function main(): Promise<number> {
   } else {
     const { kept } = await writeDataFileDirectory(to, directory, { replace })
     if (kept) replaced = `the data file it held, kept in ${resolve(kept)}`
-    if (!isDatabaseUrl(from)) await copyLogos(from, dirname(to))
+    if (!isDatabaseUrl(from)) await copyLogos(await logoSourceOf(from), logoDirOf(to), logoFilesOf(data))
   }
-  const logos = await copyLogosBetween(from, to)
+  const logos = await copyLogosBetween(from, to, data)
   const { lines, trimmedUpTo } = directory.log
   console.log(
     `Copied ${shown(from)} to ${shown(to)}: ${data.clubs.length} clubs, ${data.users.length} users, ` +

@@ -1,6 +1,6 @@
 // Long fuzzing run of the properties test/fuzz.test.ts checks in CI (harness/fuzz-properties.ts).
 //
-//   bun scripts/fuzz.ts [runs] [sequence-runs]     (npm run fuzz -- 50000)
+//   npx bun scripts/fuzz.ts [runs] [sequence-runs]     (npm run fuzz -- 50000)
 //
 // `runs` (default 10,000) is the number of runs of each request property; `sequence-runs`
 // (default: runs) of the write-sequence invariants. FUZZ_SEED=<n> replays a seed. Prints a
@@ -25,7 +25,7 @@ const positive = (raw: string | undefined, fallback: number) => {
   if (raw === undefined || raw === '') return fallback
   const n = Number(raw)
   if (!Number.isInteger(n) || n < 1) {
-    console.error(`usage: bun scripts/fuzz.ts [runs] [sequence-runs]  ("${raw}" is not a whole number from 1)`)
+    console.error(`usage: npx bun scripts/fuzz.ts [runs] [sequence-runs]  ("${raw}" is not a whole number from 1)`)
     process.exit(2)
   }
   return n

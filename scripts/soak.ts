@@ -1,7 +1,7 @@
 // Soak test: runs the service as a process over its own temp data file, loads it with mixed
 // traffic for a while, and watches its memory.
 //
-//   bun scripts/soak.ts [seconds]          (default 300; or SOAK_SECONDS; npm run soak)
+//   npx bun scripts/soak.ts [seconds]          (default 300; or SOAK_SECONDS; npm run soak)
 //
 // 32 workers (SOAK_WORKERS) send 90% reads (list, retrieve, a page, a search) and 10% writes
 // (creates, patches, favorites). The process's RSS is sampled from /proc/<pid>/status every

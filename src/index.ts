@@ -2,6 +2,7 @@ import pkg from '../package.json'
 import { createApp } from './app'
 import { ConfigError, configWarnings, IN_MEMORY, loadConfig, type Config } from './config'
 import { needsDevelopmentAdmin, withDevelopmentAdmin } from './domain/development-admin'
+import { logoNamesOf } from './domain/logos'
 import { ADMIN_USERNAME } from './domain/users'
 import type { Snapshot } from './model/snapshot'
 import { CampusSignIn, type OidcSettings } from './edge/oidc'
@@ -12,7 +13,7 @@ import { Backups } from './store/backups'
 import { openLogos } from './store/logo-store'
 import { openSecretKey } from './store/secret-key'
 import { StoreError } from './store/store'
-import { backupLog, snapshotWriteWatch } from './storage-log'
+import { backupLog, logosTakenIn, snapshotWriteWatch } from './storage-log'
 
 async function main() {
   const config = loadConfig()
@@ -37,7 +38,12 @@ async function main() {
     store,
     data,
     changes: opened.changes,
-    logos: opened.logos ?? openLogos(config.dataFile, { readOnly: config.readOnly }),
+    logos:
+      opened.logos ??
+      openLogos(config.dataFile, {
+        readOnly: config.readOnly,
+        old: { named: () => logoNamesOf(data.clubs), told: logosTakenIn(log) },
+      }),
     key: opened.key ?? (await openSecretKey(config.dataFile, { readOnly: config.readOnly })),
     config,
     version: pkg.version,

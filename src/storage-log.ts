@@ -54,3 +54,24 @@ export const backupLog = (log: Logger) => ({
       error: String(error),
     }),
 })
+
+/** A line when a data file takes in its logos from the folder data files shared before each had its own. */
+export const logosTakenIn =
+  (log: Logger) =>
+  ({ from, to, logos, missing }: { from: string; to: string; logos: number; missing: number }) => {
+    const fields = {
+      from,
+      to,
+      logos,
+      left: `${from} as it was: other data files beside this one may use it; remove it once none does`,
+    }
+    if (missing === 0) log.info("logos taken into this data file's own folder", fields)
+    else
+      log.warn(
+        `logos taken into this data file's own folder; ${missing} its clubs name were not in ${from} (they answer 404 until uploaded again)`,
+        {
+          ...fields,
+          missing,
+        },
+      )
+  }

@@ -193,6 +193,59 @@ describe("a club's calendar", () => {
   })
 })
 
+/** The wall-clock time in `zone` at the instant `at`, as milliseconds read as if UTC, from Intl's own data. */
+function wallClockAt(zone: string, at: number): number {
+  const format = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    ...{ year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' },
+  })
+  const part = Object.fromEntries(format.formatToParts(at).map(({ type, value }) => [type, Number(value)]))
+  return Date.UTC(part.year!, part.month! - 1, part.day!, part.hour!, part.minute!)
+}
+
+/** The instant at which the wall clock of `zone` shows `wall` (a time no change of offset skips). */
+function instantOf(zone: string, wall: number): number {
+  let at = wall
+  for (let i = 0; i < 4; i++) at += wall - wallClockAt(zone, at)
+  expect(wallClockAt(zone, at)).toBe(wall)
+  return at
+}
+
+// Issue 35: the VTIMEZONE took the last year's changes as yearly rules and a calendar app applied
+// them to every later year: Casablanca's changes follow Ramadan, and 87 of these meetings of
+// 2026-2032 came an hour off. Each zone's changes are now written out as they are, years ahead.
+describe('the time zone of a feed: every weekly meeting of 2026-2032 at the instant the zone says', () => {
+  const zones = [
+    'Africa/Casablanca', // daylight time off for Ramadan, a month that moves
+    'America/New_York',
+    'Europe/London',
+    'Australia/Lord_Howe', // half an hour of daylight saving
+    'Asia/Kolkata', // none
+    'America/Sao_Paulo', // none since 2019
+    'Pacific/Apia', // none since 2021
+  ]
+  for (const zone of zones)
+    it(zone, async () => {
+      const app = await appWith({ timezone: zone })
+      const wrong: string[] = []
+      let meetings = 0
+      for (const event of parse((await calendarOf(app, CHESS_CALENDAR)).text).events) {
+        const iterator = event.iterator()
+        for (let next = iterator.next(); next && next.year <= 2032; next = iterator.next()) {
+          if (next.year < 2026) continue
+          meetings++
+          const wall = Date.UTC(next.year, next.month - 1, next.day, next.hour, next.minute)
+          const expected = new Date(instantOf(zone, wall)).toISOString()
+          const shown = next.toJSDate().toISOString()
+          if (shown !== expected) wrong.push(`${next.toString()}: ${shown}, not ${expected}`)
+        }
+      }
+      expect(meetings).toBeGreaterThan(2 * 7 * 52)
+      expect(wrong).toEqual([])
+    })
+})
+
 describe("the directory's calendar", () => {
   it('holds every public club with meetings, by code; tags= and code= narrow it; pending clubs stay out', async () => {
     const app = await appWith()

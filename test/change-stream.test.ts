@@ -1,11 +1,13 @@
-import { afterAll, describe, expect, it } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
 import { freePort, ROOT, sleep, spawnService, stopService, waitForHealth } from '../harness/service'
 import { startNginx } from '../harness/nginx'
-import { SseReader } from '../harness/sse'
+import { SocketReader, SseReader } from '../harness/sse'
+import { rssMb, sampleRss } from '../harness/rss'
+import { MAX_UNREAD } from '../src/edge/change-streams'
 
 // CONTRACT §18's stream: Server-Sent Events of the change log, against real servers (and a real
 // nginx in front, configured as docs/campus.md says), with real connections held open.
@@ -212,6 +214,92 @@ describe('following the stream', () => {
   })
 })
 
+/** `count` new clubs for an import, each with a description of `size` characters: that many club.added events of about that size. */
+const bigClubs = (from: number, count: number, size = 5_000) =>
+  Array.from({ length: count }, (_, i) => ({
+    name: `Backlog Club ${from + i}`,
+    description: `${from + i} `.padEnd(size, 'lorem ipsum '),
+  }))
+
+/** `bigClubs` imported in one write; the newest event number after it. */
+async function importClubs(base: string, from: number, count: number, size = 5_000) {
+  const res = await admin(base, '/api/imports/', 'POST', bigClubs(from, count, size))
+  expect(res.status).toBe(201)
+  return (await readJson(await fetch(`${base}/api/changes/?limit=1`))).last_seq as number
+}
+
+/** Every event id after `since`, read from the log a page at a time. */
+async function logIds(base: string, since = 0): Promise<string[]> {
+  const ids: string[] = []
+  for (
+    let page: { seq: number }[];
+    (page = (await readJson(await fetch(`${base}/api/changes/?since=${since}&limit=1000`))).results).length;
+  ) {
+    ids.push(...page.map((event) => String(event.seq)))
+    since = page.at(-1)!.seq
+  }
+  return ids
+}
+
+describe('readers that take their time', () => {
+  const READERS = 60
+  let service: Awaited<ReturnType<typeof startService>>
+  let backlog: number
+
+  beforeAll(async () => {
+    service = await startService({ CLUBS_MAX_STREAMS: String(READERS) })
+    // About 3,000 events of 5 KB: a backlog of some 16 MB for a reader asking since=0.
+    await importClubs(service.base, 0, 1_500)
+    backlog = await importClubs(service.base, 1_500, 1_500)
+  }, 60_000)
+
+  it('holds no backlog for readers that do not read, and drops them once more than MAX_UNREAD waits for them', async () => {
+    const { base, port, proc } = service
+    await sleep(1_000)
+    const idle = (await rssMb(proc.pid))!
+    const rss = sampleRss(proc.pid)
+    const readers = await Promise.all(
+      Array.from({ length: READERS }, () => SocketReader.open(port, '/api/changes/stream?since=0')),
+    )
+    // Each takes what the kernel's buffers hold, then nothing: the server has handed it what it could.
+    await sleep(2_000)
+    const peak = await rss.stop()
+    expect(peak - idle).toBeLessThan(100)
+    // Still open, each holding its place.
+    const refused = await fetch(`${base}/api/changes/stream`)
+    expect(refused.status).toBe(503)
+    await refused.text()
+
+    // More than MAX_UNREAD published while they take nothing: each connection is aborted.
+    await importClubs(base, 3_000, Math.ceil((2 * MAX_UNREAD) / 5_000))
+    for (const reader of readers) reader.read()
+    expect(await Promise.all(readers.map((reader) => reader.closed))).toEqual(readers.map(() => 'reset'))
+    for (const reader of readers) {
+      const ids = reader.messages().flatMap((m) => (m.id ? [Number(m.id)] : []))
+      expect(ids.length).toBeGreaterThan(0)
+      expect(ids.at(-1)!).toBeLessThan(backlog)
+    }
+    const again = await follow(`${base}/api/changes/stream`)
+    expect(again.res.status).toBe(200)
+    again.close()
+  }, 60_000)
+
+  it('hands a slow reader the whole backlog a piece at a time as it takes them, and what comes meanwhile: each event once, in order', async () => {
+    const { base, port } = service
+    const reader = await SocketReader.open(port, '/api/changes/stream?since=0')
+    reader.readSlowly(2)
+    for (const subtitle of ['while', 'the', 'backlog', 'goes']) {
+      await sleep(200)
+      await admin(base, '/api/clubs/penn-chess-society/', 'PATCH', { subtitle })
+    }
+    const expected = await logIds(base)
+    for (let i = 0; i < 600 && reader.messages().at(-1)?.id !== expected.at(-1); i++) await sleep(50)
+    reader.close()
+    expect(reader.messages().flatMap((m) => (m.id ? [m.id] : []))).toEqual(expected)
+    expect(expected.length).toBeGreaterThan(3_000)
+  }, 60_000)
+})
+
 /** nginx in front of `port`, with docs/campus.md's location block (its proxy_pass pointed at the test's service). */
 async function nginxInFront(port: number) {
   const doc = readFileSync(join(ROOT, 'docs', 'campus.md'), 'utf8')
@@ -260,6 +348,45 @@ describe('the stream in process', () => {
     const removed = await reader.waitFor((m) => m.id === '2')
     expect(removed.event).toBe('club.removed')
     expect(JSON.parse(removed.data!)).toMatchObject({ seq: 2, type: 'club.removed', code: 'mock-trial', club: null })
+  })
+
+  it('drops a stream whose reader takes nothing once more than MAX_UNREAD is published for it, and not before', async () => {
+    const app = await makeApp({ config: { maxStreams: 1 } })
+    const res = await app.req('/api/changes/stream')
+    const taken = res.body!.getReader()
+    // A piece of about 64 KB fills what the stream holds for a reader that does not take it.
+    expect((await app.admin.post('/api/imports/', bigClubs(0, 15))).status).toBe(201)
+    const isOpen = async () => {
+      const another = await app.req('/api/changes/stream')
+      await another.body?.cancel()
+      return another.status === 503
+    }
+    expect((await app.admin.post('/api/imports/', bigClubs(15, 80))).status).toBe(201)
+    expect(await isOpen()).toBe(true)
+    expect((await app.admin.post('/api/imports/', bigClubs(95, 150))).status).toBe(201)
+    expect(await isOpen()).toBe(false)
+    expect(
+      await taken.read().then(
+        () => 'read',
+        () => 'aborted',
+      ),
+    ).toBe('aborted')
+  })
+
+  it('sends a stream that fell behind what the log keeps one reset event, then ends it', async () => {
+    const app = await makeApp({ keepChanges: 20 })
+    const res = await app.req('/api/changes/stream')
+    // The stream holds a piece of these its reader has not taken, and reads on from the log after it.
+    expect((await app.admin.post('/api/imports/', bigClubs(0, 15))).status).toBe(201)
+    for (let i = 0; i < 30; i++) await app.admin.patch('/api/clubs/penn-chess-society/', { subtitle: `s${i}` })
+    const reader = new SseReader(res)
+    await reader.waitFor((m) => m.event === 'reset')
+    await reader.done
+    const ids = reader.messages.flatMap((m) => (m.id ? [Number(m.id)] : []))
+    expect(ids).toEqual(ids.map((_, i) => i + 1))
+    expect(ids.length).toBeGreaterThan(0)
+    expect(ids.length).toBeLessThan(15)
+    expect(reader.messages.at(-1)!.event).toBe('reset')
   })
 
   it("answers a HEAD with the stream's headers and opens none", async () => {

@@ -6,7 +6,7 @@
 // replaced under running instances.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL, type Subprocess } from 'bun'
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
 import { putLogo, solidPng } from '../harness/logo-upload'
@@ -203,6 +203,25 @@ describe('npm run data:copy', () => {
     const onFile = await app({ dataFile: back })
     expect(new Uint8Array(await (await onFile.req(logo)).arrayBuffer())).toEqual(served)
   }, 60_000)
+
+  test("a data file copied to another beside it: the logos its clubs name go to the copy's own folder, from an old shared logos/ too", async () => {
+    const dir = freshDir()
+    const file = join(dir, 'db.json')
+    const source = await makeApp({ dataFile: file })
+    const logo = (await putLogo(source, 'penn-chess-society', await solidPng(90, 60, '#aa3300'))).pathname
+    const served = new Uint8Array(await (await source.req(logo)).arrayBuffer())
+    await source.store.close()
+    // As an earlier release left it: the logos in logos/, another data file's among them.
+    renameSync(join(dir, 'db.json.logos'), join(dir, 'logos'))
+    writeFileSync(join(dir, 'logos', `${'ab'.repeat(32)}.webp`), "another data file's")
+    const old = readdirSync(join(dir, 'logos')).sort()
+    const to = join(dir, 'copy.json')
+    expect((await copy(file, to)).code).toBe(0)
+    expect(readdirSync(join(dir, 'copy.json.logos')).sort()).toEqual(old.filter((name) => !name.startsWith('abab')))
+    expect(readdirSync(join(dir, 'logos')).sort()).toEqual(old)
+    const onCopy = await app({ dataFile: to })
+    expect(new Uint8Array(await (await onCopy.req(logo)).arrayBuffer())).toEqual(served)
+  })
 
   test('a target that holds a directory is refused without --replace, and nothing is written', async () => {
     const original = await richDataFile()

@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { escapeText, fold } from '../src/domain/icalendar'
+import { timeZoneLines } from '../src/domain/time-zones'
 
-// The two rules of iCalendar text that are easy to get wrong (RFC 5545 §3.1, §3.3.11).
+// The two rules of iCalendar text that are easy to get wrong (RFC 5545 §3.1, §3.3.11), and the
+// shape of a VTIMEZONE (test/calendars.test.ts reads whole feeds with a calendar library).
 
 describe('escapeText', () => {
   const rows: [string, string][] = [
@@ -42,4 +44,25 @@ describe('fold', () => {
       if (octets(line) <= 75) expect(lines).toEqual([line])
     },
   )
+})
+
+describe('timeZoneLines', () => {
+  // [zone, observances (the first offset one of them), how many with a yearly RRULE]
+  const rows: [string, number, number][] = [
+    ['America/New_York', 3, 2], // one rule for each change, every year of 2026-2036
+    ['Australia/Lord_Howe', 3, 2],
+    ['Asia/Kolkata', 1, 0], // no change
+    ['Pacific/Apia', 1, 0], // none since 2021
+  ]
+  test.each(rows)('%s: %i observances, %i of them yearly rules', (zone, observances, ruled) => {
+    const lines = timeZoneLines(zone, 2026, 2036)
+    expect(lines.filter((line) => line.startsWith('DTSTART:'))).toHaveLength(observances)
+    expect(lines.filter((line) => line.startsWith('RRULE:'))).toHaveLength(ruled)
+  })
+
+  test('Africa/Casablanca: changes that move with Ramadan follow no rule five years running, so each is written out', () => {
+    const lines = timeZoneLines('Africa/Casablanca', 2026, 2036)
+    expect(lines.filter((line) => line.startsWith('RRULE:'))).toEqual([])
+    expect(lines.filter((line) => line.startsWith('DTSTART:')).length).toBeGreaterThan(1 + 2 * 10)
+  })
 })

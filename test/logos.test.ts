@@ -10,6 +10,7 @@ import { ADMIN_TOKEN, makeApp, ON_POSTGRES, readJson, tempDir } from '../harness
 
 type App = Awaited<ReturnType<typeof makeApp>>
 type Who = 'owner' | 'officer' | 'user' | 'admin' | 'anonymous'
+const OWN = 'db.json.logos'
 const LOGO_URL = /^http:\/\/localhost\/api\/logos\/([0-9a-f]{64})\.webp$/
 const dirs: string[] = []
 afterAll(() => {
@@ -67,7 +68,8 @@ async function world(dataFile?: string) {
 }
 
 const nameOf = (url: string | null) => LOGO_URL.exec(url ?? '')?.[1] ?? null
-const logoFiles = (dir: string) => (existsSync(join(dir, 'logos')) ? readdirSync(join(dir, 'logos')).sort() : [])
+/** The files in the logo folder of `dir`'s db.json: its own, db.json.logos/. */
+const logoFiles = (dir: string) => (existsSync(join(dir, OWN)) ? readdirSync(join(dir, OWN)).sort() : [])
 
 describe('PUT /api/clubs/{code}/logo/', () => {
   it('takes a PNG, a JPEG and a WebP, keeps each as WebP with 64 and 256 px squares', async () => {
@@ -286,7 +288,7 @@ describe('image_url stays a reviewed field', () => {
 })
 
 describe('storage', () => {
-  it('writes the logo and its thumbnails to logos/ beside the data file, and sweeps the one replaced', async () => {
+  it("writes the logo and its thumbnails to the data file's own <file>.logos/, and sweeps the one replaced", async () => {
     const dir = tempDir()
     dirs.push(dir)
     const { put } = await world(join(dir, 'db.json'))
@@ -306,9 +308,9 @@ describe('storage', () => {
     const name = nameOf(url)!
     // What a crash or an older run could leave: a logo nobody names, a temp file, a lone thumbnail.
     const stray = 'ab'.repeat(32)
-    await Bun.write(join(dir, 'logos', `${stray}.webp`), await webp(10, 10))
-    await Bun.write(join(dir, 'logos', `${name}.webp.tmp`), 'half')
-    await Bun.write(join(dir, 'logos', `${'cd'.repeat(32)}-64.webp`), 'lone')
+    await Bun.write(join(dir, OWN, `${stray}.webp`), await webp(10, 10))
+    await Bun.write(join(dir, OWN, `${name}.webp.tmp`), 'half')
+    await Bun.write(join(dir, OWN, `${'cd'.repeat(32)}-64.webp`), 'lone')
     const restarted = await makeApp({ dataFile: file })
     expect((await readJson(await restarted.admin.get(club))).image_url).toBe(url)
     const res = await restarted.req(new URL(url).pathname + '?size=64')
@@ -316,6 +318,53 @@ describe('storage', () => {
     await Bun.sleep(50)
     expect(logoFiles(dir)).toEqual([`${name}-256.webp`, `${name}-64.webp`, `${name}.webp`].sort())
   })
+})
+
+describe('uploads share the image processor fairly (issue 35)', () => {
+  /** Each upload taken, by its label, in the order their answers came. */
+  const finishing = (order: string[], label: string, answer: Promise<Response>) =>
+    answer.then((res) => (res.status === 200 && order.push(label), res))
+
+  it("one user's 8 uploads of a 4,096 px image do not hold up another caller's small logo", async () => {
+    const { put, hiddenClub } = await world()
+    const large = await png(4096, 4096, '#246')
+    const small = await png(64, 64, '#6c3')
+    const order: string[] = []
+    const theirs = Array.from({ length: 8 }, (_, i) => finishing(order, `large ${i + 1}`, put('owner', large)))
+    // Their first answered, the other 7 are queued: the small logo comes now.
+    await theirs[0]
+    const mine = finishing(order, 'small', put('admin', small, 'image/png', hiddenClub))
+    for (const res of await Promise.all([...theirs, mine])) expect(res.status).toBe(200)
+    // It waits for none of theirs but the one being made when it came (one queue: for all 7).
+    expect(order.indexOf('small'), order.join(', ')).toBeLessThan(3)
+  }, 90_000)
+
+  it("answers 429 with Retry-After past a caller's 8 waiting uploads, while another caller's goes", async () => {
+    const { put, hiddenClub } = await world()
+    const image = await png(2048, 2048, '#642')
+    const order: string[] = []
+    const small = await png(32, 32, '#399')
+    const theirs = Array.from({ length: 12 }, (_, i) => finishing(order, `theirs ${i + 1}`, put('owner', image)))
+    const refusedFirst = await Promise.race(theirs)
+    expect(refusedFirst.status).toBe(429)
+    const mine = finishing(order, 'mine', put('admin', small, 'image/png', hiddenClub))
+    const answers = await Promise.all(theirs)
+    expect((await mine).status).toBe(200)
+    const statuses = answers.map((res) => res.status)
+    // One being made and 8 waiting are taken; the rest, sent while those wait, are refused.
+    expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(9)
+    const refused = answers.filter((res) => res.status === 429)
+    expect(refused.length).toBeGreaterThanOrEqual(1)
+    expect(refused.length + 9).toBeLessThanOrEqual(12)
+    for (const res of refused) {
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+      const body = await readJson(res)
+      expect(Object.keys(body)).toEqual(['detail'])
+      expect(body.detail).toStartWith('Request was throttled')
+    }
+    // Among the uploads taken, another caller's is made beside theirs, not after them.
+    expect(order.indexOf('mine'), order.join(', ')).toBeLessThan(2)
+  }, 90_000)
 })
 
 describe('fuzzing uploads (fast-check)', () => {

@@ -60,7 +60,9 @@ const description = (i: number) => `Club ${i}. `.padEnd(5_000, 'x')
 const leftovers = (dir: string) =>
   readdirSync(dir).filter(
     (name) =>
-      !['db.json', 'db.json.bak', 'db.json.changes', 'db.json.lock', 'db.json.key', 'logos', 'filler'].includes(name),
+      !['db.json', 'db.json.bak', 'db.json.changes', 'db.json.lock', 'db.json.key', 'db.json.logos', 'filler'].includes(
+        name,
+      ),
   )
 
 describe('a nearly full disk (a few KiB free)', () => {

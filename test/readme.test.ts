@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { join, posix } from 'node:path'
 import { tempDir } from '../harness/app'
-import { npmStart, shellEnvironment, type StartedService } from '../harness/npm-start'
+import { npmStart, pathWithoutBun, shellEnvironment, type StartedService } from '../harness/npm-start'
 import {
+  bareBunCommands,
   EXAMPLE_FILES,
   examplesOf,
   headingAnchors,
@@ -20,6 +21,8 @@ import { freePort, ROOT } from '../harness/service'
 // `npm start` (bun src/index.ts) with nothing set but a free port and a new data file, the
 // development admin token read from its start-up output — each command in bash with
 // `set -euo pipefail`, each answer's status checked: the one its comment states, or below 400.
+// The commands run with no bun on PATH, as on a fresh machine (issue 35): bun is a dev dependency,
+// in node_modules/.bin, which `npx bun ...` finds.
 // harness/readme-examples.ts says which blocks and lines run and how placeholders are filled.
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8')
@@ -35,12 +38,15 @@ const stateFile = join(dir, '.variables')
 let service: StartedService
 /** The shell variables the examples have set so far. */
 const variables = new Map<string, string>()
+/** What each example printed. */
+const printed = new Map<Command, string>()
 /** The tokens the answers have issued, by username: what a reader copies into `NAME=<...>`. */
 const issued = new Map<string, string>()
 
 beforeAll(async () => {
-  // The examples run where a reader runs them, the repository's folder: its examples/ is there.
-  symlinkSync(join(ROOT, 'examples'), join(dir, 'examples'))
+  // The examples run where a reader runs them, the repository's folder: its examples/ and
+  // node_modules/ (where npx finds bun) are there.
+  for (const name of ['examples', 'node_modules']) symlinkSync(join(ROOT, name), join(dir, name))
   service = await npmStart(freePort(), { CLUBS_DATA_FILE: join(dir, 'db.json') })
   if (service.developmentToken === null) throw new Error(`npm start printed no token:\n${service.stdout()}`)
   issued.set('admin', service.developmentToken)
@@ -70,12 +76,16 @@ function lastStatus(): number | null {
   return statuses.length ? Number(statuses.at(-1)![1]) : null
 }
 
+/** A reader's shell: the variables the examples set so far, and a PATH with no bun on it. */
+const EXAMPLE_ENVIRONMENT = () =>
+  shellEnvironment({ ...Object.fromEntries(variables), PATH: pathWithoutBun(process.env.PATH ?? '') })
+
 async function run(command: Command) {
   rmSync(headersFile, { force: true })
   rmSync(stateFile, { force: true })
   const proc = Bun.spawn(['bash', '-c', script(command)], {
     cwd: dir,
-    env: shellEnvironment(Object.fromEntries(variables)),
+    env: EXAMPLE_ENVIRONMENT(),
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',
@@ -180,6 +190,7 @@ describe('the examples of the README and the guides, in order, against npm start
     it(title(command), async () => {
       if (command.placeholder) return fill(command.placeholder)
       const { code, stdout, stderr, status } = await run(command)
+      printed.set(command, stdout)
       const expected = command.status === null ? 'below 400' : command.status
       // A command that sent no request (an assignment, a file) only has to succeed.
       const answered = status === null ? command.status === null : (command.status ?? 399) >= status
@@ -190,6 +201,70 @@ describe('the examples of the README and the guides, in order, against npm start
             `${command.text}\n--- stdout\n${stdout.slice(0, 2000)}\n--- stderr\n${stderr.slice(0, 2000)}`,
         )
     })
+})
+
+/** Every guide a reader follows: the README, docs/*.md, and each example's README. */
+const GUIDES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+  ...readdirSync(join(ROOT, 'examples'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(ROOT, 'examples', entry.name, 'README.md')))
+    .map((entry) => `examples/${entry.name}/README.md`),
+]
+
+describe('bun as a fresh machine has it: in node_modules/.bin, not on PATH (issue 35)', () => {
+  it('no command of the README, the guides or the examples READMEs runs a bare `bun`', () => {
+    expect(GUIDES).toContain('examples/client/README.md')
+    const bare = GUIDES.flatMap((file) =>
+      bareBunCommands(read(file)).map(({ line, text }) => `${file}:${line}: ${text}`),
+    )
+    expect(bare).toEqual([])
+  })
+
+  it('runs the examples with no bun on PATH, and npx finds it', async () => {
+    const proc = Bun.spawn(['bash', '-c', 'command -v bun; npx bun --version'], {
+      cwd: dir,
+      env: EXAMPLE_ENVIRONMENT(),
+      stdout: 'pipe',
+      stderr: 'ignore',
+    })
+    const [code, stdout] = await Promise.all([proc.exited, new Response(proc.stdout).text()])
+    expect({ code, stdout }).toEqual({ code: 0, stdout: `${Bun.version}\n` })
+  })
+
+  const rows: { rule: string; markdown: string; found: { line: number; text: string }[] }[] = [
+    {
+      rule: 'finds a bare bun in shell blocks, run or not, behind variables, after ; && | &',
+      markdown:
+        '```sh no-run\nbun x.ts   # one\nnpx bun y.ts\nA=1 B=2 bun z.ts\ncurl a && bun b.ts\nsleep 1 & exec bun c.ts\n```',
+      found: [
+        { line: 2, text: 'bun x.ts   # one' },
+        { line: 4, text: 'A=1 B=2 bun z.ts' },
+        { line: 5, text: 'curl a && bun b.ts' },
+        { line: 6, text: 'sleep 1 & exec bun c.ts' },
+      ],
+    },
+    {
+      rule: 'finds one in inline code, in prose (over a line break) and in a code block comment',
+      markdown:
+        'Run `bun a.ts` or `npx bun b.ts`, or\n`bun test\nc.ts`.\n```ts\n// `bun d.ts [N]` stops\nconst bun = 1\n```',
+      found: [
+        { line: 1, text: 'bun a.ts' },
+        { line: 2, text: 'bun test c.ts' },
+        { line: 5, text: 'bun d.ts [N]' },
+      ],
+    },
+    {
+      rule: 'leaves npx bun, npm scripts, comments, other languages, the bun user and the oven/bun image',
+      markdown:
+        '```sh\nnpm start   # runs bun src/index.ts\nnpx bun x.ts\n```\n```dockerfile\nRUN bun install\n```\n' +
+        'Runs as the `bun` user on `oven/bun`; `bunx` and `bun.lock`; `npm run bench`.',
+      found: [],
+    },
+  ]
+  for (const { rule, markdown, found } of rows) it(rule, () => expect(bareBunCommands(markdown)).toEqual(found))
 })
 
 describe('reading the examples (harness/readme-examples.ts)', () => {
@@ -258,5 +333,10 @@ it('shows the mirror client in the README as examples/mirror.ts has it, which th
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
   const shown = readme.slice(readme.indexOf('```ts\n', readme.indexOf('## Mirror the directory')) + 6)
   expect(shown.slice(0, shown.indexOf('```'))).toBe(readFileSync(join(ROOT, 'examples', 'mirror.ts'), 'utf8'))
-  expect(readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8')).toContain('bun examples/mirror.ts 1 &')
+  // Run in the background, its failure would not fail its command (`wait` answers 0): what it printed does.
+  const mirror = COMMANDS.find((command) => command.text.startsWith('npx bun examples/mirror.ts 1 &'))
+  expect(mirror?.file).toBe('docs/api.md')
+  expect(printed.get(mirror!)).toMatch(
+    /^\d+ clubs, as of change \d+\n\d+ club\.changed penn-chess-society: \d+ clubs\n$/,
+  )
 })

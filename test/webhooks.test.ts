@@ -7,7 +7,8 @@ import { freePort, sleep, spawnService, stopService, waitForHealth } from '../ha
 import { startReceiver, until } from '../harness/webhook-receiver'
 import { snapshotProblem } from '../src/domain/snapshot-format'
 import { isPublicAddress } from '../src/domain/webhook-targets'
-import { attemptDelivery } from '../src/edge/webhook-sender'
+import { MAX_WAITING } from '../src/domain/webhooks'
+import { attemptDelivery, signature } from '../src/edge/webhook-sender'
 
 // Webhooks (CONTRACT §18): admins add them; every change to what the public sees is POSTed to
 // each webhook that wants its type, signed as the Standard Webhooks specification says (checked
@@ -81,6 +82,7 @@ describe('managing webhooks', () => {
       events: ['club.added', 'club.removed'],
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       created_at: expect.any(String),
+      dropped_deliveries: 0,
     })
     expect(Buffer.from(made.secret.slice(6), 'base64')).toHaveLength(32)
     expect(res.headers.get('location')).toBe('http://localhost/api/webhooks/1/')
@@ -396,6 +398,20 @@ describe('delivering events', () => {
     expect(elsewhere.received).toEqual([])
   })
 
+  it('signs with node:crypto exactly as the standardwebhooks package does, whatever the body', () => {
+    const secret = `whsec_${Buffer.from(Array.from({ length: 32 }, (_, i) => i * 7)).toString('base64')}`
+    const sentAt = new Date()
+    for (const body of ['{}', '{"name":"Échecs — 国际象棋 🏁"}', JSON.stringify({ long: 'x'.repeat(100_000) }), ''])
+      for (const id of ['msg_a', `msg_${'n'.repeat(22)}_12`]) {
+        const signed = signature(secret, id, sentAt, body)
+        expect(signed).toBe(new Webhook(secret).sign(id, sentAt, body))
+        const headers = { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)) }
+        expect(() => new Webhook(secret).verify(body, { ...headers, 'webhook-signature': signed })).not.toThrow()
+        const forged = signature(secret, id, sentAt, `${body} `)
+        expect(() => new Webhook(secret).verify(body, { ...headers, 'webhook-signature': forged })).toThrow()
+      }
+  })
+
   it('checks the address when it connects: a name resolving to a private address is refused unless allowed', async () => {
     const got = receiver()
     const delivery = {
@@ -582,6 +598,88 @@ describe('deliveries on disk', () => {
     const listed = await app.deliveries(hook.id)
     expect(listed).toHaveLength(100)
     expect(listed[0].seq).toBe(Math.max(...got.events().map((event) => event.seq)))
+  })
+
+  it('keeps at most 100 deliveries waiting for a receiver that is down: the oldest are given up, listed failed and counted', async () => {
+    const file = dataFile()
+    const app = await world({ dataFile: file, retries: [60_000] })
+    const hook = await app.addHook({ url: `http://127.0.0.1:${freePort()}/down` })
+    const events = MAX_WAITING + 50
+    for (let i = 1; i <= events; i++) await app.rename(CHESS_URL, `While the receiver is down ${i}`)
+    type Listed = { seq: number; status: string; attempts: number; last_error: string | null }
+    const listed = async () => (await app.deliveries(hook.id)) as Listed[]
+    await until(
+      async () => (await listed()).every((d) => d.attempts > 0 || d.status === 'failed'),
+      'every delivery attempted or given up',
+    )
+    const deliveries = await listed()
+    const seqs = deliveries.map((d) => d.seq)
+    const pending = deliveries.filter((d) => d.status === 'pending')
+    const failed = deliveries.filter((d) => d.status === 'failed')
+    // The newest wait for the receiver; the oldest were given up, each saying why.
+    expect(pending.map((d) => d.seq)).toEqual(seqs.slice(0, MAX_WAITING))
+    expect(failed.map((d) => d.seq)).toEqual(seqs.slice(MAX_WAITING))
+    expect(failed).toHaveLength(50)
+    for (const d of failed)
+      expect(d.last_error).toBe(
+        `Given up unsent: the receiver kept failing while 100 newer deliveries waited (GET /api/changes/?since=${d.seq - 1} has the event while the change log keeps it).`,
+      )
+    expect((await readJson(await app.admin.get(`/api/webhooks/${hook.id}/`))).dropped_deliveries).toBe(50)
+    // The data file holds the waiting ones, their events once each, and the count: not the ones
+    // given up, one per event while the receiver is down, which the count stands for.
+    const onDisk = () => JSON.parse(readFileSync(file, 'utf8'))
+    const settledOnDisk = async (dropped: number) => {
+      await until(
+        () =>
+          onDisk().webhooks[0].dropped_deliveries === dropped &&
+          onDisk().webhook_deliveries.every((d: { attempts: number }) => d.attempts > 0),
+        `${dropped} given up and every waiting one attempted, on disk`,
+      )
+      const saved = onDisk()
+      expect(saved.webhook_deliveries.filter((d: { status: string }) => d.status === 'pending')).toHaveLength(
+        MAX_WAITING,
+      )
+      expect(saved.webhook_deliveries).toHaveLength(MAX_WAITING)
+      expect(saved.webhook_events).toHaveLength(MAX_WAITING)
+      return saved
+    }
+    const saved = await settledOnDisk(50)
+    const newestFirst = (records: { seq: number }[]) => records.map(({ seq }) => seq).sort((a, b) => b - a)
+    expect(newestFirst(saved.webhook_events)).toEqual(pending.map((d) => d.seq))
+    expect(newestFirst(saved.webhook_deliveries)).toEqual(pending.map((d) => d.seq))
+    // Past the bound it stays there: the count goes on, and more events add no weight.
+    const weight = ({ webhook_events, webhook_deliveries }: Record<string, unknown>) =>
+      JSON.stringify([webhook_events, webhook_deliveries]).length
+    const downFor = async (round: string, dropped: number) => {
+      for (let i = 1; i <= 50; i++) await app.rename(CHESS_URL, `${round} ${i}`)
+      return weight(await settledOnDisk(dropped))
+    }
+    const atTheBound = await downFor('Still down', 100)
+    expect(await downFor('Down for a day', 150)).toBeLessThan(atTheBound * 1.02)
+    // A restart keeps the waiting ones and the count.
+    const again = await world({ dataFile: file, retries: [60_000] })
+    expect((await readJson(await again.admin.get(`/api/webhooks/${hook.id}/`))).dropped_deliveries).toBe(150)
+    expect(await again.deliveries(hook.id)).toHaveLength(MAX_WAITING)
+  })
+
+  it('sends a burst of more than 100 events in full to a receiver that takes them, however late', async () => {
+    // The receiver holds its answers until every write is made: the burst waits, and nothing fails.
+    let open: () => void = () => {}
+    const gate = new Promise<void>((resolve) => (open = resolve))
+    const got = receiver(async () => {
+      await gate
+      return new Response(null, { status: 204 })
+    })
+    const app = await world()
+    const hook = await app.addHook({ url: got.url })
+    const events = MAX_WAITING + 50
+    for (let i = 1; i <= events; i++) await app.rename(CHESS_URL, `Burst ${i}`)
+    const waiting = (await app.deliveries(hook.id)).filter((d: { status: string }) => d.status === 'pending')
+    expect(waiting).toHaveLength(events)
+    open()
+    await until(() => got.received.length === events, 'every delivery', 20_000)
+    expect(new Set(got.events().map((event) => event.seq)).size).toBe(events)
+    expect((await readJson(await app.admin.get(`/api/webhooks/${hook.id}/`))).dropped_deliveries).toBe(0)
   })
 
   it('delivers an event whose write was acknowledged just before a SIGKILL, once the service is back', async () => {

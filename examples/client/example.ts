@@ -2,7 +2,7 @@
 // generates from the service's own OpenAPI document (schema.d.ts; see README.md). Nothing is
 // typed by hand: every type below comes from `paths`.
 //
-//   CLUBS_URL=http://localhost:3000 CLUBS_TOKEN=change-me-please bun examples/client/example.ts
+//   CLUBS_URL=http://localhost:3000 CLUBS_TOKEN=change-me-please npx bun examples/client/example.ts
 import createClient from 'openapi-fetch'
 import type { paths } from './schema'
 

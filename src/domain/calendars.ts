@@ -10,6 +10,12 @@ import { ADMIN_USERNAME, type UserService } from './users'
 import { WEEKDAYS, type ClubRecord, type Meeting } from '../model/club'
 import type { UserRecord } from '../model/user'
 
+/**
+ * How many years past this one a feed's time zone changes are written out: its weekly events go on
+ * without end, and a calendar app reads their hours from these changes, not from its own data.
+ */
+const YEARS_AHEAD = 10
+
 /** Where a calendar is served from: its clubs' pages are under `origin`, its event UIDs name `host`. */
 export interface Site {
   readonly origin: string
@@ -137,10 +143,10 @@ export class CalendarService {
 
   #text(name: string, clubs: readonly ClubRecord[], site: Site): string {
     const events = clubs.flatMap((club) => this.#eventsOf(club, site))
-    const years = events.map(({ date }) => Number(date.slice(0, 4)))
+    const starts = events.map(({ date }) => Number(date.slice(0, 4)))
     const thisYear = this.options.now().getUTCFullYear()
-    const from = Math.min(thisYear, ...years)
-    return calendarText({ name, timeZone: this.options.timeZone, events, years: { from, to: thisYear + 1 } })
+    const years = { from: Math.min(thisYear, ...starts), to: thisYear + YEARS_AHEAD }
+    return calendarText({ name, timeZone: this.options.timeZone, events, years })
   }
 
   /** The date in the campus time zone at an ISO date-time, YYYY-MM-DD. */

@@ -72,6 +72,9 @@ export interface DomainOptions {
   readonly developmentAdmin?: boolean
 }
 
+/** A store that keeps nothing: for a directory no one reads, where a refused import checks its rows. */
+const UNSAVED: Persistence = { track: () => {}, save: async () => {} }
+
 /**
  * The in-memory state over a loaded snapshot and the services that change it, each saving
  * through `store`. The HTTP app and the operator commands share it.
@@ -198,7 +201,18 @@ export function openDirectory(
     favorites,
     subscriptions,
     tags,
-    imports: new ImportService(clubs, tags, commit),
+    imports: new ImportService(clubs, tags, commit, (): ImportService => {
+      // What an import's rows are checked against, and nothing else: no history, requests or webhooks.
+      const copy: Snapshot = {
+        version: SNAPSHOT_VERSION,
+        ...catalog.snapshot(),
+        users: directory.all(),
+        ...relations.snapshot(),
+        history: [],
+        requests: [],
+      }
+      return openDirectory(UNSAVED, copy, { autoApprove, now }).imports
+    }),
     review: new ReviewDesk(clubs, relations),
     sessions,
     calendars: new CalendarService(clubs, relations.favorites, users, { timeZone, key, commit, now }),

@@ -22,7 +22,7 @@ export interface Calendar {
   readonly name: string
   readonly timeZone: string
   readonly events: readonly WeeklyEvent[]
-  /** The years the time zone's rules are written out for: those of the events, up to the next one. */
+  /** The years the time zone's changes are written out for: those of the events, and years ahead. */
   readonly years: { readonly from: number; readonly to: number }
 }
 

@@ -38,6 +38,38 @@ class InvalidRows extends ApiError {
 /** One row of an import, numbered from 1 (a CSV header not counted): a club write, or why it is none. */
 type Row = { readonly number: number } & ({ readonly body: unknown } | { readonly errors: FieldErrors })
 
+/** The change a row asks for, or its errors. */
+type Outcome = { readonly change: ClubChange; readonly created: boolean } | { readonly errors: FieldErrors }
+
+/** A row with a write, its tags named as the write shape names them, and its outcome when it is known. */
+interface Reached {
+  readonly number: number
+  readonly body: unknown
+  readonly outcome?: Outcome
+}
+
+/** How many rows an import checks between two turns of the event loop, when it lets other requests in. */
+const ROWS_PER_TURN = 2000
+
+/** Lets the requests that came meanwhile be answered (a macrotask: promise callbacks alone would not). */
+export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/** What an import has found so far: its counts, its bad rows, the row that took each code, and how to take back what it changed. */
+class Tally {
+  readonly undo: Undo[] = []
+  readonly bad = new BadRows()
+  readonly counts = { created: 0, updated: 0, unchanged: 0, tags_created: [] as string[] }
+  readonly rowOfCode = new Map<string, number>()
+
+  /** Counts a bad or unchanged row; false for one with a change to make, which the caller makes. */
+  settled(number: number, outcome: Outcome): boolean {
+    if ('errors' in outcome) this.bad.add(number, outcome.errors)
+    else if (!outcome.change.changes) this.counts.unchanged++
+    else return false
+    return true
+  }
+}
+
 /** Columns an export may hold: every field of a club's representations; the read-only ones are ignored. */
 const KNOWN_COLUMNS: ReadonlySet<string> = new Set([...LIST_FIELDS, ...DETAIL_FIELDS])
 const isKnownColumn = (column: string) => KNOWN_COLUMNS.has(column) || isWritableColumn(column)
@@ -54,63 +86,119 @@ export class ImportService {
     private readonly clubs: ClubService,
     private readonly tags: TagService,
     private readonly commit: Commit,
+    /** The imports of a copy of the directory as it is now, which nothing else reads or saves. */
+    private readonly scratch: () => ImportService,
   ) {}
 
+  /**
+   * Goes first through the rows before the first that changes something (makes a tag or changes a
+   * club): bad ones, unchanged ones. They change nothing, so they need no commit, and once a row is
+   * bad (the import is refused then, whatever comes meanwhile) it lets other requests in every
+   * ROWS_PER_TURN rows: a file of bad rows holds no one. From that first row on, the rest is one
+   * commit, begun in the same turn as that row's check, until a row is bad. An import refused once
+   * it has changed something (or would) is checked again from its first row in a scratch copy of
+   * the directory, where its changes are seen by no one and it may take its time: `#refusal`.
+   */
   async run(caller: Caller, source: ImportSource, dryRun: boolean): Promise<ImportCounts> {
     const user = requireUser(caller)
     if (!user.isAdmin) throw new PermissionDenied()
     const rows = rowsOf(source)
-    let counts: ImportCounts | undefined
-    const apply = () => {
-      const applied = this.#applyAll(user, rows)
-      counts = applied.counts
-      return applied.undo
+    const tally = new Tally()
+    for (let count = 1; ; count++) {
+      if (count % ROWS_PER_TURN === 0 && tally.bad.any) await nextTurn()
+      const next = rows.next()
+      if (next.done) return this.#commitFrom(user, null, rows, tally, dryRun, source)
+      const row = next.value
+      if ('errors' in row) {
+        tally.bad.add(row.number, row.errors)
+        continue
+      }
+      const body = withTagNames(row.body)
+      let reached: Reached | null = null
+      if (isObject(body) && Array.isArray(body.tags) && this.tags.makesAny(body.tags))
+        reached = { number: row.number, body }
+      else {
+        const outcome = this.#changeOf(user, row.number, body, tally.rowOfCode)
+        if (!tally.settled(row.number, outcome)) reached = { number: row.number, body, outcome }
+      }
+      if (reached && tally.bad.any) throw await this.#refusal(user, source)
+      if (reached) return this.#commitFrom(user, reached, rows, tally, dryRun, source)
     }
-    if (dryRun) undoAll(apply())
-    else await this.commit(apply)
-    return counts!
+  }
+
+  /** Commits the rows from `first` on (a dry run takes them back); refuses the import if any row is bad. */
+  async #commitFrom(
+    user: Caller & { username: string },
+    first: Reached | null,
+    rows: Iterator<Row>,
+    tally: Tally,
+    dryRun: boolean,
+    source: ImportSource,
+  ): Promise<ImportCounts> {
+    const apply = () => this.#applyAll(user, first, rows, tally)
+    try {
+      if (dryRun) undoAll(apply())
+      else await this.commit(apply)
+    } catch (error) {
+      if (error instanceof Refused) throw await this.#refusal(user, source)
+      throw error
+    }
+    return tally.counts
+  }
+
+  /** Why an import with a bad row is refused: its rows checked from the first in a scratch directory, with turns between. */
+  async #refusal(user: Caller & { username: string }, source: ImportSource): Promise<ApiError> {
+    const scratch = this.scratch()
+    const rows = rowsOf(source)
+    const tally = new Tally()
+    for (let count = 1, next = rows.next(); !next.done; count++, next = rows.next()) {
+      if (count % ROWS_PER_TURN === 0) await nextTurn()
+      scratch.#take(user, next.value, tally)
+    }
+    return tally.bad.refusal()
   }
 
   /**
-   * Makes each row's change in turn, each checked against the directory as the rows before left
-   * it (two rows cannot take one name); every row is checked. Any bad row takes every change back
-   * and refuses the import.
+   * Makes each row's change in turn from `first` on, each checked against the directory as the
+   * rows before left it (two rows cannot take one name). A bad row takes every change back and
+   * refuses the import: at once with every row's errors when all were checked before (`first` is
+   * null), otherwise with `Refused`, for `#refusal` to check every row.
    */
-  #applyAll(user: Caller & { username: string }, rows: Iterable<Row>) {
-    const undo: Undo[] = []
-    const bad = new BadRows()
-    const counts = { created: 0, updated: 0, unchanged: 0, tags_created: [] as string[] }
-    const rowOfCode = new Map<string, number>()
+  #applyAll(user: Caller & { username: string }, first: Reached | null, rows: Iterator<Row>, tally: Tally): Undo[] {
     try {
-      for (const row of rows) {
-        if ('errors' in row) {
-          bad.add(row.number, row.errors)
-          continue
-        }
-        const body = withTagNames(row.body)
-        if (isObject(body) && Array.isArray(body.tags)) {
-          const made = this.tags.makeMissing(body.tags)
-          undo.push(...made.undo)
-          counts.tags_created.push(...made.names)
-        }
-        const outcome = this.#changeOf(user, row.number, body, rowOfCode)
-        if ('errors' in outcome) bad.add(row.number, outcome.errors)
-        else if (!outcome.change.changes) counts.unchanged++
-        else {
-          undo.push(...outcome.change.apply())
-          if (outcome.created) counts.created++
-          else counts.updated++
-        }
-      }
+      if (first) this.#make(user, first, tally)
+      for (let next = rows.next(); !next.done && !(first && tally.bad.any); next = rows.next())
+        this.#take(user, next.value, tally)
     } catch (error) {
-      undoAll(undo)
+      undoAll(tally.undo)
       throw error
     }
-    if (bad.any) {
-      undoAll(undo)
-      throw bad.refusal()
+    if (tally.bad.any) {
+      undoAll(tally.undo)
+      // Once it has changed something, the rest is checked where no one sees those changes.
+      throw first ? new Refused() : tally.bad.refusal()
     }
-    return { counts, undo }
+    return tally.undo
+  }
+
+  /** Counts a bad row, or makes a row's change. */
+  #take(user: Caller & { username: string }, row: Row, tally: Tally): void {
+    if ('errors' in row) tally.bad.add(row.number, row.errors)
+    else this.#make(user, { number: row.number, body: withTagNames(row.body) }, tally)
+  }
+
+  /** Makes the tags a row names that are missing, then its change, unless it is bad or changes nothing. */
+  #make(user: Caller & { username: string }, { number, body, outcome }: Reached, tally: Tally): void {
+    if (!outcome && isObject(body) && Array.isArray(body.tags)) {
+      const made = this.tags.makeMissing(body.tags)
+      tally.undo.push(...made.undo)
+      tally.counts.tags_created.push(...made.names)
+    }
+    const checked = outcome ?? this.#changeOf(user, number, body, tally.rowOfCode)
+    if (tally.settled(number, checked) || 'errors' in checked) return
+    tally.undo.push(...checked.change.apply())
+    if (checked.created) tally.counts.created++
+    else tally.counts.updated++
   }
 
   /** The change one row asks for, or its errors. */
@@ -119,7 +207,7 @@ export class ImportService {
     number: number,
     body: unknown,
     rowOfCode: Map<string, number>,
-  ): { readonly change: ClubChange; readonly created: boolean } | { readonly errors: FieldErrors } {
+  ): Outcome {
     const code = isObject(body) ? body.code : undefined
     const first = typeof code === 'string' ? rowOfCode.get(code) : undefined
     // A code twice is one more error of the row: its other fields are checked all the same.
@@ -146,6 +234,9 @@ export class ImportService {
     return outcome
   }
 }
+
+/** Thrown out of an import's commit at its first bad row once it has changed something: see `#refusal`. */
+class Refused extends Error {}
 
 /** The bad rows found so far: the first MAX_ROWS_SHOWN with their errors, the rest only counted. */
 class BadRows {
@@ -199,7 +290,7 @@ function keepPending(current: ClubRecord, body: unknown): unknown {
  * The rows of an import's body, made one at a time as the import reaches them (a file of 10 MiB
  * may hold 400,000), or the 400 that says why the file as a whole is not one.
  */
-function rowsOf(source: ImportSource): Iterable<Row> {
+function rowsOf(source: ImportSource): Iterator<Row> {
   if (source.kind === 'empty') throw refuse('The file is empty.')
   if (source.kind === 'json') {
     const { value } = source

@@ -1,7 +1,9 @@
+import { availableParallelism } from 'node:os'
 import { requireUser, type Caller } from './caller'
 import type { Catalog } from './catalog'
 import type { ClubService } from './clubs'
-import { StorageUnavailable, ValidationFailed } from './errors'
+import { ApiError, StorageUnavailable, ValidationFailed } from './errors'
+import { FairPool } from './fair-pool'
 import type { ClubRecord } from '../model/club'
 
 /** The sizes a logo is served in: as sent (at most 4,096 px a side), and two square thumbnails. */
@@ -26,13 +28,20 @@ export function ownLogoPath(url: string): string | null {
 export const isOwnLogo = (url: string, origin: string) =>
   url.startsWith(`${origin}/`) && LOGO_URL_PATH.test(url.slice(origin.length))
 
+/** A logo made from an upload, not kept yet: its name, and how to keep it. */
+export interface MadeLogo {
+  readonly name: string
+  /** Keeps it, its thumbnails too; written again when its files are gone, whatever was kept before. */
+  keep(): Promise<void>
+}
+
 /**
  * Where logos are kept, by content: the wiring hands one in (files beside the data file, or memory).
- * `keep` checks the image (PNG, JPEG or WebP by its bytes, within the limits) before keeping anything.
+ * `make` checks the image (PNG, JPEG or WebP by its bytes, within the limits) before making anything.
  */
 export interface LogoStore {
-  /** Keeps an image as WebP with its thumbnails: its name, or in words why it is refused (nothing is kept). */
-  keep(bytes: Uint8Array): Promise<{ readonly name: string } | { readonly problem: string }>
+  /** Makes an image's logo as WebP with its thumbnails (the work of the processor, nothing kept yet), or says in words why it is refused. */
+  make(bytes: Uint8Array): Promise<MadeLogo | { readonly problem: string }>
   /** A kept logo's WebP bytes in `size`, or null when none is kept by that name. */
   read(name: string, size: LogoSize): Promise<Uint8Array | null>
   /** The names of the logos kept. */
@@ -44,6 +53,9 @@ export interface LogoStore {
 /** A logo as the edge read it: its bytes, or why they were not read (too big). */
 export type LogoUpload = { readonly bytes: Uint8Array } | { readonly problem: string }
 
+/** An upload made into a logo, not set yet; or why it is refused. */
+export type PreparedLogo = { readonly made: MadeLogo } | { readonly problem: string }
+
 /** The logo name an `image_url` points to, or null when it points to no logo of ours. */
 export function logoNameOf(url: string | null | undefined): string | null {
   if (!url) return null
@@ -54,13 +66,44 @@ export function logoNameOf(url: string | null | undefined): string | null {
   }
 }
 
+/** The logos `records` point to: each one's `image_url`, and its approved version's. */
+export function logoNamesOf(records: Iterable<ClubRecord>): Set<string> {
+  const names = new Set<string>()
+  for (const record of records) {
+    for (const url of [record.image_url, record.approved_version?.image_url]) {
+      const name = logoNameOf(url)
+      if (name) names.add(name)
+    }
+  }
+  return names
+}
+
 const imageError = (problem: string) => new ValidationFailed({ image: [problem] })
+/** A failure of the store or the image library is the service's: a 503, the answers the pool gives as they are. */
+const unavailable = (error: unknown): never => {
+  throw error instanceof ApiError ? error : new StorageUnavailable()
+}
+
+/**
+ * Where every upload's image is made, for the whole process: two at once (one on a single core),
+ * one of each caller's at a time, the next slot going round the callers with uploads waiting. A
+ * logo is made one size after another, so two take two of libuv's four threads, which the data
+ * file's writes share; libvips spreads each size over the cores on threads of its own. A caller
+ * may have 8 uploads waiting (a 429 past that), and 64 may wait in all (a 503).
+ */
+const IMAGE_POOL = new FairPool({
+  slots: Math.max(1, Math.min(2, availableParallelism())),
+  perCaller: 1,
+  waitingPerCaller: 8,
+  waiting: 64,
+})
 
 /**
  * Club logos (CONTRACT §21): a new logo is kept, then set as `image_url` through the same update
  * path as a PATCH by the same caller (so it is reviewed like one); a logo no club version points
- * to any more is swept from the store. Keeping and sweeping take turns, so a sweep never removes
- * a logo kept for a change not yet made.
+ * to any more is swept from the store. Images are made in the process's fair pool (each caller's
+ * uploads wait only behind their own and one turn of each other caller's); keeping one (writing
+ * its files) and sweeping take turns, so a sweep never removes a logo kept for a change not yet made.
  */
 export class LogoService {
   /** Logos kept for changes under way, by how many: a sweep leaves them. */
@@ -77,23 +120,33 @@ export class LogoService {
     private readonly store: LogoStore,
   ) {}
 
-  /** Sets club `code`'s logo from an upload, for its owners, officers and admins; `origin` is the service's as the client reached it. */
-  async put(caller: Caller, code: string, upload: LogoUpload, origin: string): Promise<ClubRecord> {
+  /**
+   * Makes club `code`'s logo from an upload, for its owners, officers and admins: in the image
+   * pool, before the write that sets it takes its turn (no other write waits for an image). The
+   * logo made, or why the upload is refused (the write says it, in its turn).
+   */
+  async prepare(caller: Caller, code: string, upload: LogoUpload): Promise<PreparedLogo> {
     const user = requireUser(caller)
     this.clubs.editable(user, code)
-    if ('problem' in upload) throw imageError(upload.problem)
-    const kept = await this.#inTurn(async () => {
-      const made = await this.store.keep(upload.bytes).catch(() => {
-        throw new StorageUnavailable()
-      })
-      if ('name' in made) this.#hold(made.name)
-      return made
+    if ('problem' in upload) return upload
+    const made = await IMAGE_POOL.run(user.username, () => this.store.make(upload.bytes)).catch(unavailable)
+    return 'problem' in made ? made : { made }
+  }
+
+  /** Sets club `code`'s logo to one `prepare` made; `origin` is the service's as the client reached it. */
+  async put(caller: Caller, code: string, logo: PreparedLogo, origin: string): Promise<ClubRecord> {
+    const user = requireUser(caller)
+    this.clubs.editable(user, code)
+    if ('problem' in logo) throw imageError(logo.problem)
+    const { made } = logo
+    await this.#inTurn(async () => {
+      await made.keep().catch(unavailable)
+      this.#hold(made.name)
     })
-    if ('problem' in kept) throw imageError(kept.problem)
     try {
-      return await this.clubs.update(user, code, { image_url: `${origin}${logoPath(kept.name)}` }, true)
+      return await this.clubs.update(user, code, { image_url: `${origin}${logoPath(made.name)}` }, true)
     } finally {
-      this.#release(kept.name)
+      this.#release(made.name)
       await this.sweep()
     }
   }
@@ -133,13 +186,8 @@ export class LogoService {
   }
 
   #referenced(): Set<string> {
-    const names = new Set(this.#held.keys())
-    for (const record of this.catalog.records()) {
-      for (const url of [record.image_url, record.approved_version?.image_url]) {
-        const name = logoNameOf(url)
-        if (name) names.add(name)
-      }
-    }
+    const names = logoNamesOf(this.catalog.records())
+    for (const name of this.#held.keys()) names.add(name)
     return names
   }
 

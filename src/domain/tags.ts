@@ -77,16 +77,27 @@ export class TagService {
     const names: string[] = []
     const undo: Undo[] = []
     for (const ref of refs) {
-      if (typeof ref !== 'object' || ref === null) continue
-      const { id, name } = ref as { id?: unknown; name?: unknown }
-      if ((typeof id === 'number' && Number.isInteger(id)) || typeof name !== 'string') continue
-      const checked = this.#unique(TAG_CREATE_BODY.check({ name }), null)
-      if (Object.keys(checked.errors).length) continue
-      const tag: Tag = { id: this.#nextId(), name: checked.fields.name! }
+      const name = this.#missingName(ref)
+      if (name === null) continue
+      const tag: Tag = { id: this.#nextId(), name }
       undo.push(this.catalog.changeTag(tag.id, tag, (record) => record))
       names.push(tag.name)
     }
     return { names, undo }
+  }
+
+  /** Whether makeMissing would make a tag for `refs`. */
+  makesAny(refs: readonly unknown[]): boolean {
+    return refs.some((ref) => this.#missingName(ref) !== null)
+  }
+
+  /** The name of the tag `ref` names by a name no tag has, which a tag may have; otherwise null. */
+  #missingName(ref: unknown): string | null {
+    if (typeof ref !== 'object' || ref === null) return null
+    const { id, name } = ref as { id?: unknown; name?: unknown }
+    if ((typeof id === 'number' && Number.isInteger(id)) || typeof name !== 'string') return null
+    const checked = this.#unique(TAG_CREATE_BODY.check({ name }), null)
+    return Object.keys(checked.errors).length ? null : checked.fields.name!
   }
 
   #nextId(): number {

@@ -1,5 +1,5 @@
-import { lookup } from 'node:dns/promises'
 import { BlockList, isIP } from 'node:net'
+import { addressesOf, NameNotResolved } from './host-names'
 
 // Addresses a webhook may not reach unless CLUBS_WEBHOOK_ALLOW_PRIVATE=true (CONTRACT §18): this
 // host, its networks and everything that is not one public machine (RFC 6890 special purposes).
@@ -88,9 +88,10 @@ export function checkWebhookUrl(text: string, allowPrivate: boolean): URL {
 }
 
 /**
- * Resolves the URL's host now and checks every address it has: the address returned is the one
- * to connect to, so that a name answering differently a moment later (DNS rebinding) cannot
- * send the request elsewhere. Throws TargetRefused.
+ * Resolves the URL's host now (never on the data file's thread pool: src/domain/host-names.ts)
+ * and checks every address it has: the address returned is the one to connect to, so that a name
+ * answering differently a moment later (DNS rebinding) cannot send the request elsewhere.
+ * Throws TargetRefused.
  */
 export async function resolveTarget(url: URL, allowPrivate: boolean): Promise<Target> {
   const literal = literalOf(url)
@@ -98,17 +99,14 @@ export async function resolveTarget(url: URL, allowPrivate: boolean): Promise<Ta
     if (!allowPrivate && !isPublicAddress(literal)) throw new TargetRefused(`The URL ${PRIVATE}.`)
     return { url, address: literal, hostName: null }
   }
-  let found: { address: string }[]
+  let found: string[]
   try {
-    found = await lookup(url.hostname, { all: true })
+    found = await addressesOf(url.hostname)
   } catch (e) {
-    throw new HostUnresolved(
-      `The host name ${url.hostname} does not resolve (${(e as NodeJS.ErrnoException).code ?? e}).`,
-    )
+    if (!(e instanceof NameNotResolved)) throw e
+    throw new HostUnresolved(`The host name ${url.hostname} does not resolve (${e.code}).`)
   }
-  const refused = allowPrivate ? undefined : found.find(({ address }) => !isPublicAddress(address))
-  if (refused)
-    throw new TargetRefused(`The host name ${url.hostname} resolves to ${refused.address}, which ${PRIVATE}.`)
-  if (!found[0]) throw new TargetRefused(`The host name ${url.hostname} has no address.`)
-  return { url, address: found[0].address, hostName: url.hostname }
+  const refused = allowPrivate ? undefined : found.find((address) => !isPublicAddress(address))
+  if (refused) throw new TargetRefused(`The host name ${url.hostname} resolves to ${refused}, which ${PRIVATE}.`)
+  return { url, address: found[0]!, hostName: url.hostname }
 }

@@ -19,6 +19,12 @@ import {
 export const RETRY_DELAYS_MS: readonly number[] = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000].map((s) => s * 1000)
 /** Delivered and failed deliveries kept per webhook, newest first: the data file does not grow without end. */
 export const KEPT_FINISHED = 100
+/**
+ * Deliveries a webhook whose receiver fails keeps waiting: when an attempt fails with more, the
+ * oldest are given up (failed, and counted on the webhook), so that a receiver down for days
+ * costs the data file no more than this many events and records.
+ */
+export const MAX_WAITING = 100
 /** Attempts at once to one webhook: a slow receiver holds its own deliveries back, no one else's. */
 const MAX_IN_FLIGHT = 5
 /** Random bytes in an event's nonce, which its deliveries' message ids (the webhook-id header) start with. */
@@ -60,7 +66,10 @@ export interface WebhookOptions {
 /** How soon an instance that does not send deliveries looks again whether it now does. */
 const SENDER_CHECK_MS = 2_000
 
-const shown = ({ secret: _, ...webhook }: WebhookRecord): Webhook => webhook
+const shown = ({ secret: _, dropped_deliveries = 0, ...webhook }: WebhookRecord): Webhook => ({
+  ...webhook,
+  dropped_deliveries,
+})
 const answered = ({ webhook: _, ...delivery }: DeliveryRecord): Delivery => delivery
 
 /**
@@ -81,6 +90,8 @@ export class WebhookService {
   readonly #events = new Map<number, WebhookEventRecord>()
   /** Webhooks that may have failed deliveries among their finished ones (the snapshot keeps those). */
   readonly #failing = new Set<number>()
+  /** Failed deliveries given up past MAX_WAITING: listed while the service runs, counted on the webhook, not kept on disk. */
+  readonly #givenUp = new WeakSet<DeliveryRecord>()
   readonly #inFlight = new Map<number, Set<number>>()
   readonly #retryDelays: readonly number[]
   #saving: ReturnType<typeof setTimeout> | null = null
@@ -256,8 +267,7 @@ export class WebhookService {
       const flying = this.#inFlight.get(id)
       if ((flying?.size ?? 0) >= MAX_IN_FLIGHT) continue
       for (const delivery of queue.values())
-        if (delivery.seq <= published && !flying?.has(delivery.seq))
-          next = Math.min(next, Date.parse(delivery.next_attempt_at!))
+        if (delivery.seq <= published && !flying?.has(delivery.seq)) next = Math.min(next, dueAt(delivery))
     }
     return next === Infinity ? null : Math.max(0, next - this.now().getTime())
   }
@@ -295,7 +305,34 @@ export class WebhookService {
       this.#queueOf(webhook).set(seq, next)
       this.#recorded.add(next)
     }
+    if (!outcome.delivered) this.#giveUpPastLimit(webhook)
     this.#saveSoon()
+  }
+
+  /**
+   * After a failed attempt, gives up the oldest deliveries (not under way) past the newest
+   * MAX_WAITING of the webhook: each finishes failed, saying why, and the webhook counts them. Only
+   * then: a burst of events to a receiver that takes them is sent in full.
+   */
+  #giveUpPastLimit(webhook: number): void {
+    const queue = this.#pending.get(webhook)
+    const hook = this.#hooks.get(webhook)
+    if (!queue || !hook || queue.size <= MAX_WAITING) return
+    const flying = this.#inFlight.get(webhook)
+    // Oldest event first (a queue another instance filled is in the order it heard of them).
+    const oldest = [...queue.values()].filter(({ seq }) => !flying?.has(seq)).sort((a, b) => a.seq - b.seq)
+    const given = oldest.slice(0, queue.size - MAX_WAITING)
+    if (!given.length) return
+    for (const delivery of given) {
+      if (!this.#recorded.has(delivery))
+        this.#events.set(delivery.seq, notWaitingFor(this.#events.get(delivery.seq)!, webhook))
+      this.#unqueue(webhook, delivery.seq)
+      const last_error = `Given up unsent: the receiver kept failing while ${MAX_WAITING} newer deliveries waited (GET /api/changes/?since=${delivery.seq - 1} has the event while the change log keeps it).`
+      const record: DeliveryRecord = { ...delivery, status: 'failed', last_error, next_attempt_at: null }
+      this.#givenUp.add(record)
+      this.#finish(record)
+    }
+    this.#hooks.set(webhook, { ...hook, dropped_deliveries: (hook.dropped_deliveries ?? 0) + given.length })
   }
 
   /**
@@ -377,11 +414,12 @@ export class WebhookService {
       needed.add(delivery.seq)
     }
     // Delivered ones are for reading while the service runs: on disk, fifty webhooks' hundred
-    // each would weigh on every write. Failed ones, which an admin must see, stay.
+    // each would weigh on every write. Failed ones, which an admin must see, stay, but for those
+    // given up past the bound: one per event while a receiver is down, which its count stands for.
     for (const id of this.#failing) {
       let any = false
       for (const delivery of this.#finished.get(id) ?? [])
-        if (delivery.status === 'failed') {
+        if (delivery.status === 'failed' && !this.#givenUp.has(delivery)) {
           kept.push(delivery)
           any = true
         }
@@ -422,7 +460,7 @@ export class WebhookService {
     if (!finished) this.#finished.set(delivery.webhook, (finished = []))
     finished.push(delivery)
     if (finished.length > KEPT_FINISHED) finished.shift()
-    if (delivery.status === 'failed') this.#failing.add(delivery.webhook)
+    if (delivery.status === 'failed' && !this.#givenUp.has(delivery)) this.#failing.add(delivery.webhook)
   }
 
   /** The URL, or a 400 on `url`: not http(s), or (unless allowed) an address, or a name resolving to one, that is not public. */
@@ -445,7 +483,28 @@ function requireAdmin(caller: Caller): void {
 }
 
 const isDue = (delivery: DeliveryRecord, now: number, published: number) =>
-  delivery.status === 'pending' && delivery.seq <= published && Date.parse(delivery.next_attempt_at!) <= now
+  delivery.status === 'pending' && delivery.seq <= published && dueAt(delivery) <= now
+
+/** Each pending delivery's next attempt time, parsed once: take and nextDueIn look at every one, each time. */
+const DUE_AT = new WeakMap<DeliveryRecord, number>()
+let lastTimeText = ''
+let lastTime = NaN
+/**
+ * When `delivery` is due (ms since the epoch): a record never changes, so its time is parsed once,
+ * and the last time parsed is remembered too (an event's fresh deliveries, fifty at a fan-out, share one).
+ */
+function dueAt(delivery: DeliveryRecord): number {
+  let time = DUE_AT.get(delivery)
+  if (time === undefined) {
+    const text = delivery.next_attempt_at!
+    if (text !== lastTimeText) {
+      lastTimeText = text
+      lastTime = Date.parse(text)
+    }
+    DUE_AT.set(delivery, (time = lastTime))
+  }
+  return time
+}
 
 /** A delivery of `event` to `webhook` not attempted yet: its message id is made from the event's nonce. */
 function fresh(webhook: number, event: WebhookEventRecord, at: string): DeliveryRecord {

@@ -85,6 +85,12 @@ export interface Action<Params> {
   /** Its successful answers, as OpenAPI responses. */
   readonly responses: Readonly<Record<number, ResponseDoc>>
   readonly errors: readonly ErrorStatus[]
+  /**
+   * Work on the body before a write takes its turn among the others (CONTRACT §19 holds every
+   * instance's writes meanwhile): long work no other write should wait for, such as making an
+   * image. What it answers is the body `handle` gets.
+   */
+  prepare?(call: Call<Params>): Promise<unknown>
   handle(call: Call<Params>): Answer | Promise<Answer>
 }
 
@@ -180,11 +186,15 @@ function handlerOf(page: Endpoint, method: Method, action: Action<{}>, services:
     ? (ex: Exchange, caller: Caller, params: {}, body: unknown) =>
         services.exclusive(async () => action.handle({ ex, caller, params, body, services }))
     : (ex: Exchange, caller: Caller, params: {}, body: unknown) => action.handle({ ex, caller, params, body, services })
+  const prepared = action.prepare
+    ? (ex: Exchange, caller: Caller, params: {}, body: unknown) =>
+        action.prepare!({ ex, caller, params, body, services }).then((made) => run(ex, caller, params, made))
+    : run
   const serve = (ex: Exchange, caller: Caller, params: {}) => {
     try {
       if (action.access === 'user') requireUser(caller)
       const answer = action.body
-        ? (action.body.read ?? readJsonBody)(ex.request).then((body) => run(ex, caller, params, body))
+        ? (action.body.read ?? readJsonBody)(ex.request).then((body) => prepared(ex, caller, params, body))
         : run(ex, caller, params, undefined)
       const sent = answer instanceof Promise ? answer.then((done) => send(ex, done)) : send(ex, answer)
       return sent instanceof Promise ? sent.catch((error) => fail(ex.request, ex, error)) : sent

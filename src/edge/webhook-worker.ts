@@ -36,9 +36,9 @@ self.onmessage = ({ data }: MessageEvent<string>) => {
   const batch = JSON.parse(data) as AttemptBatch
   for (const [webhook, target] of Object.entries(batch.targets)) targets.set(Number(webhook), target)
   underWay += batch.attempts.length
-  for (const { id, ...delivery } of batch.attempts)
+  for (const [id, webhook, seq, messageId] of batch.attempts)
     void attemptDelivery(
-      { ...delivery, ...targets.get(delivery.webhook)!, body: batch.bodies[delivery.seq]! },
+      { webhook, seq, messageId, ...targets.get(webhook)!, body: batch.bodies[seq]! },
       batch.allowPrivate,
     ).then((outcome) => {
       if (!lowered) runInBackground('HTTP Client')

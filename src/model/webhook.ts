@@ -28,6 +28,11 @@ export const Webhook = t.Object(
     description: t.String(),
     events: EventTypes,
     created_at: t.String({ format: 'date-time' }),
+    dropped_deliveries: Type.Integer({
+      minimum: 0,
+      description:
+        'Deliveries given up unsent because its receiver kept failing while 100 newer ones waited: each is listed failed while the service runs (among the newest 100 finished); the count outlives a restart.',
+    }),
   },
   { additionalProperties: false },
 )
@@ -46,8 +51,12 @@ export const WebhookWithSecret = t.Object(
   { additionalProperties: false },
 )
 
-/** A webhook as the data file keeps it: with its secret, which signs every delivery. */
-export const WebhookRecord = t.Object({ ...Webhook.properties, secret: t.String() })
+/** A webhook as the data file keeps it: with its secret, which signs every delivery (and no count of dropped ones in files from before it). */
+export const WebhookRecord = t.Object({
+  ...Webhook.properties,
+  dropped_deliveries: t.Optional(Webhook.properties.dropped_deliveries),
+  secret: t.String(),
+})
 export type WebhookRecord = typeof WebhookRecord.static
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const

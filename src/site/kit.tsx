@@ -182,17 +182,23 @@ export function siteKit(deps: SiteDeps) {
       return deps.exclusive(() => handle({ ...visit, form }))
     }, options)
 
-  /** A POST of a form with a file (`name`, at most `limit` bytes): checked as every form is. */
-  const upload = (
+  /**
+   * A POST of a form with a file (`name`, at most `limit` bytes): checked as every form is. The
+   * file is `prepare`d before the write takes its turn among the others (an image made: no other
+   * write waits for that), and `handle` gets what it answered.
+   */
+  const upload = <P,>(
     name: string,
     limit: number,
-    handle: (post: FormPost & { file: Uint8Array | null }) => Promise<Response | Shown>,
+    prepare: (post: FormPost & { file: Uint8Array | null }) => Promise<P>,
+    handle: (post: FormPost & { prepared: P }) => Promise<Response | Shown>,
   ) =>
     step(async (visit) => {
       checkOrigin(visit.request, visit.url.origin)
       const { form, file } = await readUpload(visit.request, name, limit)
       if (visit.viewer) checkCsrf(form, visit.viewer.csrf)
-      return deps.exclusive(() => handle({ ...visit, form, file }))
+      const prepared = await prepare({ ...visit, form, file })
+      return deps.exclusive(() => handle({ ...visit, form, prepared }))
     })
 
   return { deps, viewerOf, page, step, action, upload, answer }

@@ -135,24 +135,33 @@ export function officerPages(kit: SiteKit) {
       `/clubs/${after.code}/edit?saved=${after.image_url !== before.image_url && standingOf(after) === 'change' ? 'review' : '1'}`,
     )
 
-  const uploadLogo = kit.upload('image', MAX_LOGO_BYTES, async ({ url, viewer, params, file }) => {
-    if (!viewer) return signInFirst(new URL(`/clubs/${params.code}/edit`, url))
-    const caller = callerOf(viewer)
-    const before = clubs.editable(caller, params.code!)
-    if (!logos) throw new NotFound()
-    try {
+  const uploadLogo = kit.upload(
+    'image',
+    MAX_LOGO_BYTES,
+    // The image is made before the write's turn; one signed out is sent to sign in below.
+    async ({ viewer, params, file }) => {
+      if (!viewer || !logos) return null
       const upload = !file
         ? { problem: 'Choose an image file to upload.' }
         : file.byteLength > MAX_LOGO_BYTES
           ? { problem: 'The image is larger than 2 MiB.' }
           : { bytes: file }
-      return afterLogo(before, await logos.put(caller, before.code, upload, url.origin))
-    } catch (error) {
-      if (error instanceof ValidationFailed)
-        return editPage(viewer, url.origin, before, valuesOf(before), error.body as FieldErrors)
-      throw error
-    }
-  })
+      return logos.prepare(callerOf(viewer), params.code!, upload)
+    },
+    async ({ url, viewer, params, prepared }) => {
+      if (!viewer) return signInFirst(new URL(`/clubs/${params.code}/edit`, url))
+      const caller = callerOf(viewer)
+      const before = clubs.editable(caller, params.code!)
+      if (!logos || !prepared) throw new NotFound()
+      try {
+        return afterLogo(before, await logos.put(caller, before.code, prepared, url.origin))
+      } catch (error) {
+        if (error instanceof ValidationFailed)
+          return editPage(viewer, url.origin, before, valuesOf(before), error.body as FieldErrors)
+        throw error
+      }
+    },
+  )
 
   const removeLogo = kit.action(async ({ url, viewer, params }) => {
     if (!viewer) return signInFirst(new URL(`/clubs/${params.code}/edit`, url))

@@ -1,6 +1,7 @@
-import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises'
+import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import { fsync } from './fsync'
+import { linkFiles } from './link-files'
 import { logoDirOf } from './logo-store'
 import { ShortWrite } from './write-all'
 
@@ -40,16 +41,15 @@ export async function copySnapshot(file: string, dir: string, kind: string, now 
 }
 
 /**
- * Puts in `dir/logos/` the logo files of `file` it lacks. Logo files never change (a name is the
- * hash of its content), so one missing is linked (or, across file systems, copied the durable way)
- * and one there is kept: the backups share them, and a snapshot's logos are there with it.
+ * Puts in folder `to` the logo files of folder `from` it lacks (only those of `only`, when given).
+ * Logo files never change (a name is the hash of its content), so one missing is linked (or,
+ * across file systems, copied the durable way) and one there is kept: the backups share them,
+ * and a snapshot's logos are there with it.
  */
-export async function copyLogos(file: string, dir: string): Promise<void> {
-  const from = logoDirOf(file)
-  const to = join(dir, 'logos')
+export async function copyLogos(from: string, to: string, only?: ReadonlySet<string>): Promise<void> {
   let names: string[]
   try {
-    names = (await readdir(from)).filter((name) => name.endsWith('.webp'))
+    names = (await readdir(from)).filter((name) => name.endsWith('.webp') && (!only || only.has(name)))
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
     throw error
@@ -57,23 +57,7 @@ export async function copyLogos(file: string, dir: string): Promise<void> {
   await mkdir(to, { recursive: true })
   const present = new Set(await readdir(to))
   const missing = names.filter((name) => !present.has(name))
-  for (const name of missing) {
-    const temp = join(to, `${name}.tmp`)
-    try {
-      await rm(temp, { force: true })
-      await link(join(from, name), temp).catch(async () => {
-        const { size } = await stat(join(from, name))
-        await copyFile(join(from, name), temp)
-        const copied = (await stat(temp)).size
-        if (copied !== size) throw new ShortWrite(temp, copied, size)
-        await fsync(temp)
-      })
-      await rename(temp, join(to, name))
-    } catch (error) {
-      await rm(temp, { force: true }).catch(() => undefined)
-      throw error
-    }
-  }
+  await linkFiles(from, to, missing)
   if (missing.length) await fsync(to)
 }
 
@@ -97,7 +81,7 @@ export class Backups {
     const next = this.#running.then(async () => {
       try {
         // The logos first: a backup's snapshot never names a logo its folder lacks.
-        await copyLogos(this.file, this.policy.dir)
+        await copyLogos(logoDirOf(this.file), join(this.policy.dir, 'logos'))
         const path = await copySnapshot(this.file, this.policy.dir, 'backup', now)
         this.told.written(path)
         await this.#prune()

@@ -61,13 +61,14 @@ export async function makeLogo(bytes: Uint8Array): Promise<MadeLogo | { readonly
   if (width > MAX_LOGO_SIDE || height > MAX_LOGO_SIDE)
     return { problem: `The image is ${width}×${height} pixels; at most ${MAX_LOGO_SIDE} pixels a side.` }
   try {
+    // One size after another: a logo holds one of libuv's threads at a time (the pool in
+    // domain/logos.ts counts on it), and libvips spreads each size over the cores itself.
     const upright = sharp(bytes, READ).rotate()
-    const [full, small, large] = await Promise.all([
-      upright.clone().webp().toBuffer(),
-      ...THUMBNAIL_SIDES.map((side) => upright.clone().resize(side, side, { fit: 'cover' }).webp().toBuffer()),
-    ])
-    const name = createHash('sha256').update(full!).digest('hex')
-    return { name, files: { full: full!, '64': small!, '256': large! } }
+    const square = (side: (typeof THUMBNAIL_SIDES)[number]) =>
+      upright.clone().resize(side, side, { fit: 'cover' }).webp().toBuffer()
+    const full = await upright.clone().webp().toBuffer()
+    const files = { full, '64': await square(64), '256': await square(256) }
+    return { name: createHash('sha256').update(full).digest('hex'), files }
   } catch {
     return { problem: UNREADABLE }
   }

@@ -2,12 +2,11 @@ import type { SQL } from 'bun'
 import { mkdir, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fsync } from './fsync'
-import { makeLogo, type MadeLogo } from './logo-images'
-import { fileName, SIZES } from './logo-store'
+import type { MadeLogo } from './logo-images'
+import { fileName, filesOf, madeFrom, SIZES, type Made } from './logo-store'
 import { replaceFile } from './replace-file'
 
 type Size = keyof MadeLogo['files']
-type Kept = { readonly name: string } | { readonly problem: string }
 
 /**
  * A logo no club points to is removed only once it is this old: another instance may have kept it
@@ -25,15 +24,16 @@ export class LogoRows {
 
   constructor(private readonly sql: () => SQL) {}
 
-  async keep(bytes: Uint8Array): Promise<Kept> {
-    const made = await makeLogo(bytes)
-    if ('problem' in made) return made
+  make(bytes: Uint8Array): Promise<Made> {
+    return madeFrom(bytes, (made) => this.#keep(made))
+  }
+
+  async #keep(made: MadeLogo): Promise<void> {
     const sizes = Object.keys(made.files) as Size[]
     await this.sql()`
       INSERT INTO club_directory_logos (name, size, bytes)
       SELECT ${made.name}, s, b FROM unnest(${sizes}::text[], ${sizes.map((size) => made.files[size])}::bytea[]) AS t(s, b)
       ON CONFLICT (name, size) DO UPDATE SET kept_at = now()`
-    return { name: made.name }
   }
 
   async read(name: string, size: Size): Promise<Uint8Array | null> {
@@ -59,7 +59,7 @@ export class LogoRows {
       DELETE FROM club_directory_logos WHERE name = ${name} AND kept_at < now() - make_interval(mins => ${SWEEP_AFTER_MINUTES})`
   }
 
-  /** Writes every logo kept here as files in `dir` (a data file's `logos/`), the way the data file's own are written. */
+  /** Writes every logo kept here as files in `dir` (a data file's own folder), the way the data file's own are written. */
   async exportTo(dir: string): Promise<number> {
     const rows = await this.sql()`SELECT name, size, bytes FROM club_directory_logos ORDER BY name`
     await mkdir(dir, { recursive: true })
@@ -71,8 +71,8 @@ export class LogoRows {
     return new Set(rows.map((row: { name: string }) => row.name)).size
   }
 
-  /** Keeps every whole logo in `dir` (a data file's `logos/`: each with both thumbnails) as it is. */
-  async importFrom(dir: string): Promise<number> {
+  /** Keeps every whole logo of `names` in `dir` (a data file's folder: each with both thumbnails) as it is. */
+  async importFrom(dir: string, names: ReadonlySet<string>): Promise<number> {
     let entries: Set<string>
     try {
       entries = new Set(await readdir(dir))
@@ -80,11 +80,10 @@ export class LogoRows {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0
       throw error
     }
-    const names = [...entries].flatMap((entry) => /^([0-9a-f]{64})\.webp$/.exec(entry)?.[1] ?? [])
     let kept = 0
     for (const name of names) {
-      if (!SIZES.every((size) => entries.has(fileName(name, size)))) continue
-      const files = await Promise.all(SIZES.map((size) => Bun.file(join(dir, fileName(name, size))).bytes()))
+      if (!filesOf(name).every((file) => entries.has(file))) continue
+      const files = await Promise.all(filesOf(name).map((file) => Bun.file(join(dir, file)).bytes()))
       await this.sql()`
         INSERT INTO club_directory_logos (name, size, bytes)
         SELECT ${name}, s, b FROM unnest(${SIZES}::text[], ${files}::bytea[]) AS t(s, b)

@@ -59,14 +59,17 @@ export const ERRORS = {
     detail: 'Unsupported media type "text/plain" in request.',
   }),
   429: withHeaders(
-    error('Too many requests from this token or address (only with CLUBS_RATE_LIMIT set).', {
-      detail: 'Request was throttled. Expected available in 3 seconds.',
-    }),
+    error(
+      "Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting.",
+      {
+        detail: 'Request was throttled. Expected available in 3 seconds.',
+      },
+    ),
     'Retry-After',
   ),
   503: withHeaders(
     error(
-      'Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token.',
+      'Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token.',
       { detail: 'The change could not be saved; storage is unavailable. Try again later.' },
     ),
     'Retry-After',

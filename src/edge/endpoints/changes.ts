@@ -67,7 +67,7 @@ export const changeStream = endpoint({
     GET: {
       summary: 'Follow changes as they happen',
       description:
-        'Server-Sent Events: the changes after since (or the Last-Event-ID header, which browsers send when they reconnect), then each new one, as "id: <seq>", "event: <type>", "data: <the change as JSON>"; a comment line every few seconds keeps proxies from closing it. Without either: from now. When since is no longer kept: one "event: reset" (list again), then the end. At most CLUBS_MAX_STREAMS streams are open at once (503 past that).',
+        'Server-Sent Events: the changes after since (or the Last-Event-ID header, which browsers send when they reconnect), then each new one, as "id: <seq>", "event: <type>", "data: <the change as JSON>"; a comment line every few seconds keeps proxies from closing it. Without either: from now. When since is no longer kept: one "event: reset" (list again), then the end. What was missed comes a piece at a time, as the client takes it; a client that takes nothing while more than 1 MiB waits for it is dropped, and one that falls behind what is kept gets the reset. At most CLUBS_MAX_STREAMS streams are open at once (503 past that).',
       access: 'anyone',
       fileOnly: true,
       query: [SINCE],

@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 import { NotFound, ValidationFailed } from '../../domain/errors'
-import type { LogoSize, LogoUpload } from '../../domain/logos'
+import type { LogoSize, LogoUpload, PreparedLogo } from '../../domain/logos'
 import { schemaRef } from '../docs/components'
 import { choice, json, query } from '../docs/openapi'
 import { endpoint, type Services } from '../endpoint'
@@ -86,7 +86,7 @@ export const clubLogo = endpoint({
     PUT: {
       summary: "Set a club's logo",
       description:
-        'The body is the image itself: PNG, JPEG or WebP, at most 2 MiB and 4,096 px a side. Its type is read from its bytes, whatever Content-Type says. It is kept as WebP, with 64 and 256 px squares, and the club\'s image_url becomes its absolute URL on this service. image_url is a reviewed field: a new logo on an approved club by an owner or officer awaits review, and the public keeps the approved logo meanwhile. Anything else (not such an image, too big, a decompression bomb, a truncated file) is a 400 {"image": [...]} and changes nothing.',
+        "The body is the image itself: PNG, JPEG or WebP, at most 2 MiB and 4,096 px a side. Its type is read from its bytes, whatever Content-Type says. It is kept as WebP, with 64 and 256 px squares, and the club's image_url becomes its absolute URL on this service. image_url is a reviewed field: a new logo on an approved club by an owner or officer awaits review, and the public keeps the approved logo meanwhile. Anything else (not such an image, too big, a decompression bomb, a truncated file) is a 400 {\"image\": [...]} and changes nothing. Images are made two at a time, one of each caller's, in turn between callers: past 8 of the caller's waiting, a 429; past 64 waiting in all, a 503; both with Retry-After.",
       access: 'user',
       body: {
         // The media types carry the document's schema; this one only says a body is required.
@@ -104,9 +104,12 @@ export const clubLogo = endpoint({
           { image: ['Upload a PNG, JPEG or WebP image; this file is none of them.'] },
         ),
       },
-      errors: [400, 401, 403, 404, 405, 503],
+      errors: [400, 401, 403, 404, 405, 429, 503],
+      // The image is made before the write's turn: no other write waits for it.
+      prepare: ({ caller, services, params, body }) =>
+        logosOf(services).prepare(caller, params.code, body as LogoUpload),
       async handle({ ex, caller, services, params, body }) {
-        const club = await logosOf(services).put(caller, params.code, body as LogoUpload, ex.url.origin)
+        const club = await logosOf(services).put(caller, params.code, body as PreparedLogo, ex.url.origin)
         return { status: 200, body: services.clubs.detail(caller, club) }
       },
     },
