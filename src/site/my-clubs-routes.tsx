@@ -6,7 +6,8 @@ import { calendarAddress } from '../edge/endpoints/calendars'
 import type { HistoryEntry } from '../model/history'
 import { callerOf, seeOther, signInFirst, type Shown, type SiteKit } from './kit'
 import type { Viewer } from './layout'
-import { clubStanding, MY_CLUBS_DONE, MyClubsPage, type MyClubsState, type Problem, type Refusal } from './my-clubs'
+import { MY_CLUBS_DONE, MyClubsPage, type MyClubsState, type Problem } from './my-clubs'
+import { clubStanding, type Refusal } from './run-clubs'
 
 const HIDE = { detail: { hide: true } }
 const MY_CLUBS = '/my-clubs'

@@ -1,49 +1,8 @@
 /** @jsxImportSource preact */
 import type { ComponentChildren } from 'preact'
-import type { ClubService } from '../domain/clubs'
-import type { ClubRecord } from '../model/club'
 import type { Role } from '../model/user'
 import { CsrfField, type Viewer } from './layout'
-import { When } from './when'
-
-/** Where a club stands with the activities office, as its officers read it. */
-export type ClubStanding = 'new' | 'change' | 'change-rejected' | 'approved' | 'refused'
-
-const STANDING: Record<ClubStanding, string> = {
-  new: 'Awaiting review: not yet in the public directory',
-  change: 'Change awaiting review: the public sees the approved version',
-  'change-rejected': 'Change rejected: the public still sees the approved version',
-  approved: 'Approved',
-  refused: 'Not approved (rejected or revoked): not in the public directory',
-}
-
-/** Where `record` stands with the office: the words the officers' pages use. */
-export function clubStanding(clubs: ClubService, record: ClubRecord): ClubStanding {
-  const review = clubs.reviewState(record)
-  if (review === 'new club') return 'new'
-  if (review) return 'change'
-  if (record.approved) return 'approved'
-  return record.approved_version ? 'change-rejected' : 'refused'
-}
-
-/** The office's latest decision on a club, when it went against it (CONTRACT §22). */
-export interface Refusal {
-  readonly event: 'rejected' | 'revoked'
-  readonly comment: string
-  readonly by: string | null
-  readonly at: string
-}
-
-export interface RunClub {
-  readonly code: string
-  readonly name: string
-  readonly role: Role
-  readonly standing: ClubStanding
-  readonly active: boolean
-  readonly pendingRequests: number
-  /** The latest decision, when it was a rejection or a revocation; null otherwise. */
-  readonly refusal: Refusal | null
-}
+import { ClubLink, RunList, type RunClub } from './run-clubs'
 
 /** A club one belongs to, in any role. */
 export interface Belonging {
@@ -105,9 +64,6 @@ export const MY_CLUBS_DONE: Readonly<Record<string, string>> = {
 export const SUBSCRIBING =
   'Subscribing lets the club’s officers see your username and, when campus sign-in gave one, your e-mail address, so they can write to you. This site itself sends no e-mail.'
 
-const requestsText = (n: number) =>
-  n === 0 ? 'no pending request' : n === 1 ? '1 pending request' : `${n} pending requests`
-
 const ROLE: Record<Role, string> = { owner: 'Owner', officer: 'Officer', member: 'Member' }
 const DAY = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: 'UTC' })
 const problemId = (at: string) => `${at}-problem`
@@ -149,57 +105,6 @@ function Section(props: { id: string; title: string; children: ComponentChildren
       <h2 id={`${props.id}-heading`}>{props.title}</h2>
       {props.children}
     </section>
-  )
-}
-
-const ClubLink = ({ club }: { club: { code: string; name: string } }) => (
-  <a href={`/clubs/${encodeURIComponent(club.code)}`}>{club.name}</a>
-)
-
-function RunList({ clubs }: { clubs: readonly RunClub[] }) {
-  if (clubs.length === 0)
-    return (
-      <div class="empty">
-        <p>You do not run any club yet.</p>
-        <p>
-          The clubs you own or are an officer of show here, with their join requests. Ask a club’s owner to make you an
-          officer, or <a href="/clubs/new">register a club</a>.
-        </p>
-      </div>
-    )
-  return (
-    <ul class="my-clubs">
-      {clubs.map((club) => (
-        <li class="card">
-          <div class="card-body">
-            <h3>
-              <ClubLink club={club} />
-            </h3>
-            <p class="role">You are its {club.role}.</p>
-            <p class={`standing standing-${club.standing}`}>
-              {STANDING[club.standing]}
-              {!club.active && '; inactive'}
-            </p>
-            {club.refusal && (
-              <p class="last-decision">
-                {club.refusal.event === 'rejected' ? 'Rejected' : 'Revoked'}
-                {club.refusal.by && ` by ${club.refusal.by}`} on <When at={club.refusal.at} />
-                {club.refusal.comment ? `: “${club.refusal.comment}”` : ', with no comment.'}
-              </p>
-            )}
-            <p class="actions">
-              <a class="button" href={`/clubs/${club.code}/edit`}>
-                Edit <span class="visually-hidden">{club.name}</span>
-              </a>
-              <a href={`/clubs/${club.code}/requests`}>
-                Join requests and members<span class="visually-hidden"> of {club.name}</span>
-                {` (${requestsText(club.pendingRequests)})`}
-              </a>
-            </p>
-          </div>
-        </li>
-      ))}
-    </ul>
   )
 }
 

@@ -12,7 +12,7 @@ import { changesOf, valuesFrom, valuesOf, type EditValues } from './club-form'
 import { ClubPeoplePage } from './club-people'
 import { callerOf, seeOther, signInFirst, type SiteKit } from './kit'
 import type { Viewer } from './layout'
-import { clubStanding } from './my-clubs'
+import { clubStanding } from './run-clubs'
 
 const HIDE = { detail: { hide: true } }
 
