@@ -7,6 +7,7 @@ import type { ScaleResult } from './scale'
 import { GOAL_P99_MS, type ExportStallResult } from './export-stall'
 import type { SizeResult } from './scenarios'
 import { GOAL_BYTES, GOAL_RATIO, ratioMet, sitePageSection, weightMet, type SitePageResult } from './site-page'
+import { MY_CLUBS_GOAL_RATIO, myClubsMet, myClubsSection, type MyClubsResult } from './my-clubs-page'
 import { GOAL_IDLE_KB, GOAL_LAG_P99_MS, type ChangeStreamsResult } from './change-streams'
 import { GOAL_UNREAD_MB, type UnreadStreamsResult } from './unread-streams'
 import { GOAL_SLOWDOWN, webhookFanoutLine, type WebhookFanoutResult } from './webhook-fanout'
@@ -37,6 +38,8 @@ export interface Results {
   readonly exportStall: ExportStallResult | null
   /** The campus site's directory page: throughput beside the JSON page, and weight (issue 25); null when skipped. */
   readonly sitePage: SitePageResult | null
+  /** My clubs for a student with 50 favorites and 10 memberships, beside the directory page (issue 36); null when skipped. */
+  readonly myClubs: MyClubsResult | null
   /** The change stream: a write's lag to 1,000 open streams, and what an idle stream costs (issue 27); null when skipped. */
   readonly changeStreams: ChangeStreamsResult | null
   /** RSS while streams asking since=0 read nothing (issue 35); null when skipped. */
@@ -99,6 +102,7 @@ function targets({
   scale,
   exportStall,
   sitePage,
+  myClubs,
   changeStreams,
   unreadStreams,
   webhookFanout,
@@ -254,6 +258,13 @@ function targets({
     () =>
       `${num(sitePage!.totalBytes)} bytes in ${sitePage!.loaded.length} answers` +
       (sitePage!.offHost.length ? `; from other hosts: ${sitePage!.offHost.join(', ')}` : '; none from another host'),
+  )
+  check(
+    `My clubs (${num(myClubs?.favorites ?? 50)} favorites, ${num(myClubs?.memberships ?? 10)} memberships, ${num(myClubs?.clubs ?? 10_000)} clubs) ≥ ${MY_CLUBS_GOAL_RATIO}× the directory page`,
+    !!myClubs,
+    () => myClubsMet(myClubs!),
+    () =>
+      `${rate(myClubs!.myClubs.rps)} vs ${rate(myClubs!.directory.rps)} req/s = ${times(myClubs!.myClubs.rps, myClubs!.directory.rps)}`,
   )
   check(
     `A write reaches the last of ${num(changeStreams?.streams ?? 1000)} open change streams, p99 ≤ ${GOAL_LAG_P99_MS} ms from its acknowledgement`,
@@ -433,6 +444,7 @@ export function markdown(results: Results): string {
     )
   if (results.scale) lines.push('', ...scaleSection(results.scale, results.postgres))
   if (results.sitePage) lines.push('', ...sitePageSection(results.sitePage))
+  if (results.myClubs) lines.push('', ...myClubsSection(results.myClubs))
   if (results.postgres) lines.push('', ...postgresSection(results.postgres))
   return lines.join('\n') + '\n'
 }

@@ -14,6 +14,7 @@ import { benchSize, type SizeResult } from './scenarios'
 import { benchScale, SCALE } from './scale'
 import { benchExportStall, STALL_CLUBS } from './export-stall'
 import { benchSitePage, SITE_PAGE_CLUBS } from './site-page'
+import { benchMyClubsPage, MY_CLUBS_CLUBS } from './my-clubs-page'
 import { benchChangeStreams, STREAMS_OPEN } from './change-streams'
 import { benchUnreadStreams } from './unread-streams'
 import { benchWebhookFanout, FANOUT_WRITES } from './webhook-fanout'
@@ -24,7 +25,7 @@ const USAGE = `usage: npm run bench [-- --help]
 
 Measures the service (OURS) against a bare Bun.serve doing the same job (CEILING) and json-server
 at each data size, the small answers, the spreadsheet and review rows, the scale profile, the
-campus site's directory page and several instances on PostgreSQL; writes docs/performance.md and
+campus site's directory page and My clubs, and several instances on PostgreSQL; writes docs/performance.md and
 docs/perf-chart.svg and prints a summary. A full run takes 12 minutes or more.
 
   BENCH_SIZES=100,1000     data sizes (default 100,1000,10000)
@@ -32,6 +33,7 @@ docs/perf-chart.svg and prints a summary. A full run takes 12 minutes or more.
   BENCH_SCALE=0            clubs in the scale profile (default 100000; 0 skips it)
   EXPORT_STALL_CLUBS=0     clubs in the export-stall row (default 20000; 0 skips it)
   SITE_PAGE_CLUBS=0        clubs in the directory page rows (default 1000; 0 skips them)
+  MY_CLUBS_CLUBS=0         clubs in the My clubs row (default 10000; 0 skips it)
   STREAMS_OPEN=0           change streams open for the lag row (default 1000; 0 skips the stream rows)
   UNREAD_STREAMS=60        streams that never read in the unread row, UNREAD_EVENTS=3000 events before them
   WEBHOOK_FANOUT_WRITES=0  writes in the webhook fan-out row (default 300; 0 skips it)
@@ -111,6 +113,7 @@ async function main() {
   const scale = SCALE ? await benchScale(tmp, say) : null
   const exportStall = STALL_CLUBS ? await benchExportStall(tmp, say) : null
   const sitePage = SITE_PAGE_CLUBS ? await benchSitePage(tmp, say) : null
+  const myClubs = MY_CLUBS_CLUBS ? await benchMyClubsPage(tmp, say) : null
   const changeStreams = STREAMS_OPEN ? await benchChangeStreams(tmp, say) : null
   const unreadStreams = STREAMS_OPEN ? await benchUnreadStreams(tmp, say) : null
   const webhookFanout = FANOUT_WRITES ? await benchWebhookFanout(tmp, say) : null
@@ -125,6 +128,7 @@ async function main() {
     scale,
     exportStall,
     sitePage,
+    myClubs,
     changeStreams,
     unreadStreams,
     webhookFanout,

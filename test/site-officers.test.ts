@@ -74,7 +74,9 @@ describe('My clubs', () => {
     expect(html).toContain('You are its owner.')
     expect(html).toContain('You are its officer.')
     expect(html).toMatch(/standing-approved">Approved</)
-    expect(html).not.toContain('robotics-collective')
+    // A club she is a mere member of is among her memberships (with Leave), not among the clubs she runs.
+    expect(html).not.toContain('/clubs/robotics-collective/edit')
+    expect(html).toContain('action="/my-clubs/memberships/robotics-collective/leave"')
   })
 
   it('greets a user who runs no club with an empty state', async () => {

@@ -5,7 +5,9 @@ import { axeViolations, browserSuite, offHost, sidewaysScroll, tabTo, watchPage 
 // A student's journey on the site in Chromium, on a phone-sized screen (375 px) and by keyboard
 // alone (CONTRACT §20): sign in with a token, find a club with the search field, open it,
 // favorite it and ask to join with a message; axe-core finds nothing on any page on the way, no
-// page scrolls sideways, and every control reached shows where the focus is.
+// page scrolls sideways, and every control reached shows where the focus is. Then (CONTRACT §22)
+// another student finds their favorite, subscription and join request on My clubs, withdraws the
+// request, replaces their calendar's address and registers a club.
 
 const TOKEN = 'student-browser-admin-token'
 const TIMEOUT = 60_000
@@ -84,6 +86,81 @@ suite(
     expect(await api('/api/users/me/requests/', { token })).toEqual([
       { club: 'penn-chess-society', message: 'I have played since school.', created_at: expect.any(String) },
     ])
+    expect(offHost(watched)).toEqual([])
+  },
+  TIMEOUT,
+)
+
+suite(
+  'a student favorites, subscribes and asks to join, finds all three on My clubs, withdraws, replaces the calendar address and registers a club',
+  async () => {
+    const { token } = await api('/api/users/', { method: 'POST', json: { username: 'maya' } })
+    const club = { code: 'astronomy-society', name: 'Astronomy Society' }
+
+    const watched = await watchPage(site.browser, new URL(site.origin).host)
+    const { page, problems } = watched
+    await page.setViewportSize({ width: 375, height: 800 })
+    await page.goto(`${site.origin}/sign-in?next=${encodeURIComponent(`/clubs/${club.code}`)}`)
+    await tabTo(page, page.getByLabel('Your token'))
+    await page.keyboard.type(token)
+    await enter(page)
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(club.name)
+
+    await press(page, page.getByRole('button', { name: 'Favorite', exact: true }))
+    await press(page, page.getByRole('button', { name: 'Subscribe', exact: true }))
+    await expect(page.getByRole('status').textContent()).resolves.toContain('This site itself sends no e-mail.')
+    await press(page, page.getByRole('button', { name: 'Ask to join' }))
+    await checkPage(page, problems, 'club page, favorited, subscribed and asked to join')
+
+    await press(page, page.getByRole('link', { name: 'My clubs' }))
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('My clubs')
+    for (const [section, button] of [
+      ['Favorites', 'Unfavorite'],
+      ['Subscriptions', 'Unsubscribe'],
+      ['Join requests waiting', 'Withdraw'],
+    ]) {
+      const region = page.getByRole('region', { name: section })
+      await expect(region.getByRole('link', { name: club.name }).isVisible()).resolves.toBe(true)
+      await expect(region.getByRole('button', { name: `${button} ${club.name}` }).isVisible()).resolves.toBe(true)
+    }
+    await checkPage(page, problems, 'My clubs')
+
+    await press(page, page.getByRole('button', { name: `Withdraw ${club.name}` }))
+    await expect(page.getByRole('status').textContent()).resolves.toBe('Your request to join was withdrawn.')
+    await expect(
+      page
+        .getByRole('region', { name: 'Join requests waiting' })
+        .getByText('No request of yours is waiting.')
+        .isVisible(),
+    ).resolves.toBe(true)
+    expect(await api('/api/users/me/requests/', { token })).toEqual([])
+
+    await press(page, page.getByRole('button', { name: 'Make my calendar address' }))
+    const address = page.getByLabel('Your calendar address')
+    const first = await address.inputValue()
+    await press(page, page.getByRole('button', { name: 'Replace the calendar address' }))
+    await expect(page.getByRole('status').textContent()).resolves.toBe(
+      'Your calendar has a new address; the old one no longer works.',
+    )
+    const second = await address.inputValue()
+    expect(second).not.toBe(first)
+    expect((await api('/api/users/me/calendar-url/', { token })).url).toBe(second)
+    expect((await fetch(first)).status).toBe(404)
+    expect((await fetch(second)).status).toBe(200)
+    await checkPage(page, problems, 'My clubs, calendar replaced')
+
+    await press(page, page.getByRole('main').getByRole('link', { name: 'Register a club', exact: true }))
+    await checkPage(page, problems, 'Register a club')
+    await tabTo(page, page.getByLabel('Name', { exact: true }))
+    await page.keyboard.type('Stargazers Anonymous')
+    await press(page, page.getByRole('button', { name: 'Register' }))
+    await expect(page.getByRole('status').textContent()).resolves.toContain('Your club is registered')
+    await expect(
+      page
+        .getByRole('region', { name: 'Clubs you run' })
+        .getByRole('link', { name: 'Stargazers Anonymous', exact: true })
+        .isVisible(),
+    ).resolves.toBe(true)
     expect(offHost(watched)).toEqual([])
   },
   TIMEOUT,

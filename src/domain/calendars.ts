@@ -59,6 +59,11 @@ export class CalendarService {
     })
   }
 
+  /** Grows whenever anyone's secret address could have changed (a page showing one stays valid until it moves). */
+  get version(): number {
+    return this.users.directory.version
+  }
+
   /** The meetings of club `code`, for anyone who may see it (404 otherwise). */
   ofClub(caller: Caller, code: string, site: Site): string {
     const club = this.clubs.retrieve(caller, code)
@@ -97,13 +102,18 @@ export class CalendarService {
    * its nonce, or a new one when they have none (or the key it was made with is gone).
    */
   async token(caller: Caller): Promise<string> {
+    return this.current(caller) ?? this.replace(caller)
+  }
+
+  /** The token of the caller's secret address as it stands, or null when they have none (nothing is made). */
+  current(caller: Caller): string | null {
     const { username } = requireUser(caller)
     const record = this.users.directory.get(username)
     if (record?.calendar_nonce && record.calendar_sha256) {
       const token = this.#derive(username, record.calendar_nonce)
       if (sha256(token) === record.calendar_sha256) return token
     }
-    return this.replace(caller)
+    return null
   }
 
   /** A new token for the caller's secret address; the previous address is a 404 from now on. */

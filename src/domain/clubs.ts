@@ -2,7 +2,7 @@ import { requireUser, type Caller } from './caller'
 import { Conflict, NotFound, PermissionDenied, ValidationFailed } from './errors'
 import type { Role } from '../model/user'
 import type { Catalog, Entry, Order } from './catalog'
-import { firstFreeCode, slugify } from './code'
+import { firstFreeCode, RESERVED_CODES, slugify } from './code'
 import { CLUB_DEFAULTS, DECISION_EVENTS, REVIEWED_FIELDS, type ClubRecord, type LastDecision } from '../model/club'
 import type { HistoryEntry, HistoryEventKind, HistoryRecord } from '../model/history'
 import type { History } from './history'
@@ -229,13 +229,15 @@ export class ClubService {
     this.#checkApprovalFields(user, sent, { approved: false, approved_comment: '' })
     if (sent.code !== undefined && this.catalog.hasCode(sent.code))
       errors.code = ['A club with this code already exists.']
+    else if (sent.code !== undefined && RESERVED_CODES.has(sent.code))
+      errors.code = [`"${sent.code}" names a page of the site, not a club: choose another code.`]
     this.#checkName(sent.name, null, errors)
     const tags = this.#resolveTags(sent.tags, errors)
     const fields = fieldsOrRefuse(checked)
 
     const now = this.#now()
     const name = fields.name
-    const code = fields.code ?? firstFreeCode(slugify(name), (c) => this.catalog.hasCode(c))
+    const code = fields.code ?? firstFreeCode(slugify(name), (c) => RESERVED_CODES.has(c) || this.catalog.hasCode(c))
     const record: ClubRecord = {
       ...CLUB_DEFAULTS,
       ...withoutApproval(fields),

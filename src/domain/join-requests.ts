@@ -44,6 +44,11 @@ export class JoinRequestService {
     private readonly now: () => Date,
   ) {}
 
+  /** Grows whenever any pending request comes or goes (a page made from them stays valid until it moves). */
+  get version(): number {
+    return this.requests.version
+  }
+
   /** The caller asks to join a club they may see. */
   async ask(caller: Caller, code: string, body: unknown): Promise<JoinRequest> {
     const user = requireUser(caller)

@@ -25,6 +25,15 @@ export interface Officer {
   readonly role: Role
 }
 
+/** One of a person's own memberships: the club as they see it, their role and title, and whether they may leave. */
+export interface OwnMembership {
+  readonly club: ClubRecord
+  readonly role: Role
+  readonly title: string
+  /** They are its last owner: leaving is refused until another owner is named. */
+  readonly lastOwner: boolean
+}
+
 /** A subscriber as the club's officers see them. */
 export interface Subscriber {
   readonly username: string
@@ -71,6 +80,22 @@ export class MemberService {
   list(caller: Caller, code: string): Member[] {
     this.#clubRunBy(caller, code)
     return this.relations.members(code).sort(byRoleThenName).map(memberOf)
+  }
+
+  /**
+   * The caller's memberships of live clubs, by club name: each club as they are shown it (a club
+   * under review that they merely belong to, as it stands: they may still leave it).
+   */
+  mine(caller: Caller): OwnMembership[] {
+    if (!isAuthenticated(caller)) throw new NotAuthenticated()
+    const out: OwnMembership[] = []
+    for (const [code, role] of this.relations.clubsOf(caller.username)) {
+      const club = this.clubs.shownTo(caller, code) ?? this.catalog.get(code)?.record
+      if (!club) continue
+      const lastOwner = role === 'owner' && this.relations.owners(code) === 1
+      out.push({ club, role, title: this.relations.seatOf(caller.username, code)?.title ?? '', lastOwner })
+    }
+    return out.sort((a, b) => a.club.name.localeCompare(b.club.name) || (a.club.code < b.club.code ? -1 : 1))
   }
 
   /** The owners and officers who chose to be listed, for anyone who may see the club: owners first, then by username. */

@@ -10,6 +10,8 @@ const NOTHING: Undo = () => {}
 export class PendingRequests {
   #byClub = new Map<string, JoinRequestRecord[]>()
   #byUser = new Map<string, Set<string>>()
+  /** Grows on every change: a page made from the requests stays valid until it moves. */
+  version = 0
 
   constructor(
     records: readonly JoinRequestRecord[],
@@ -82,6 +84,7 @@ export class PendingRequests {
   }
 
   #insert(record: JoinRequestRecord, at: number): void {
+    this.version++
     this.#of(record.club).splice(at, 0, record)
     let clubs = this.#byUser.get(record.username)
     if (!clubs) this.#byUser.set(record.username, (clubs = new Set()))
@@ -92,6 +95,7 @@ export class PendingRequests {
     const requests = this.#byClub.get(club) ?? []
     const at = requests.findIndex((request) => request.username === username)
     if (at < 0) return undefined
+    this.version++
     const [record] = requests.splice(at, 1)
     this.#byUser.get(username)?.delete(club)
     return record

@@ -22,6 +22,8 @@ export class UserDirectory {
   #byName = new Map<string, UserRecord>()
   #byTokenHash = new Map<string, UserRecord>()
   #byCalendarHash = new Map<string, UserRecord>()
+  /** Grows on every change of a user's record. */
+  version = 0
 
   constructor(users: readonly UserRecord[]) {
     for (const user of users) this.put(user)
@@ -44,6 +46,7 @@ export class UserDirectory {
   /** Adds `user`, or replaces the record of that name: its previous tokens stop being found at once. */
   put(user: UserRecord): void {
     this.remove(user.username)
+    this.version++
     this.#byName.set(user.username, user)
     if (user.token_sha256 !== null) this.#byTokenHash.set(user.token_sha256, user)
     if (user.calendar_sha256) this.#byCalendarHash.set(user.calendar_sha256, user)
@@ -52,6 +55,7 @@ export class UserDirectory {
   remove(username: string): void {
     const user = this.#byName.get(username)
     if (!user) return
+    this.version++
     this.#byName.delete(username)
     if (user.token_sha256 !== null) this.#byTokenHash.delete(user.token_sha256)
     if (user.calendar_sha256) this.#byCalendarHash.delete(user.calendar_sha256)

@@ -4,6 +4,7 @@ import type { Caller } from '../domain/caller'
 import { field } from './forms'
 import { callerOf, seeOther, signInFirst, type FormPost, type SiteKit } from './kit'
 import { CsrfField, type Viewer } from './layout'
+import { SUBSCRIBING } from './my-clubs'
 
 /** Where a signed-in reader stands with a club: what its buttons offer. */
 export interface Standing {
@@ -22,7 +23,7 @@ export interface Standing {
 export const DONE: Readonly<Record<string, string>> = {
   favorited: 'Added to your favorites.',
   unfavorited: 'Removed from your favorites.',
-  subscribed: 'Subscribed: you will hear from this club.',
+  subscribed: `Subscribed. ${SUBSCRIBING}`,
   unsubscribed: 'Unsubscribed.',
   asked: 'Your request to join was sent to the club’s officers.',
   withdrawn: 'Your request to join was withdrawn.',
@@ -55,7 +56,7 @@ export function ClubActions({ viewer, standing, done }: { viewer: Viewer; standi
   const base = `/clubs/${encodeURIComponent(standing.code)}`
   return (
     <section class="club-actions" aria-label="Your place in this club">
-      {done && DONE[done] && (
+      {done && Object.hasOwn(DONE, done) && (
         <p class="notice" role="status">
           {DONE[done]}
         </p>
@@ -80,6 +81,7 @@ export function ClubActions({ viewer, standing, done }: { viewer: Viewer; standi
           </Button>
         )}
       </div>
+      {standing.takesSubscriptions && !standing.subscribed && <p class="help">{SUBSCRIBING}</p>}
       {standing.member ? (
         <p>You are a member of this club.</p>
       ) : standing.requested ? (

@@ -34,6 +34,9 @@ export interface EditState {
   readonly resubmittable: boolean
 }
 
+/** What the club form itself shows, on the Edit page and on Register (`/clubs/new`). */
+export type FormState = Pick<EditState, 'values' | 'errors' | 'tags' | 'reviewed'>
+
 const REVIEWED: ReadonlySet<string> = new Set(REVIEWED_FIELDS)
 const REVIEW_NOTICE =
   'Your changes are saved. The change to the name, subtitle, description or logo awaits review by the activities office; until it is approved, the public still sees the approved version.'
@@ -47,7 +50,7 @@ function describedBy(field: EditField, error: boolean, reviewNote: boolean): str
   return ids.length ? ids.join(' ') : undefined
 }
 
-function Control({ field, state }: { field: EditField; state: EditState }) {
+function Control({ field, state }: { field: EditField; state: FormState }) {
   const { name, kind } = field
   const messages = state.errors[name]
   const reviewNote = state.reviewed && REVIEWED.has(name)
@@ -106,7 +109,7 @@ function Control({ field, state }: { field: EditField; state: EditState }) {
   )
 }
 
-function TagChoice({ state }: { state: EditState }) {
+function TagChoice({ state }: { state: FormState }) {
   const messages = state.errors.tags
   return (
     <fieldset class="edit-section tag-filter" aria-describedby={messages ? errorId('tags') : undefined}>
@@ -175,7 +178,7 @@ function MeetingFields({ row, n }: { row: MeetingRow; n: number }) {
 }
 
 /** The club's weekly meetings: a row each, and an empty one to add another; a row set to no day goes. */
-function MeetingChoice({ state }: { state: EditState }) {
+function MeetingChoice({ state }: { state: FormState }) {
   const messages = state.errors.meetings
   const rows =
     state.values.meetings.length < MAX_MEETINGS ? [...state.values.meetings, EMPTY_ROW] : state.values.meetings
@@ -212,7 +215,7 @@ const SUMMARY_FIELDS = Object.fromEntries([
 ])
 
 /** Every problem at once, above the form, each a link to its field (non-field ones as text). */
-function ErrorSummary({ errors }: { errors: FieldErrors }) {
+export function ErrorSummary({ errors }: { errors: FieldErrors }) {
   return <FormSummary errors={errors} fields={SUMMARY_FIELDS} nothing="saved" />
 }
 
@@ -302,6 +305,27 @@ function LogoForms({ state, viewer }: { state: EditState; viewer: Viewer }) {
   )
 }
 
+/** The club form (CONTRACT §20, §22): its labelled fields, tags and meetings, sent to `action` by `submit`. */
+export function ClubForm(props: { state: FormState; viewer: Viewer; action: string; submit: string }) {
+  const { state } = props
+  return (
+    <form method="post" action={props.action} class="edit" noValidate>
+      <CsrfField viewer={props.viewer} />
+      {EDIT_SECTIONS.map((section) => (
+        <fieldset class="edit-section">
+          <legend>{section.legend}</legend>
+          {section.fields.map((field) => (
+            <Control field={field} state={state} />
+          ))}
+        </fieldset>
+      ))}
+      <TagChoice state={state} />
+      <MeetingChoice state={state} />
+      <button type="submit">{props.submit}</button>
+    </form>
+  )
+}
+
 /** A club's edit form (CONTRACT §20): labelled fields, each error beside its field and in a summary. */
 export function ClubEditPage({ state, viewer }: { state: EditState; viewer: Viewer }) {
   return (
@@ -314,20 +338,7 @@ export function ClubEditPage({ state, viewer }: { state: EditState; viewer: View
         <a href={`/clubs/${state.code}`}>The club’s page</a> ·{' '}
         <a href={`/clubs/${state.code}/requests`}>Join requests and members</a> · <a href="/my-clubs">My clubs</a>
       </p>
-      <form method="post" action={`/clubs/${state.code}/edit`} class="edit" noValidate>
-        <CsrfField viewer={viewer} />
-        {EDIT_SECTIONS.map((section) => (
-          <fieldset class="edit-section">
-            <legend>{section.legend}</legend>
-            {section.fields.map((field) => (
-              <Control field={field} state={state} />
-            ))}
-          </fieldset>
-        ))}
-        <TagChoice state={state} />
-        <MeetingChoice state={state} />
-        <button type="submit">Save</button>
-      </form>
+      <ClubForm state={state} viewer={viewer} action={`/clubs/${state.code}/edit`} submit="Save" />
       {state.logos && <LogoForms state={state} viewer={viewer} />}
     </>
   )

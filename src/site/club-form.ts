@@ -1,4 +1,11 @@
-import { APPLICATION_REQUIRED, RECRUITING_CYCLES, SIZES, type ClubRecord, type Meeting } from '../model/club'
+import {
+  APPLICATION_REQUIRED,
+  CLUB_DEFAULTS,
+  RECRUITING_CYCLES,
+  SIZES,
+  type ClubRecord,
+  type Meeting,
+} from '../model/club'
 import { CLUB_LINKS } from './club-view'
 
 /** How a field of the edit form is shown and read. */
@@ -82,10 +89,16 @@ function meetingsOf(rows: readonly MeetingRow[]): Record<string, string>[] {
 
 type Stored = string | number | boolean | null
 
-const storedOf = (club: ClubRecord, name: string) => (club as unknown as Record<string, Stored>)[name] ?? null
+/** What the form is filled in from and compared with: a club as it stands, or NEW_CLUB. */
+export type FormSource = Pick<ClubRecord, 'tags' | 'meetings'>
+
+/** The club a registration starts from: no name yet, and every other field as a new club has it (CONTRACT §3). */
+export const NEW_CLUB: FormSource = { ...CLUB_DEFAULTS, name: '', tags: [], meetings: [] } as FormSource
+
+const storedOf = (club: FormSource, name: string) => (club as unknown as Record<string, Stored>)[name] ?? null
 
 /** The form filled in with the club as it stands. */
-export function valuesOf(club: ClubRecord): EditValues {
+export function valuesOf(club: FormSource): EditValues {
   const text: Record<string, string> = {}
   const checked = new Set<string>()
   for (const { name, kind } of FIELDS) {
@@ -126,9 +139,10 @@ function writeValue(kind: FieldKind, text: string): Stored {
 /**
  * The PATCH body (CONTRACT §3.4) of what the person changed: only the fields whose value differs
  * from the club's, so a save never resends a reviewed field it left alone, nor undoes another
- * officer's change to a field this form did not touch.
+ * officer's change to a field this form did not touch. Against NEW_CLUB, the body of a create
+ * (the fields left as a new club has them are not sent).
  */
-export function changesOf(values: EditValues, club: ClubRecord): Record<string, unknown> {
+export function changesOf(values: EditValues, club: FormSource): Record<string, unknown> {
   const body: Record<string, unknown> = {}
   for (const { name, kind } of FIELDS) {
     const stored = storedOf(club, name)

@@ -1,6 +1,7 @@
 /** @jsxImportSource preact */
 import type { ComponentChildren } from 'preact'
 import { ANONYMOUS, type Caller } from '../domain/caller'
+import type { CalendarService } from '../domain/calendars'
 import type { ClubService } from '../domain/clubs'
 import { AccountDisabled } from '../domain/errors'
 import type { JoinRequestService } from '../domain/join-requests'
@@ -18,7 +19,7 @@ import { checkCsrf, checkOrigin, readForm, readUpload } from './forms'
 import type { Viewer } from './layout'
 import { pageAnswer, pageHtml, preparedPage } from './page'
 import type { CampusFlow } from './campus-flow'
-import { RenderedPages } from './rendered-pages'
+import { PersonalPages, RenderedPages } from './rendered-pages'
 import { sessionIdOf } from './session-cookie'
 
 /** What the site is built on: the domain's services, and the campus's name. */
@@ -32,6 +33,8 @@ export interface SiteDeps {
   readonly logos: LogoService | null
   readonly requests: JoinRequestService
   readonly review: ReviewDesk
+  /** Each person's secret calendar address (CONTRACT §21). */
+  readonly calendars: CalendarService
   readonly sessions: SessionService
   /** The users and their tokens, for the office's pages. */
   readonly users: UserService
@@ -87,6 +90,7 @@ export const signInFirst = (url: URL) => seeOther(`/sign-in?next=${encodeURIComp
  */
 export function siteKit(deps: SiteDeps) {
   const anonymousPages = new RenderedPages(() => deps.clubs.dataVersion)
+  const personalPages = new PersonalPages()
 
   /** Who is signed in; a 403 while their account is disabled, unless `evenDisabled` (signing out). */
   const viewerOf = (request: Request, { evenDisabled = false } = {}): Viewer | null => {
@@ -110,15 +114,32 @@ export function siteKit(deps: SiteDeps) {
     return answer({ ...visit, viewer }, shown)
   }
 
-  /** A GET page. A page for nobody in particular is rendered once per data version and URL. */
+  /** A signed-in person's page, kept for their session while `version` (of all it shows) stands. */
+  function personalPage(visit: Visit & { viewer: Viewer }, show: (visit: Visit) => Shown | Response, version: string) {
+    const { request, url, viewer } = visit
+    const key = `${viewer.csrf} ${viewer.isAdmin} ${url.href}`
+    const kept = personalPages.kept(key, version)
+    if (kept) return pageAnswer(request, kept, 200, true)
+    const shown = show(visit)
+    if (shown instanceof Response) return shown
+    const made = render(url, viewer, shown)
+    if ((shown.status ?? 200) === 200) personalPages.keep(key, version, made)
+    return pageAnswer(request, made, shown.status ?? 200, true)
+  }
+
+  /**
+   * A GET page. A page for nobody in particular is rendered once per data version and URL; a
+   * signed-in person's, once per `personal` version (of everything it shows) when it names one.
+   */
   const page =
-    (show: (visit: Visit) => Shown | Response) =>
+    (show: (visit: Visit) => Shown | Response, { personal }: { personal?: () => string } = {}) =>
     ({ request, params }: Context): Handled => {
       const url = new URL(urlOf(request))
       let viewer: Viewer | null = null
       try {
         viewer = viewerOf(request)
         const visit = { request, url, viewer, params }
+        if (viewer && personal) return personalPage({ ...visit, viewer }, show, personal())
         if (viewer) {
           const shown = show(visit)
           return shown instanceof Response ? shown : answer(visit, shown)

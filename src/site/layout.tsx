@@ -65,6 +65,11 @@ export function Layout({ frame, children }: { frame: PageFrame; children: Compon
                   My clubs
                 </NavLink>
               )}
+              {viewer && !viewer.disabled && (
+                <NavLink href="/clubs/new" path={path}>
+                  Register a club
+                </NavLink>
+              )}
               {viewer?.isAdmin && (
                 <NavLink href="/review" path={path}>
                   Review

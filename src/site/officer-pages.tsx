@@ -11,39 +11,19 @@ import { ClubEditPage, type EditNotice, type EditState } from './club-edit'
 import { changesOf, valuesFrom, valuesOf, type EditValues } from './club-form'
 import { callerOf, seeOther, signInFirst, type SiteKit } from './kit'
 import type { Viewer } from './layout'
-import { MyClubsPage, type ClubStanding } from './my-clubs'
+import { clubStanding } from './run-clubs'
 
 const HIDE = { detail: { hide: true } }
 
 /**
- * What officers use (CONTRACT §20): My clubs, each club's Edit form and logo, and its subscribers
- * as a file (its join requests and members: people-routes.tsx). The same domain services as the
- * API's, with the same rules.
+ * What officers use (CONTRACT §20): each club's Edit form and logo, and its subscribers as a file
+ * (My clubs: my-clubs.tsx; its join requests and members: people-routes.tsx). The same domain
+ * services as the API's, with the same rules.
  */
 export function officerPages(kit: SiteKit) {
-  const { clubs, tags, members, requests, logos } = kit.deps
+  const { clubs, tags, members, logos } = kit.deps
 
-  function standingOf(record: ClubRecord): ClubStanding {
-    const review = clubs.reviewState(record)
-    if (review === 'new club') return 'new'
-    if (review) return 'change'
-    if (record.approved) return 'approved'
-    return record.approved_version ? 'change-rejected' : 'refused'
-  }
-
-  const myClubs = kit.page(({ url, viewer }) => {
-    if (!viewer) return signInFirst(url)
-    const caller = callerOf(viewer)
-    const run = clubs.runBy(viewer.username).map(({ record, role }) => ({
-      code: record.code,
-      name: record.name,
-      role,
-      standing: standingOf(record),
-      active: record.active,
-      pendingRequests: requests.list(caller, record.code).length,
-    }))
-    return { title: 'My clubs', content: <MyClubsPage clubs={run} /> }
-  })
+  const standingOf = (record: ClubRecord) => clubStanding(clubs, record)
 
   function editPage(
     viewer: Viewer,
@@ -174,7 +154,6 @@ export function officerPages(kit: SiteKit) {
   })
 
   return new Elysia({ name: 'site-officer-pages' })
-    .get('/my-clubs', myClubs, HIDE)
     .get('/clubs/:code/edit', showEdit, HIDE)
     .post('/clubs/:code/edit', saveEdit, HIDE)
     .post('/clubs/:code/resubmit', resubmit, HIDE)

@@ -3,9 +3,11 @@ import { siteAssets } from './assets'
 import { campusSignInRoutes } from './campus-sign-in'
 import { clubActionRoutes } from './club-actions'
 import { siteKit, type SiteDeps } from './kit'
+import { myClubsRoutes } from './my-clubs-routes'
 import { officerPages } from './officer-pages'
 import { peopleRoutes } from './people-routes'
 import { publicPages } from './public-pages'
+import { registerRoutes } from './register'
 import { reviewRoutes } from './review'
 import { signInRoutes } from './sign-in'
 import { officeRoutes } from './office'
@@ -18,9 +20,11 @@ export function siteRoutes(deps: SiteDeps) {
   const kit = siteKit(deps)
   return new Elysia({ name: 'site' })
     .use(siteAssets())
+    .use(registerRoutes(kit))
     .use(publicPages(kit))
     .use(clubActionRoutes(kit))
     .use(signInRoutes(kit))
+    .use(myClubsRoutes(kit))
     .use(officerPages(kit))
     .use(peopleRoutes(kit))
     .use(reviewRoutes(kit))

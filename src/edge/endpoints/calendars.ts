@@ -36,7 +36,9 @@ function calendarAnswer({ ex, services }: Call<unknown>, key: string, make: (sit
   return { status: 200, body: kept.body }
 }
 
-const secretUrl = (ex: Exchange, token: string) => `${ex.url.origin}/api/calendars/${token}/meetings.ics`
+/** The secret address of a user's calendar (CONTRACT §21) on the service at `origin`, holding `token`. */
+export const calendarAddress = (origin: string, token: string) => `${origin}/api/calendars/${token}/meetings.ics`
+const secretUrl = (ex: Exchange, token: string) => calendarAddress(ex.url.origin, token)
 
 export const clubCalendar = endpoint({
   path: '/api/clubs/:code/calendar.ics',
