@@ -289,7 +289,7 @@ export interface paths {
         };
         /**
          * Follow changes as they happen
-         * @description Server-Sent Events: the changes after since (or the Last-Event-ID header, which browsers send when they reconnect), then each new one, as "id: <seq>", "event: <type>", "data: <the change as JSON>"; a comment line every few seconds keeps proxies from closing it. Without either: from now. When since is no longer kept: one "event: reset" (list again), then the end. At most CLUBS_MAX_STREAMS streams are open at once (503 past that).
+         * @description Server-Sent Events: the changes after since (or the Last-Event-ID header, which browsers send when they reconnect), then each new one, as "id: <seq>", "event: <type>", "data: <the change as JSON>"; a comment line every few seconds keeps proxies from closing it. Without either: from now. When since is no longer kept: one "event: reset" (list again), then the end. What was missed comes a piece at a time, as the client takes it; a client that takes nothing while more than 1 MiB waits for it is dropped, and one that falls behind what is kept gets the reset. At most CLUBS_MAX_STREAMS streams are open at once (503 past that).
          */
         get: operations["getApiChangesStream"];
         put?: never;
@@ -302,7 +302,7 @@ export interface paths {
         options: operations["optionsApiChangesStream"];
         /**
          * Follow changes as they happen (headers only)
-         * @description Server-Sent Events: the changes after since (or the Last-Event-ID header, which browsers send when they reconnect), then each new one, as "id: <seq>", "event: <type>", "data: <the change as JSON>"; a comment line every few seconds keeps proxies from closing it. Without either: from now. When since is no longer kept: one "event: reset" (list again), then the end. At most CLUBS_MAX_STREAMS streams are open at once (503 past that).
+         * @description Server-Sent Events: the changes after since (or the Last-Event-ID header, which browsers send when they reconnect), then each new one, as "id: <seq>", "event: <type>", "data: <the change as JSON>"; a comment line every few seconds keeps proxies from closing it. Without either: from now. When since is no longer kept: one "event: reset" (list again), then the end. What was missed comes a piece at a time, as the client takes it; a client that takes nothing while more than 1 MiB waits for it is dropped, and one that falls behind what is kept gets the reset. At most CLUBS_MAX_STREAMS streams are open at once (503 past that).
          */
         head: operations["headApiChangesStream"];
         patch?: never;
@@ -402,7 +402,7 @@ export interface paths {
         get?: never;
         /**
          * Set a club's logo
-         * @description The body is the image itself: PNG, JPEG or WebP, at most 2 MiB and 4,096 px a side. Its type is read from its bytes, whatever Content-Type says. It is kept as WebP, with 64 and 256 px squares, and the club's image_url becomes its absolute URL on this service. image_url is a reviewed field: a new logo on an approved club by an owner or officer awaits review, and the public keeps the approved logo meanwhile. Anything else (not such an image, too big, a decompression bomb, a truncated file) is a 400 {"image": [...]} and changes nothing.
+         * @description The body is the image itself: PNG, JPEG or WebP, at most 2 MiB and 4,096 px a side. Its type is read from its bytes, whatever Content-Type says. It is kept as WebP, with 64 and 256 px squares, and the club's image_url becomes its absolute URL on this service. image_url is a reviewed field: a new logo on an approved club by an owner or officer awaits review, and the public keeps the approved logo meanwhile. Anything else (not such an image, too big, a decompression bomb, a truncated file) is a 400 {"image": [...]} and changes nothing. Images are made two at a time, one of each caller's, in turn between callers: past 8 of the caller's waiting, a 429; past 64 waiting in all, a 503; both with Retry-After.
          */
         put: operations["putApiClubsByCodeLogo"];
         post?: never;
@@ -1551,7 +1551,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1603,7 +1603,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1712,7 +1712,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1728,7 +1728,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1780,7 +1780,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1858,7 +1858,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -1867,7 +1867,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2023,7 +2023,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2039,7 +2039,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2315,7 +2315,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2331,7 +2331,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2383,7 +2383,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2513,7 +2513,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2522,7 +2522,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2643,7 +2643,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2659,7 +2659,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2964,7 +2964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2980,7 +2980,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3091,7 +3091,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3107,7 +3107,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3165,7 +3165,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3260,7 +3260,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3269,7 +3269,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3536,7 +3536,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3552,7 +3552,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3670,7 +3670,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3686,7 +3686,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3744,7 +3744,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3828,7 +3828,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3837,7 +3837,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3961,7 +3961,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3977,7 +3977,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4035,7 +4035,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4172,7 +4172,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4188,7 +4188,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4240,7 +4240,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4340,7 +4340,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4349,7 +4349,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4462,7 +4462,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4478,7 +4478,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4530,7 +4530,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4617,7 +4617,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4626,7 +4626,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4724,7 +4724,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4740,7 +4740,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4798,7 +4798,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4879,7 +4879,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4888,7 +4888,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4985,7 +4985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5001,7 +5001,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5053,7 +5053,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5133,7 +5133,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5142,7 +5142,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5240,7 +5240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5256,7 +5256,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5314,7 +5314,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5395,7 +5395,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5404,7 +5404,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5565,7 +5565,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5581,7 +5581,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5692,7 +5692,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5708,7 +5708,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5766,7 +5766,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5891,7 +5891,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5907,7 +5907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5965,7 +5965,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6058,7 +6058,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6067,7 +6067,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6376,7 +6376,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6392,7 +6392,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6444,7 +6444,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6560,7 +6560,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6576,7 +6576,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6795,7 +6795,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6811,7 +6811,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6869,7 +6869,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6953,7 +6953,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6962,7 +6962,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7089,7 +7089,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7105,7 +7105,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7168,7 +7168,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7364,7 +7364,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7380,7 +7380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7495,7 +7495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7511,7 +7511,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7569,7 +7569,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7653,7 +7653,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7662,7 +7662,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7771,7 +7771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7787,7 +7787,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7845,7 +7845,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7930,7 +7930,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7939,7 +7939,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8047,7 +8047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8063,7 +8063,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8245,7 +8245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8261,7 +8261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8319,7 +8319,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8403,7 +8403,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8412,7 +8412,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8521,7 +8521,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8537,7 +8537,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8600,7 +8600,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8722,7 +8722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8738,7 +8738,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8801,7 +8801,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8904,7 +8904,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8920,7 +8920,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9094,7 +9094,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9110,7 +9110,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9162,7 +9162,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9240,7 +9240,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9249,7 +9249,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9353,7 +9353,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9369,7 +9369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9427,7 +9427,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9530,7 +9530,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9546,7 +9546,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9720,7 +9720,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9736,7 +9736,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9788,7 +9788,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9866,7 +9866,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9875,7 +9875,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9979,7 +9979,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9995,7 +9995,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10053,7 +10053,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10154,7 +10154,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10170,7 +10170,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10340,7 +10340,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10356,7 +10356,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10408,7 +10408,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10486,7 +10486,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10495,7 +10495,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10596,7 +10596,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10612,7 +10612,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10723,7 +10723,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10739,7 +10739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10797,7 +10797,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10881,7 +10881,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10890,7 +10890,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11058,7 +11058,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11074,7 +11074,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11180,7 +11180,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11196,7 +11196,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11375,7 +11375,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11391,7 +11391,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11443,7 +11443,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11521,7 +11521,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11530,7 +11530,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11628,7 +11628,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11644,7 +11644,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11696,7 +11696,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11774,7 +11774,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11783,7 +11783,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11885,7 +11885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11901,7 +11901,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12015,7 +12015,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12031,7 +12031,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12083,7 +12083,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12161,7 +12161,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12170,7 +12170,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12275,7 +12275,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12291,7 +12291,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12343,7 +12343,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12421,7 +12421,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12430,7 +12430,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12481,7 +12481,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12661,7 +12661,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12677,7 +12677,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12811,7 +12811,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12827,7 +12827,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12956,7 +12956,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12972,7 +12972,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13030,7 +13030,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13140,7 +13140,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13156,7 +13156,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13214,7 +13214,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13261,6 +13261,8 @@ export interface operations {
                         events: ("club.added" | "club.changed" | "club.removed")[];
                         /** Format: date-time */
                         created_at: string;
+                        /** @description Deliveries given up unsent because its receiver kept failing while 100 newer ones waited: each is listed failed while the service runs (among the newest 100 finished); the count outlives a restart. */
+                        dropped_deliveries: number;
                     }[];
                 };
             };
@@ -13323,7 +13325,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13339,7 +13341,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13406,6 +13408,8 @@ export interface operations {
                         events: ("club.added" | "club.changed" | "club.removed")[];
                         /** Format: date-time */
                         created_at: string;
+                        /** @description Deliveries given up unsent because its receiver kept failing while 100 newer ones waited: each is listed failed while the service runs (among the newest 100 finished); the count outlives a restart. */
+                        dropped_deliveries: number;
                         /**
                          * @description "whsec_" then the base64 of 32 random bytes: verify each delivery with it. Shown this once.
                          * @example whsec_dCtIiZ/AR+TWVIym5ZatajEsbhUSwS5CkD3opzYFOmQ=
@@ -13529,7 +13533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13545,7 +13549,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13597,7 +13601,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13675,7 +13679,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13684,7 +13688,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13731,6 +13735,8 @@ export interface operations {
                         events: ("club.added" | "club.changed" | "club.removed")[];
                         /** Format: date-time */
                         created_at: string;
+                        /** @description Deliveries given up unsent because its receiver kept failing while 100 newer ones waited: each is listed failed while the service runs (among the newest 100 finished); the count outlives a restart. */
+                        dropped_deliveries: number;
                     };
                 };
             };
@@ -13793,7 +13799,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13809,7 +13815,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13920,7 +13926,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13936,7 +13942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -13994,7 +14000,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -14078,7 +14084,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -14087,7 +14093,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -14201,7 +14207,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -14217,7 +14223,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -14275,7 +14281,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -14359,7 +14365,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set). */
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -14368,7 +14374,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), or, with campus sign-in, the identity provider could not be reached to check a token. */
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
