@@ -1,36 +1,5 @@
-// Using the site as a browser would for the tests: a session signed in with a service token, its
-// pages and forms; entities, attributes, and what a form sends as it stands.
-
-const FORM = 'application/x-www-form-urlencoded'
-const ORIGIN = 'http://localhost'
-
-/** An app as harness/app.ts makes it: its requests. */
-interface Requests {
-  readonly req: (path: string, init?: RequestInit) => Promise<Response>
-}
-
-/**
- * Signs the holder of `token` in on the site (the token form): their session's cookie and CSRF
- * token, and their browser's GET of a page and POST of a form (from this site unless `headers` say otherwise).
- */
-export async function siteSession(app: Requests, token: string) {
-  const res = await app.req('/sign-in', {
-    method: 'POST',
-    headers: { 'content-type': FORM, origin: ORIGIN },
-    body: new URLSearchParams({ token }),
-  })
-  const cookie = res.headers.getSetCookie()[0]!.split(';')[0]!
-  const home = await (await app.req('/', { headers: { accept: 'text/html', cookie } })).text()
-  const csrf = /name="csrf" value="([^"]+)"/.exec(home)![1]!
-  const get = (path: string) => app.req(path, { headers: { accept: 'text/html', cookie } })
-  const post = (path: string, fields: URLSearchParams | Record<string, string>, headers: Record<string, string> = {}) =>
-    app.req(path, {
-      method: 'POST',
-      headers: { 'content-type': FORM, origin: ORIGIN, cookie, ...headers },
-      body: new URLSearchParams(fields),
-    })
-  return { cookie, csrf, get, post }
-}
+// Reading the site's pages as a browser would for the tests: entities, attributes, and what a form
+// sends as it stands (a session signed in on the site: harness/site-session.ts).
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#x27': "'" }
 export const decoded = (text: string) =>

@@ -20,12 +20,23 @@ export async function siteSession(app: App, token: string) {
   const home = await (await app.req('/', { headers: { accept: 'text/html', cookie } })).text()
   const csrf = /name="csrf" value="([^"]+)"/.exec(home)![1]!
   const get = (path: string) => app.req(path, { headers: { accept: 'text/html', cookie } })
-  /** A form's fields, sent with the session's CSRF token unless `fields` names another (or `csrf: null`, none). */
-  const post = (path: string, fields: Record<string, string | null> = {}, headers: Record<string, string> = {}) => {
+  /**
+   * A form's fields (as a form sends them, or by name), with the session's CSRF token unless
+   * `fields` names another (or `csrf: null`, none).
+   */
+  const post = (
+    path: string,
+    fields: URLSearchParams | Record<string, string | null> = {},
+    headers: Record<string, string> = {},
+  ) => {
     const body = new URLSearchParams({ csrf })
-    for (const [name, value] of Object.entries(fields))
-      if (value === null) body.delete(name)
-      else body.set(name, value)
+    if (fields instanceof URLSearchParams) {
+      for (const name of new Set(fields.keys())) body.delete(name)
+      for (const [name, value] of fields) body.append(name, value)
+    } else
+      for (const [name, value] of Object.entries(fields))
+        if (value === null) body.delete(name)
+        else body.set(name, value)
     return app.req(path, {
       method: 'POST',
       headers: { 'content-type': FORM, origin: ORIGIN, cookie, ...headers },

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import { makeApp, ON_POSTGRES, readJson, testDatabase } from '../harness/app'
+import { pageWeight } from '../harness/site-session'
 import { until } from '../harness/webhook-receiver'
 
 // A person's own page on the campus site (CONTRACT §20, §22): My clubs has the clubs one runs
@@ -425,6 +426,20 @@ describe('registering a club at /clubs/new', () => {
     })
     expect([forged.status, foreign.status]).toEqual([403, 403])
     expect((await app.req('/api/clubs/ghosts/', { token: sam.token })).status).toBe(404)
+  })
+})
+
+describe('the weight of My clubs and /clubs/new', () => {
+  it('is at most 60 KB gzip with all they load, nothing from another host', async () => {
+    const app = await makeApp()
+    const student = await signedIn(app, 'weigher')
+    await student.api(`/api/clubs/${CHESS}/favorite/`, { method: 'POST' })
+    const load = (path: string) =>
+      app.req(path, { headers: { accept: 'text/html', 'accept-encoding': 'gzip', cookie: student.cookie } })
+    for (const path of ['/my-clubs', '/clubs/new']) {
+      const { bytes, offHost } = await pageWeight(load, path)
+      expect({ path, offHost, light: bytes <= 60_000 }).toEqual({ path, offHost: [], light: true })
+    }
   })
 })
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'bun:test'
 import sharp from 'sharp'
 import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
-import { ATTRS, decoded, editFormOf, siteSession } from '../harness/site-forms'
-import { pageWeight, textOf } from '../harness/site-session'
+import { ATTRS, decoded, editFormOf } from '../harness/site-forms'
+import { pageWeight, siteSession, textOf } from '../harness/site-session'
 
 // What officers do on the campus site (CONTRACT §20, §11, §12): My clubs, each club's Edit form
 // and its join requests with Accept and Decline, through the same domain rules as the API. People
@@ -239,9 +239,9 @@ describe('join requests on the site', () => {
   it('refuses a form without the CSRF token or from another Origin (403) and changes nothing', async () => {
     const { olive, api } = await withRequests()
     const club = await api(`/api/clubs/${CHESS}/`)
-    const forged: { fields: Record<string, string>; headers: Record<string, string> }[] = [
+    const forged: { fields: Record<string, string | null>; headers: Record<string, string> }[] = [
       { fields: { csrf: 'not-the-token' }, headers: {} },
-      { fields: {}, headers: {} },
+      { fields: { csrf: null }, headers: {} },
       { fields: { csrf: olive.csrf }, headers: { origin: 'https://evil.example' } },
     ]
     for (const { fields, headers } of forged) {
@@ -575,7 +575,7 @@ describe('members on the site (CONTRACT §22)', () => {
       [`/clubs/${KNIT}/members/sam/remove`, {}],
     ] as const) {
       expect((await olive.post(path, { ...fields, csrf: 'wrong' })).status).toBe(403)
-      expect((await olive.post(path, fields)).status).toBe(403)
+      expect((await olive.post(path, { ...fields, csrf: null })).status).toBe(403)
       expect((await olive.post(path, { ...fields, csrf: olive.csrf }, { origin: 'https://evil.example' })).status).toBe(
         403,
       )
