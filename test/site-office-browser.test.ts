@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core'
 import {
   axeViolations,
   browserSuite,
+  checkboxesApart,
   NARROW,
   offHost,
   sidewaysScroll,
@@ -43,10 +44,11 @@ suite('the office and a club’s owner in a real browser', () => {
     expect((await api(`/api/clubs/${CHESS}/members/`, { json: { username: 'olive', role: 'owner' } })).status).toBe(201)
   }, TIMEOUT)
 
-  /** The page is accessible and fits 375 px. */
+  /** The page is accessible, fits 375 px, and every checkbox sits beside its label. */
   const expectSound = async (page: Page) => {
     expect(await axeViolations(page)).toEqual([])
     expect(await sidewaysScroll(page)).toBe(0)
+    expect(await checkboxesApart(page)).toEqual([])
   }
 
   it(
