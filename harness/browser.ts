@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'bun:test'
+import { afterAll, beforeAll, expect } from 'bun:test'
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
@@ -175,3 +175,79 @@ export async function tabTo(page: Page, target: Locator, most = 80): Promise<{ v
 /** How far the page scrolls sideways at its viewport's width, in CSS pixels (0: it does not). */
 export const sidewaysScroll = (page: Page) =>
   page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - window.innerWidth))
+
+/** The narrow screen the site is checked at (a phone held upright). */
+export const NARROW = { width: 375, height: 800 }
+
+/**
+ * The visible checkboxes and radio buttons whose label text does not sit beside them (CONTRACT
+ * §22): on the same line, at most `gap` CSS pixels away. One line each: the label's text, and where
+ * the two are.
+ */
+export const checkboxesApart = (page: Page, gap = 16) =>
+  page.evaluate((gap) => {
+    const apart: string[] = []
+    for (const box of document.querySelectorAll<HTMLInputElement>('input[type=checkbox], input[type=radio]')) {
+      const element = box.getBoundingClientRect()
+      if (!element.width || !element.height) continue
+      // The box as drawn: a square centred in the element, which a stretched element leaves far from its edges.
+      const side = Math.min(element.width, element.height)
+      const middle = element.left + element.width / 2
+      const at = { left: middle - side / 2, right: middle + side / 2, top: element.top, bottom: element.bottom }
+      const label = box.labels?.[0]
+      if (!label) {
+        apart.push(`${box.name}: no label`)
+        continue
+      }
+      // The first line of the label's own text: where a reader looks for it.
+      const range = document.createRange()
+      range.selectNodeContents(label)
+      const text = [...range.getClientRects()].find(
+        (rect) => rect.width > 0 && (rect.right <= at.left || rect.left >= at.right),
+      )
+      const near =
+        text &&
+        text.top < at.bottom &&
+        text.bottom > at.top &&
+        Math.min(Math.abs(text.left - at.right), Math.abs(at.left - text.right)) <= gap
+      if (!near)
+        apart.push(
+          `“${label.textContent?.trim()}”: box at ${Math.round(at.left)},${Math.round(at.top)}, text at ${
+            text ? `${Math.round(text.left)},${Math.round(text.top)}` : 'nowhere beside it'
+          }`,
+        )
+    }
+    return apart
+  }, gap)
+
+/**
+ * Every page of a journey is checked the same way before the person acts on it: no axe-core
+ * violation, no sideways scroll, every checkbox beside its label, nothing logged; `name` says
+ * which page failed.
+ */
+export async function checkPage(page: Page, problems: string[], name: string) {
+  expect([name, await axeViolations(page)]).toEqual([name, []])
+  expect([name, await sidewaysScroll(page)]).toEqual([name, 0])
+  expect([name, await checkboxesApart(page)]).toEqual([name, []])
+  expect([name, problems]).toEqual([name, []])
+}
+
+/** Presses Enter and waits for the page it leads to. */
+export async function enter(page: Page) {
+  await Promise.all([page.waitForEvent('framenavigated'), page.keyboard.press('Enter')])
+  await page.waitForLoadState('load')
+}
+
+/** Tabs to `target` and presses Enter, checking that the focus could be seen on the way. */
+export async function press(page: Page, target: Locator) {
+  const { visibleFocus } = await tabTo(page, target)
+  expect(visibleFocus).toBe(true)
+  await enter(page)
+}
+
+/** Signs in on the site at `origin` with a service token, as a person does: the field by its label, the button by its name. */
+export async function signIn(page: Page, origin: string, token: string) {
+  await page.goto(`${origin}/sign-in`)
+  await page.getByLabel('Your token').fill(token)
+  await Promise.all([page.waitForURL(`${origin}/`), page.getByRole('button', { name: 'Sign in' }).click()])
+}

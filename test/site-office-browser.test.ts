@@ -1,6 +1,16 @@
 import { beforeAll, describe, expect, it } from 'bun:test'
 import type { Page } from 'playwright-core'
-import { axeViolations, browserSuite, offHost, sidewaysScroll, tabTo, watchPage } from '../harness/browser'
+import {
+  axeViolations,
+  browserSuite,
+  checkboxesApart,
+  NARROW,
+  offHost,
+  sidewaysScroll,
+  signIn,
+  tabTo,
+  watchPage,
+} from '../harness/browser'
 
 // The office and a club's owner on the campus site in Chromium at 375 px (CONTRACT §22), found by
 // their visible labels and roles, the forms sent by keyboard: the admin opens Users from the
@@ -12,7 +22,6 @@ import { axeViolations, browserSuite, offHost, sidewaysScroll, tabTo, watchPage 
 const TOKEN = 'office-browser-admin-token'
 const TIMEOUT = 90_000
 const CHESS = 'penn-chess-society'
-const NARROW = { width: 375, height: 800 }
 const suite = process.env.SKIP_BROWSER_TESTS === '1' ? describe.skip : describe
 
 suite('the office and a club’s owner in a real browser', () => {
@@ -35,16 +44,11 @@ suite('the office and a club’s owner in a real browser', () => {
     expect((await api(`/api/clubs/${CHESS}/members/`, { json: { username: 'olive', role: 'owner' } })).status).toBe(201)
   }, TIMEOUT)
 
-  /** The page is accessible and fits 375 px. */
+  /** The page is accessible, fits 375 px, and every checkbox sits beside its label. */
   const expectSound = async (page: Page) => {
     expect(await axeViolations(page)).toEqual([])
     expect(await sidewaysScroll(page)).toBe(0)
-  }
-
-  const signIn = async (page: Page, token: string) => {
-    await page.goto(`${site.origin}/sign-in`)
-    await page.getByLabel('Your token').fill(token)
-    await Promise.all([page.waitForURL(`${site.origin}/`), page.getByRole('button', { name: 'Sign in' }).click()])
+    expect(await checkboxesApart(page)).toEqual([])
   }
 
   it(
@@ -54,7 +58,7 @@ suite('the office and a club’s owner in a real browser', () => {
       const { page } = watched
       page.setDefaultTimeout(10_000)
       try {
-        await signIn(page, TOKEN)
+        await signIn(page, site.origin, TOKEN)
         await page.getByRole('navigation', { name: 'Site' }).getByRole('link', { name: 'Users' }).click()
         await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor()
         await expectSound(page)
@@ -81,7 +85,7 @@ suite('the office and a club’s owner in a real browser', () => {
         await page.getByRole('button', { name: /^Sign out/ }).click()
         await page.waitForURL(`${site.origin}/`)
 
-        await signIn(page, tokens.olive!)
+        await signIn(page, site.origin, tokens.olive!)
         await page.getByRole('link', { name: 'My clubs' }).click()
         await page.getByRole('link', { name: /^Join requests and members of Penn Chess Society/ }).click()
         await page.getByRole('heading', { level: 2, name: 'Members' }).waitFor()

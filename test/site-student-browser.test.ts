@@ -1,6 +1,5 @@
 import { expect, it } from 'bun:test'
-import type { Page } from 'playwright-core'
-import { axeViolations, browserSuite, offHost, sidewaysScroll, tabTo, watchPage } from '../harness/browser'
+import { browserSuite, checkPage, enter, offHost, press, tabTo, watchPage } from '../harness/browser'
 
 // A student's journey on the site in Chromium, on a phone-sized screen (375 px) and by keyboard
 // alone (CONTRACT §20): sign in with a token, find a club with the search field, open it,
@@ -21,26 +20,6 @@ const api = (path: string, init: { method?: string; json?: unknown; token?: stri
     headers: { authorization: `Bearer ${init.token ?? TOKEN}`, 'content-type': 'application/json' },
     body: init.json === undefined ? undefined : JSON.stringify(init.json),
   }).then((res) => res.json() as Promise<any>)
-
-/** Every page of the journey is checked the same way before the student acts on it. */
-async function checkPage(page: Page, problems: string[], name: string) {
-  expect([name, await axeViolations(page)]).toEqual([name, []])
-  expect([name, await sidewaysScroll(page)]).toEqual([name, 0])
-  expect([name, problems]).toEqual([name, []])
-}
-
-/** Presses Enter and waits for the page it leads to. */
-async function enter(page: Page) {
-  await Promise.all([page.waitForEvent('framenavigated'), page.keyboard.press('Enter')])
-  await page.waitForLoadState('load')
-}
-
-/** Tabs to `target` and presses Enter, checking that the focus could be seen on the way. */
-async function press(page: Page, target: ReturnType<Page['getByRole']>) {
-  const { visibleFocus } = await tabTo(page, target)
-  expect(visibleFocus).toBe(true)
-  await enter(page)
-}
 
 suite(
   'a student signs in, finds a club, favorites it and asks to join, by keyboard at 375 px',
