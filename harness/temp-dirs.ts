@@ -17,6 +17,8 @@ export function removeTempDirs(): void {
   removeInBackground(made.splice(0))
 }
 
+let removals = 0
+
 /**
  * Takes the folders out of their places at once (a rename each) and leaves deleting their files
  * to an `rm -rf` of its own session, which outlives this process. A run's clusters and folders
@@ -24,8 +26,9 @@ export function removeTempDirs(): void {
  */
 export function removeInBackground(dirs: string[]): void {
   const moved: string[] = []
-  for (const [i, dir] of dirs.entries()) {
-    const away = join(dirname(dir), `clubs-removing-${process.pid}-${Date.now()}-${i}`)
+  for (const dir of dirs) {
+    // A name no other call uses: a folder renamed onto one not yet deleted would stay where it was.
+    const away = join(dirname(dir), `clubs-removing-${process.pid}-${++removals}`)
     try {
       renameSync(dir, away)
       moved.push(away)
