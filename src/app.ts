@@ -145,6 +145,7 @@ export function createApp({
             sessions: directory.sessions,
             authenticate: (token) => auth.authenticate(`Bearer ${token}`),
             title: (config.site ?? DEFAULT_SITE).title,
+            timeZone: config.timezone ?? 'UTC',
             exclusive: directory.exclusive,
             campus:
               campus &&

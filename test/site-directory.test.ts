@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { makeApp, readJson } from '../harness/app'
+import { APPLICATION_REQUIRED, RECRUITING_CYCLES, SIZES } from '../src/model/club'
 
 // The directory and the club pages of the campus site (CONTRACT §20), in process: `/` is the
 // directory for browsers and the API's redirect for programs; cards, search, tag filters and
@@ -86,5 +87,70 @@ describe('a club’s page', () => {
     await app.req('/api/clubs/', { method: 'POST', token, json: { name: 'Quiet Circle' } })
     expect((await page(app, '/clubs/quiet-circle')).status).toBe(404)
     expect(cards((await page(app, '/?search=quiet')).html)).toEqual([])
+  })
+
+  /** The club page's facts as label → text, from its definition list. */
+  const facts = (html: string) =>
+    Object.fromEntries(
+      [...html.matchAll(/<dt>([^<]+)<\/dt><dd>(.*?)<\/dd>/g)].map((m) => [m[1], m[2]!.replace(/<[^>]+>/g, '')]),
+    )
+
+  it('shows every public field, coded values by the labels the API documents', async () => {
+    const app = await makeApp()
+    const club = await readJson(await app.req('/api/clubs/penn-chess-society/'))
+    const html = (await page(app, '/clubs/penn-chess-society')).html
+    expect(facts(html)).toEqual({
+      Address: club.address,
+      Size: `${SIZES[club.size as keyof typeof SIZES]} members`,
+      'How to join': APPLICATION_REQUIRED[club.application_required as keyof typeof APPLICATION_REQUIRED],
+      'Recruiting cycle': RECRUITING_CYCLES[club.recruiting_cycle as keyof typeof RECRUITING_CYCLES],
+      Founded: '14 October 1902',
+      'Meets online': 'No',
+      'Appointment needed': 'No',
+    })
+    const docs = await readJson(await app.req('/swagger/json'))
+    const size = docs.components.schemas.ClubDetail.properties.size
+    const sizeSchema = size.$ref ? docs.components.schemas[size.$ref.split('/').pop()] : size
+    expect(sizeSchema['x-enum-descriptions']).toContain(SIZES[club.size as keyof typeof SIZES])
+  })
+
+  it('links an address that is a web address, and leaves out a fact the club does not have', async () => {
+    const app = await makeApp()
+    await app.admin.patch('/api/clubs/penn-chess-society/', {
+      address: 'https://meet.example.edu/chess',
+      founded: null,
+      available_virtually: true,
+      appointment_needed: true,
+      size: 4,
+      application_required: 5,
+      recruiting_cycle: 4,
+    })
+    const html = (await page(app, '/clubs/penn-chess-society')).html
+    expect(html).toContain('<a href="https://meet.example.edu/chess" rel="noopener noreferrer">')
+    expect(facts(html)).toEqual({
+      Address: 'https://meet.example.edu/chess',
+      Size: '101+ members',
+      'How to join': 'Application and interview required',
+      'Recruiting cycle': 'Both',
+      'Meets online': 'Yes',
+      'Appointment needed': 'Yes',
+    })
+  })
+
+  it('names the campus time zone beside meeting times, and shows the public officers with their titles', async () => {
+    const app = await makeApp({ config: { timezone: 'America/New_York' } })
+    await app.admin.patch('/api/clubs/penn-chess-society/', {
+      meetings: [{ day: 'tuesday', start: '18:00', end: '20:00', location: 'Houston Hall 201', note: '' }],
+    })
+    await app.admin.post('/api/users/', { username: 'olive' })
+    await app.admin.post('/api/clubs/penn-chess-society/members/', {
+      username: 'olive',
+      role: 'officer',
+      title: 'Treasurer',
+      public: true,
+    })
+    const html = (await page(app, '/clubs/penn-chess-society')).html
+    expect(html).toContain('Every Tuesday, 18:00–20:00 (America/New_York)')
+    expect(html).toMatch(/<strong>olive<\/strong>, Treasurer/)
   })
 })

@@ -76,6 +76,7 @@ export function publicPages(kit: SiteKit) {
           club={view}
           origin={url.origin}
           officers={members.officers(caller, view.code)}
+          timeZone={kit.deps.timeZone}
           actions={
             <>
               {actions}
