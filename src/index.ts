@@ -7,7 +7,7 @@ import type { Snapshot } from './model/snapshot'
 import { CampusSignIn, type OidcSettings } from './edge/oidc'
 import { createLogger, type Logger } from './log'
 import { serve } from './serve'
-import { openDirectoryStore } from './data-file'
+import { openDirectoryStore, readSeedLogos } from './data-file'
 import { Backups } from './store/backups'
 import { openLogos } from './store/logo-store'
 import { openSecretKey } from './store/secret-key'
@@ -33,6 +33,9 @@ async function main() {
   store.onWrite = snapshotWriteWatch(store.file, log, metrics, config.databaseUrl !== null)
   let stopping = false
   const campus = config.oidc ? campusSignIn(config.oidc, log) : null
+  // A new directory's seed may bring its clubs' logos: set once the service's own address is known.
+  const seedLogos = opened.source === 'seed' && !config.readOnly ? await readSeedLogos(config.seedFile) : []
+  const origin = Promise.withResolvers<string>()
   const app = createApp({
     store,
     data,
@@ -45,6 +48,16 @@ async function main() {
     stopping: () => stopping,
     campus,
     developmentAdmin: development,
+    seedLogos: seedLogos.length
+      ? {
+          logos: seedLogos,
+          origin: origin.promise,
+          done: (problems) =>
+            problems.length
+              ? log.warn('some logos of the seed were not set', { seed: config.seedFile, problems })
+              : log.info('the logos of the seed are set', { seed: config.seedFile, logos: seedLogos.length }),
+        }
+      : undefined,
     logFault: (error, request) =>
       log.error('unexpected fault', {
         method: request.method,
@@ -97,6 +110,7 @@ async function main() {
   // A stop that began while the start went on has the rest to itself.
   if (stopping) return
   const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${server.port}`
+  origin.resolve(base)
   log.info('club directory started', {
     url: `${base}/api/clubs/`,
     data: where,

@@ -1,6 +1,7 @@
 import type { Caller } from './caller'
 import { openDirectory } from './directory'
 import { ApiError } from './errors'
+import type { LogoService } from './logos'
 import { ADMIN_USERNAME } from './users'
 import { SNAPSHOT_VERSION, type Snapshot } from '../model/snapshot'
 
@@ -49,4 +50,32 @@ function firstProblem(body: Record<string, unknown>): string {
   const [field, [message] = []] = Object.entries(errors)[0] ?? []
   const where = [number && `row ${number}`, field && field !== 'non_field_errors' && field].filter(Boolean)
   return [...where, message ?? 'not a club'].join(': ')
+}
+
+/** A logo a seed brings for one of its clubs: the image file's bytes, as an upload would send them. */
+export interface SeedLogo {
+  readonly code: string
+  readonly bytes: Uint8Array
+}
+
+/**
+ * Sets the logos a new directory's seed brings, each as the admin's upload of it would (CONTRACT
+ * §21): kept as WebP with its thumbnails, `image_url` its URL on this service at `origin`. What
+ * could not be set (no such club, not an image), one line each; the others are set all the same.
+ */
+export async function loadSeedLogos(
+  logos: LogoService,
+  seedLogos: readonly SeedLogo[],
+  origin: string,
+): Promise<string[]> {
+  const problems: string[] = []
+  for (const { code, bytes } of seedLogos) {
+    try {
+      await logos.put(OPERATOR, code, { bytes }, origin)
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error
+      problems.push(`${code}: ${error.status === 404 ? 'no club has this code' : JSON.stringify(error.body)}`)
+    }
+  }
+  return problems
 }
