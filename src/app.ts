@@ -4,7 +4,6 @@ import type { DataFile } from './data-file'
 import { ANONYMOUS } from './domain/caller'
 import { openDirectory, type KeptChanges } from './domain/directory'
 import type { LogoStore } from './domain/logos'
-import { loadSeedLogos, type SeedLogo } from './domain/seed'
 import type { Snapshot } from './model/snapshot'
 import { AnswerCaches } from './edge/answer-cache'
 import { ChangeStreams } from './edge/change-streams'
@@ -51,15 +50,6 @@ export interface AppDeps {
   readonly campus?: CampusSignIn | null
   /** The waits between a failed webhook delivery's attempts; CONTRACT §18's schedule when absent. */
   readonly webhookRetries?: readonly number[]
-  /**
-   * The logos a new directory's seed brings, set once `origin` (the service's own, which their
-   * URLs name) is known; `done` hears what could not be set.
-   */
-  readonly seedLogos?: {
-    readonly logos: readonly SeedLogo[]
-    readonly origin: Promise<string>
-    readonly done: (problems: readonly string[]) => void
-  }
   /** Whether the bootstrap admin's development token in the data file opens the API (outside production, no CLUBS_ADMIN_TOKEN). */
   readonly developmentAdmin?: boolean
 }
@@ -91,7 +81,6 @@ export function createApp({
   campus = null,
   developmentAdmin = false,
   webhookRetries,
-  seedLogos,
 }: AppDeps) {
   const allowPrivate = config.webhookAllowPrivate ?? false
   const directory = openDirectory(store, data, {
@@ -109,11 +98,6 @@ export function createApp({
   })
   // What an earlier run left unreferenced (an operator command changed clubs, a crash mid-sweep) goes now.
   if (!config.readOnly) void directory.logos?.sweep()
-  const logoService = directory.logos
-  if (seedLogos && logoService && !config.readOnly)
-    void seedLogos.origin
-      .then((origin) => loadSeedLogos(logoService, seedLogos.logos, origin))
-      .then(seedLogos.done, (error: unknown) => seedLogos.done([String(error)]))
   // Deliveries left pending by an earlier run are attempted again from now on.
   if (!config.readOnly) {
     dispatchWebhooks(directory.webhooks, directory.changes, (settled) => new WebhookSender(allowPrivate, settled))

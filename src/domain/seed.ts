@@ -1,7 +1,7 @@
 import type { Caller } from './caller'
 import { openDirectory } from './directory'
 import { ApiError } from './errors'
-import type { LogoService } from './logos'
+import { logoPath, type LogoStore } from './logos'
 import { ADMIN_USERNAME } from './users'
 import { SNAPSHOT_VERSION, type Snapshot } from '../model/snapshot'
 
@@ -59,23 +59,33 @@ export interface SeedLogo {
 }
 
 /**
- * Sets the logos a new directory's seed brings, each as the admin's upload of it would (CONTRACT
- * §21): kept as WebP with its thumbnails, `image_url` its URL on this service at `origin`. What
- * could not be set (no such club, not an image), one line each; the others are set all the same.
+ * A new directory with the logos its seed brings (CONTRACT §21, §22): each kept in the logo store
+ * as an upload is (checked, WebP, thumbnails), and its club's `image_url` its URL on this service
+ * at `origin`, part of the directory from the start (no change, no history: the seed is where it
+ * starts). And what could not be set (no such club, not an image), one line each.
  */
-export async function loadSeedLogos(
-  logos: LogoService,
+export async function withSeedLogos(
+  data: Snapshot,
+  store: LogoStore,
   seedLogos: readonly SeedLogo[],
   origin: string,
-): Promise<string[]> {
+): Promise<{ data: Snapshot; set: number; problems: string[] }> {
+  const urls = new Map<string, string>()
   const problems: string[] = []
+  const codes = new Set(data.clubs.map((club) => club.code))
   for (const { code, bytes } of seedLogos) {
-    try {
-      await logos.put(OPERATOR, code, { bytes }, origin)
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error
-      problems.push(`${code}: ${error.status === 404 ? 'no club has this code' : JSON.stringify(error.body)}`)
+    if (!codes.has(code)) {
+      problems.push(`${code}: no club of the seed has this code`)
+      continue
     }
+    const kept = await store.keep(bytes).catch((error: unknown) => ({ problem: `it cannot be kept (${error})` }))
+    if ('problem' in kept) problems.push(`${code}: ${kept.problem}`)
+    else urls.set(code, `${origin}${logoPath(kept.name)}`)
   }
-  return problems
+  const clubs = data.clubs.map((club) => {
+    const image_url = urls.get(club.code)
+    if (image_url === undefined) return club
+    return { ...club, image_url, approved_version: club.approved_version && { ...club.approved_version, image_url } }
+  })
+  return { data: { ...data, clubs }, set: urls.size, problems }
 }
