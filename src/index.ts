@@ -22,10 +22,12 @@ async function main() {
   const opened = await openDirectoryStore(config)
   const { store, source } = opened
   const logos = opened.logos ?? openLogos(config.dataFile, { readOnly: config.readOnly })
-  // A new directory's seed may bring its clubs' logos: part of it from the start, their URLs on the
-  // address the start line names (with PORT=0 that port is not known yet: they name port 0).
+  // A new data file's seed may bring its clubs' logos: part of it from the start, their URLs on the
+  // address the start line names (with PORT=0 that port is not known yet: they name port 0). Not on
+  // PostgreSQL: its store takes the directory it opened as committed, so a change made before the
+  // app opens it would stay in this instance's memory only.
   const seeded =
-    source === 'seed' && !config.readOnly
+    source === 'seed' && !config.readOnly && config.databaseUrl === null
       ? await withSeedLogos(opened.data, logos, await readSeedLogos(config.seedFile), baseUrl(config.host, config.port))
       : null
   const started = seeded?.data ?? opened.data

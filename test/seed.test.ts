@@ -188,4 +188,26 @@ describe('the bundled sample (CONTRACT §22)', () => {
     expect(images.length).toBeGreaterThan(0)
     expect(images.filter((src) => !src.startsWith(`${base}/api/logos/`))).toEqual([])
   }, 30_000)
+
+  it('keeps the logos it brings in the data file: a restart serves them again', async () => {
+    const first = await startFrom('data/seed.json')
+    const chess = await first.get('/api/clubs/penn-chess-society/')
+    expect(new URL(chess.image_url).pathname).toStartWith('/api/logos/')
+    await Promise.all(running.splice(0).map((proc) => stopService(proc)))
+    const saved = JSON.parse(readFileSync(first.dataFile, 'utf8'))
+    expect(saved.clubs.find((club: { code: string }) => club.code === 'penn-chess-society').image_url).toBe(
+      chess.image_url,
+    )
+    const port = freePort()
+    const proc = spawnService(
+      port,
+      { CLUBS_DATA_FILE: first.dataFile, CLUBS_LOG_LEVEL: 'warn' },
+      { stdout: 'ignore', stderr: 'pipe' },
+    )
+    running.push(proc)
+    const base = `http://127.0.0.1:${port}`
+    await waitForHealth(base, proc)
+    const logo = await fetch(`${base}${new URL(chess.image_url).pathname}?size=64`)
+    expect([logo.status, logo.headers.get('content-type')]).toEqual([200, 'image/webp'])
+  }, 30_000)
 })
