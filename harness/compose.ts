@@ -8,6 +8,8 @@ export interface ComposeService {
   image: string | null
   build: string | null
   environment: Record<string, string>
+  /** The env files it reads (paths as the compose file names them), whose variables `environment` overrides. */
+  envFiles: string[]
   /** The secrets' names; each is the file /run/secrets/<name> inside the container. */
   secrets: string[]
   volumes: string[]
@@ -27,6 +29,7 @@ const SERVICE_KEYS = [
   'image',
   'build',
   'environment',
+  'env_file',
   'secrets',
   'volumes',
   'ports',
@@ -74,6 +77,32 @@ function environment(raw: unknown): Record<string, string> {
   )
 }
 
+/** `env_file` as a list of paths: a string, a list of strings, or (compose 2.24) of `{path, required}`. */
+function envFiles(name: string, raw: unknown): string[] {
+  if (raw === undefined) return []
+  return (Array.isArray(raw) ? raw : [raw]).map((entry: string | { path: string; required?: boolean }) => {
+    if (typeof entry === 'string') return entry
+    if (entry.required === false) throw new Error(`service ${name}: an env_file that is not required is not modelled`)
+    return entry.path
+  })
+}
+
+/**
+ * An env file as compose reads it: `NAME=value` lines, `#` comments and blank lines skipped, a
+ * value in matching quotes unquoted; no interpolation (the model's files use none).
+ */
+export function parseEnvFile(text: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const line of text.split('\n').map((l) => l.trim())) {
+    if (line === '' || line.startsWith('#')) continue
+    const match = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line)
+    if (!match) throw new Error(`env file: "${line}" is not NAME=value`)
+    const value = match[2]!
+    out[match[1]!] = /^(['"]).*\1$/.test(value) ? value.slice(1, -1) : value.replace(/\s+#.*$/, '')
+  }
+  return out
+}
+
 function service(name: string, raw: Record<string, any>): ComposeService {
   const unknown = Object.keys(raw).filter((key) => !SERVICE_KEYS.includes(key))
   if (unknown.length) throw new Error(`service ${name}: ${unknown.join(', ')} is not modelled by the rehearsal`)
@@ -95,6 +124,7 @@ function service(name: string, raw: Record<string, any>): ComposeService {
     image: raw.image ?? null,
     build: typeof raw.build === 'object' ? (raw.build?.context ?? null) : (raw.build ?? null),
     environment: environment(raw.environment),
+    envFiles: envFiles(name, raw.env_file),
     secrets,
     volumes: raw.volumes ?? [],
     ports: (raw.ports ?? []).map(String),

@@ -147,6 +147,7 @@ export function createApp({
             users: directory.users,
             authenticate: (token) => auth.authenticate(`Bearer ${token}`),
             title: (config.site ?? DEFAULT_SITE).title,
+            timeZone: config.timezone ?? 'UTC',
             exclusive: directory.exclusive,
             campus:
               campus &&

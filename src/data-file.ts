@@ -1,9 +1,11 @@
+import { readdir } from 'node:fs/promises'
+import { basename, dirname, extname, join } from 'node:path'
 import type { StoredSnapshot } from './model/snapshot'
 import { CHANGE_TYPES } from './model/change'
 import type { KeptChanges } from './domain/directory'
 import type { LoggedChange } from './domain/change-log'
 import type { ReadLog } from './store/change-file'
-import { emptySnapshot, snapshotOfClubs } from './domain/seed'
+import { emptySnapshot, snapshotOfClubs, type SeedLogo } from './domain/seed'
 import { recordKeys } from './domain/replica'
 import { snapshotProblem, upgradeSnapshot } from './domain/snapshot-format'
 import { IN_MEMORY, Store, StoreError } from './store/store'
@@ -84,6 +86,31 @@ async function readSeed(file: string): Promise<StoredSnapshot> {
   const problem = snapshotProblem(value)
   if (problem) throw new SeedError(file, `it is neither a list of clubs nor a club directory data file (${problem})`)
   return value as StoredSnapshot
+}
+
+/** Where a seed keeps its clubs' logos: `data/seed.json` → `data/seed-logos/`. */
+export const seedLogosDir = (seedFile: string) =>
+  join(dirname(seedFile), `${basename(seedFile, extname(seedFile))}-logos`)
+
+const LOGO_FILE = /^([a-z0-9]+(?:-[a-z0-9]+)*)\.(?:png|jpe?g|webp)$/i
+
+/**
+ * The logos a seed brings, if any: `<code>.png` (or .jpg, .webp) in the folder beside it named
+ * like it (seedLogosDir), one for each club they name. A seed without that folder brings none.
+ */
+export async function readSeedLogos(seedFile: string): Promise<SeedLogo[]> {
+  if (seedFile === NO_SEED) return []
+  const dir = seedLogosDir(seedFile)
+  try {
+    const files = (await readdir(dir)).filter((name) => LOGO_FILE.test(name)).sort()
+    return await Promise.all(
+      files.map(async (name) => ({ code: LOGO_FILE.exec(name)![1]!, bytes: await Bun.file(join(dir, name)).bytes() })),
+    )
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return []
+    throw new SeedError(seedFile, `its logos in ${dir} cannot be read (${code ?? String(e)})`)
+  }
 }
 
 /**

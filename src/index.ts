@@ -8,7 +8,8 @@ import type { Snapshot } from './model/snapshot'
 import { CampusSignIn, type OidcSettings } from './edge/oidc'
 import { createLogger, type Logger } from './log'
 import { serve } from './serve'
-import { openDirectoryStore } from './data-file'
+import { openDirectoryStore, readSeedLogos } from './data-file'
+import { withSeedLogos } from './domain/seed'
 import { Backups } from './store/backups'
 import { openLogos } from './store/logo-store'
 import { openSecretKey } from './store/secret-key'
@@ -21,14 +22,28 @@ async function main() {
   for (const warning of configWarnings()) log.warn(warning)
   const opened = await openDirectoryStore(config)
   const { store, source } = opened
+  // A data file from before its logos had a folder of their own takes in those its clubs name.
+  const logos =
+    opened.logos ??
+    openLogos(config.dataFile, {
+      readOnly: config.readOnly,
+      old: { named: () => logoNamesOf(opened.data.clubs), told: logosTakenIn(log) },
+    })
+  // A new data file's seed may bring its clubs' logos: part of it from the start, their URLs on the
+  // address the start line names (with PORT=0 that port is not known yet: they name port 0). Not on
+  // PostgreSQL: its store takes the directory it opened as committed, so a change made before the
+  // app opens it would stay in this instance's memory only.
+  const seeded =
+    source === 'seed' && !config.readOnly && config.databaseUrl === null
+      ? await withSeedLogos(opened.data, logos, await readSeedLogos(config.seedFile), baseUrl(config.host, config.port))
+      : null
+  const started = seeded?.data ?? opened.data
   // Outside production and without CLUBS_ADMIN_TOKEN, a directory with no user yet gets a
   // development admin token, so that a newcomer can write (kept on disk once the port is ours).
   const development = config.adminToken === null && !config.production
   const devAdmin =
-    development && !config.readOnly && needsDevelopmentAdmin(opened.data)
-      ? withDevelopmentAdmin(opened.data, new Date())
-      : null
-  const data = devAdmin?.data ?? opened.data
+    development && !config.readOnly && needsDevelopmentAdmin(started) ? withDevelopmentAdmin(started, new Date()) : null
+  const data = devAdmin?.data ?? started
   // Loaded only when asked for: prom-client takes the start-up 40 ms.
   const metrics = config.metrics ? new (await import('./edge/metrics')).Metrics() : null
   store.onWrite = snapshotWriteWatch(store.file, log, metrics, config.databaseUrl !== null)
@@ -38,12 +53,7 @@ async function main() {
     store,
     data,
     changes: opened.changes,
-    logos:
-      opened.logos ??
-      openLogos(config.dataFile, {
-        readOnly: config.readOnly,
-        old: { named: () => logoNamesOf(data.clubs), told: logosTakenIn(log) },
-      }),
+    logos,
     key: opened.key ?? (await openSecretKey(config.dataFile, { readOnly: config.readOnly })),
     config,
     version: pkg.version,
@@ -88,21 +98,22 @@ async function main() {
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
-  if (devAdmin) {
+  if (devAdmin || seeded?.set) {
     try {
       await store.save()
     } catch (error) {
       await server.stop()
       await store.close()
+      const what = devAdmin ? 'the development admin token' : "the seed's logos"
       console.error(
-        `store: cannot save the development admin token in ${config.dataFile} (${(error as NodeJS.ErrnoException).code ?? error})`,
+        `store: cannot save ${what} in ${config.dataFile} (${(error as NodeJS.ErrnoException).code ?? error})`,
       )
       process.exit(1)
     }
   }
   // A stop that began while the start went on has the rest to itself.
   if (stopping) return
-  const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${server.port}`
+  const base = baseUrl(config.host, server.port)
   log.info('club directory started', {
     url: `${base}/api/clubs/`,
     data: where,
@@ -114,6 +125,8 @@ async function main() {
       upgraded: `from data format version ${opened.upgradedFrom.version}${opened.upgradedFrom.copy ? `; the file as it was is kept as ${opened.upgradedFrom.copy}` : ''}`,
     }),
   })
+  if (seeded?.problems.length)
+    log.warn('some logos the seed brings were not set', { seed: config.seedFile, problems: seeded.problems })
   if (devAdmin) {
     await log.flush()
     console.log(developmentTokenNotice(devAdmin.token, base, config.dataFile === IN_MEMORY))
@@ -127,6 +140,9 @@ async function main() {
       : null
   backups?.start()
 }
+
+/** The service's own address, as the start line names it: localhost when it listens on every interface. */
+const baseUrl = (host: string, port: number | undefined) => `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`
 
 /** How writes open, as the start-up line says it. */
 function writesNote(config: Config, madeDevelopmentToken: boolean, data: Snapshot): string {

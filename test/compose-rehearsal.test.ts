@@ -7,11 +7,18 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import type { Subprocess } from 'bun'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { basename, join, posix } from 'node:path'
-import { VARIABLES } from '../src/config'
+import { loadConfig, VARIABLES } from '../src/config'
 import { tempDir } from '../harness/app'
-import { type ComposeFile, type ComposeService, headerCommands, interpolate, parseCompose } from '../harness/compose'
+import {
+  type ComposeFile,
+  type ComposeService,
+  headerCommands,
+  interpolate,
+  parseCompose,
+  parseEnvFile,
+} from '../harness/compose'
 import { isIgnored, parseDockerfile, parseDockerignore, stageEnv, type Stage } from '../harness/dockerfile'
 import { checkNginxConfig, onLoopback, startNginx, upstreamServers } from '../harness/nginx'
 import { type Postgres, startPostgres } from '../harness/postgres'
@@ -22,6 +29,10 @@ const read = (path: string) => readFileSync(join(ROOT, path), 'utf8')
 const COMPOSE = read('compose.yaml')
 const POSTGRES_COMPOSE = read('compose.postgres.yaml')
 const IMAGE = parseDockerfile(read('Dockerfile')).at(-1)!
+/** The campus settings' template, which the opening comments copy to campus.env. */
+const TEMPLATE = 'deploy/campus.env.example'
+/** Variables whose values are secrets: never in an env file or the environment, only in secret files. */
+const SECRETS = ['CLUBS_ADMIN_TOKEN', 'CLUBS_METRICS_TOKEN', 'CLUBS_OIDC_CLIENT_SECRET', 'CLUBS_DATABASE_URL']
 /** The store issue 28 adds; until it is merged, the service knows no CLUBS_DATABASE_URL. */
 const KNOWN = new Set<string>(VARIABLES)
 
@@ -58,6 +69,44 @@ describe.each([
       expect(`${rel} in .dockerignore: ${isIgnored(dockerignore, rel)}`).toBe(`${rel} in .dockerignore: true`)
       expect(`${rel} in .gitignore: ${gitignore.includes(rel)}`).toBe(`${rel} in .gitignore: true`)
     }
+  })
+
+  test('takes the campus settings from campus.env, made from the documented template, which holds no secret', () => {
+    for (const service of instancesOf(file)) expect(service.envFiles).toEqual(['campus.env'])
+    expect(headerCommands(text)).toContain(`cp ${TEMPLATE} campus.env`)
+    const template = parseEnvFile(read(TEMPLATE))
+    for (const name of Object.keys(template)) expect(`${name}: ${KNOWN.has(name)}`).toBe(`${name}: true`)
+    for (const name of ['CLUBS_SITE_TITLE', 'CLUBS_TIMEZONE', 'CLUBS_SEED_FILE', 'CLUBS_OIDC_ISSUER'])
+      expect(Object.keys(template)).toContain(name)
+    for (const name of SECRETS.flatMap((secret) => [secret, `${secret}_FILE`])) expect(template[name]).toBeUndefined()
+    // campus.env is the operator's own: kept out of git and the build context.
+    expect(isIgnored(parseDockerignore(read('.dockerignore')), 'campus.env')).toBe(true)
+    expect(read('.gitignore').split('\n')).toContain('campus.env')
+  })
+
+  test("with the template's settings the image starts empty, in the zone and under the name campus.env gives", () => {
+    const template = parseEnvFile(read(TEMPLATE))
+    for (const service of instancesOf(file)) {
+      // The secret files are left out: what they hold is the secrets' test above.
+      const env = { ...stageEnv(IMAGE), ...template, ...service.environment }
+      const readable = Object.fromEntries(Object.entries(env).filter(([name]) => KNOWN.has(name)))
+      const config = loadConfig({ ...readable, CLUBS_DATABASE_URL: undefined, CLUBS_DATA_FILE: '/app/data/db.json' })
+      expect(config.seedFile).toBe('none')
+      expect(config.oidc).toBeNull()
+      const campus = loadConfig({
+        ...readable,
+        CLUBS_DATA_FILE: 'x',
+        CLUBS_DATABASE_URL: undefined,
+        CLUBS_TIMEZONE: 'America/New_York',
+        CLUBS_SITE_TITLE: 'Example University',
+      })
+      expect([campus.timezone, campus.site?.title]).toEqual(['America/New_York', 'Example University'])
+    }
+  })
+
+  test('its opening comment passes no secret as a value', () => {
+    for (const command of headerCommands(text))
+      expect(command).not.toMatch(/\b(CLUBS_[A-Z_]*(TOKEN|SECRET|PASSWORD|DATABASE_URL))=(?!\S*_FILE)/)
   })
 
   test('every named volume is declared', () => {
@@ -106,8 +155,9 @@ describe('compose.postgres.yaml, read', () => {
   test('its opening comment makes every secret, the database URL matching the postgres service', () => {
     const dir = tempDir('clubs-compose-secrets-')
     makeSecrets(dir)
-    for (const path of Object.values(file.secrets))
-      expect(readFileSync(join(dir, path), 'utf8').length).toBeGreaterThan(8)
+    // The sign-in client's secret stays empty until the provider gives the site one.
+    for (const [name, path] of Object.entries(file.secrets))
+      expect(readFileSync(join(dir, path), 'utf8').length > 8 || name === 'oidc_client_secret').toBe(true)
     const url = new URL(readFileSync(join(dir, file.secrets.database_url!), 'utf8'))
     expect(url.protocol).toBe('postgres:')
     expect(url.hostname).toBe('postgres')
@@ -191,6 +241,8 @@ describe('the compose model', () => {
 
 /** Runs the compose file's opening commands in `dir`, as an operator does beside the file. */
 function makeSecrets(dir: string) {
+  mkdirSync(join(dir, 'deploy'), { recursive: true })
+  copyFileSync(join(ROOT, TEMPLATE), join(dir, TEMPLATE))
   for (const command of headerCommands(POSTGRES_COMPOSE).filter((c) => !c.startsWith('docker '))) {
     const run = Bun.spawnSync(['sh', '-c', command], { cwd: dir, stderr: 'pipe' })
     if (run.exitCode !== 0) throw new Error(`${command}: ${run.stderr.toString()}`)
@@ -251,8 +303,13 @@ describe('compose.postgres.yaml, run on loopback', () => {
     for (const instance of instances) {
       const port = freePort()
       direct[instance.name] = `http://127.0.0.1:${port}`
-      const env = { ...image, ...instance.environment, PORT: String(port), HOST: '127.0.0.1' }
-      envs[instance.name] = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, mounted[v] ?? v]))
+      // campus.env as the template makes it, but for the sample the operator tries it out on.
+      const campus = {
+        ...parseEnvFile(readFileSync(join(secrets, 'campus.env'), 'utf8')),
+        CLUBS_SEED_FILE: '/app/seed/seed.json',
+      }
+      const env = { ...image, ...campus, ...instance.environment, PORT: String(port), HOST: '127.0.0.1' }
+      envs[instance.name] = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, mounted[v] ?? files[v] ?? v]))
     }
     // As compose starts them: at once, on an empty database.
     const started = instances.map((i) =>

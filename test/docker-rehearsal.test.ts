@@ -29,6 +29,10 @@ const DOCKERFILE = readFileSync(join(ROOT, 'Dockerfile'), 'utf8')
 const DOCKERIGNORE = existsSync(join(ROOT, '.dockerignore')) ? readFileSync(join(ROOT, '.dockerignore'), 'utf8') : ''
 const BUN = realpathSync(join(ROOT, 'node_modules', '.bin', 'bun'))
 const TOKEN = 'rehearsal-admin-token'
+/** Where the image keeps the bundled sample, for trying the service out. */
+const SAMPLE = '/app/seed/seed.json'
+/** A secret given as a value (`-e CLUBS_ADMIN_TOKEN=…`, `CLUBS_OIDC_CLIENT_SECRET=…`), not as a file. */
+const SECRET_VALUE = /\bCLUBS_[A-Z_]*(TOKEN|SECRET|PASSWORD|DATABASE_URL)=(?!\S*_FILE)/
 /** Users the base images come with (oven/bun: `bun`, uid 1000). */
 const BASE_IMAGE_USERS: Record<string, string[]> = { 'oven/bun': ['root', 'bun'] }
 /** Dev dependencies that must never be in the image, even if someone moves them to dependencies by mistake. */
@@ -54,7 +58,7 @@ const underAny = (path: string, dirs: string[]) =>
   dirs.some((dir) => path === dir || path.startsWith(dir.replace(/\/?$/, '/')))
 
 /** What `docker run -e CLUBS_ADMIN_TOKEN=… -e PORT=…` gives the CMD: the Dockerfile ENV, its /app paths mapped. */
-function containerEnv(built: BuiltStage, port: number): Record<string, string> {
+function containerEnv(built: BuiltStage, port: number, extra: Record<string, string> = {}): Record<string, string> {
   const home = hostPath(built.root, `/home/${built.stage.user ?? 'root'}`)
   mkdirSync(home, { recursive: true })
   return {
@@ -64,13 +68,14 @@ function containerEnv(built: BuiltStage, port: number): Record<string, string> {
     // What the base image and Docker add: a PATH (here with the stand-ins first) and the user's HOME.
     PATH: stagePath(built),
     HOME: home,
+    ...mapEnv(built.root, extra),
   }
 }
 
 /** `docker run`: the CMD (exec form, `bun` → the stand-in) in the WORKDIR; resolves once /health answers. */
-async function startImage(built: BuiltStage) {
+async function startImage(built: BuiltStage, extra: Record<string, string> = {}) {
   const port = freePort()
-  const env = containerEnv(built, port)
+  const env = containerEnv(built, port, extra)
   const [argv0, ...args] = startCommand(built.stage)
   if (!argv0) throw new Error('the final stage has no CMD')
   const proc = Bun.spawn([standIn(built, argv0), ...args], {
@@ -249,21 +254,55 @@ describe('the image, rehearsed', () => {
     }
   })
 
-  test('keeps the data file in the volume and the seed outside it', () => {
+  test('keeps the data file in the volume; a first start is empty, and the sample, outside the volume, only asked for', () => {
     expect(final.stage.volumes).toContain('/app/data')
     const data = final.env.CLUBS_DATA_FILE
-    const seed = final.env.CLUBS_SEED_FILE
     expect(data).toBeDefined()
-    expect(seed).toBeDefined()
     expect(posix.isAbsolute(data!)).toBe(true)
     expect(underAny(data!, final.stage.volumes)).toBe(true)
+    // A campus's directory is its own: no made-up clubs unless CLUBS_SEED_FILE names them.
+    expect(final.env.CLUBS_SEED_FILE).toBe('none')
     // Under the volume, a seed from an older image would shadow the new one for good.
-    expect(underAny(seed!, final.stage.volumes)).toBe(false)
-    expect(existsSync(hostPath(final.root, seed!))).toBe(true)
-    expect(readFileSync(hostPath(final.root, seed!), 'utf8')).toBe(
+    expect(underAny(SAMPLE, final.stage.volumes)).toBe(false)
+    expect(readFileSync(hostPath(final.root, SAMPLE), 'utf8')).toBe(
       readFileSync(join(ROOT, 'data', 'seed.json'), 'utf8'),
     )
+    expect(readdirSync(hostPath(final.root, '/app/seed/seed-logos')).sort()).toEqual(
+      readdirSync(join(ROOT, 'data', 'seed-logos')).sort(),
+    )
   })
+
+  test('says how to run it without a secret on the command line', () => {
+    const comments = DOCKERFILE.split('\n').filter((line) => line.startsWith('#'))
+    expect(comments.join('\n')).toContain('CLUBS_SEED_FILE=/app/seed/seed.json')
+    for (const line of comments) expect(line).not.toMatch(SECRET_VALUE)
+  })
+
+  test('on the sample, asked for, serves its clubs and the logos it brings from the service itself', async () => {
+    // A volume of its own: the image's is the empty start's, below.
+    const volume = tempDir('clubs-image-sample-')
+    const { proc, base } = await startImage(final, {
+      CLUBS_SEED_FILE: SAMPLE,
+      CLUBS_DATA_FILE: join(volume, 'db.json'),
+    })
+    try {
+      const clubs = (await (await fetch(`${base}/api/clubs/?fields=code`)).json()) as { code: string }[]
+      expect(clubs.length).toBeGreaterThanOrEqual(60)
+      let logo: string | null = null
+      for (let i = 0; i < 100 && logo === null; i++) {
+        const chess = (await (await fetch(`${base}/api/clubs/penn-chess-society/`)).json()) as {
+          image_url: string | null
+        }
+        logo = chess.image_url
+        if (logo === null) await sleep(100)
+      }
+      // The image listens on 0.0.0.0: the URL names localhost, where `docker run -p 3000:3000` serves it.
+      expect(new URL(logo!).pathname).toStartWith('/api/logos/')
+      expect((await fetch(`${base}${new URL(logo!).pathname}`)).headers.get('content-type')).toBe('image/webp')
+    } finally {
+      await stop(proc)
+    }
+  }, 30_000)
 
   test('exposes the PORT it listens on and has a HEALTHCHECK', () => {
     expect(final.env.PORT).toBeDefined()
@@ -315,13 +354,12 @@ describe('the image, rehearsed', () => {
       expect(`${path}: ${existsSync(join(app, path))}`).toBe(`${path}: false`)
   })
 
-  test('starts with the Dockerfile ENV, serves the sample clubs, writes into the volume, passes its HEALTHCHECK and stops on SIGTERM', async () => {
+  test('starts with the Dockerfile ENV, an empty directory, writes into the volume, passes its HEALTHCHECK and stops on SIGTERM', async () => {
     const { proc, base, env, stdout } = await startImage(final)
     try {
       const list = await fetch(`${base}/api/clubs/`)
       expect(list.status).toBe(200)
-      const clubs = (await list.json()) as { code: string }[]
-      expect(clubs.length).toBeGreaterThanOrEqual(60)
+      expect(await list.json()).toEqual([])
 
       const created = await fetch(`${base}/api/clubs/`, {
         method: 'POST',
@@ -368,4 +406,22 @@ describe('the rehearsal fails when the Dockerfile drifts', () => {
     const stages = await rehearse(drifted)
     await expect(startImage(stages.at(-1)!)).rejects.toThrow(/exited early with 1/)
   }, 60_000)
+})
+
+describe('the examples that run the service', () => {
+  test('pass no secret on a command line: the README and the guides name secret files (NAME_FILE)', () => {
+    const docs = [
+      'README.md',
+      ...readdirSync(join(ROOT, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ]
+    const offending: string[] = []
+    for (const doc of docs) {
+      const text = readFileSync(join(ROOT, doc), 'utf8')
+      for (const [, block] of text.matchAll(/```(?:sh|bash|shell)[^\n]*\n([\s\S]*?)```/g))
+        for (const line of block!.split('\n')) if (SECRET_VALUE.test(line)) offending.push(`${doc}: ${line.trim()}`)
+    }
+    expect(offending).toEqual([])
+  })
 })

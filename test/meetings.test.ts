@@ -201,7 +201,10 @@ describe('meetings in export and import', () => {
 describe('a data file from before meetings', () => {
   it('loads with meetings [] for every club, and the next write saves them', async () => {
     const file = dataFile()
-    copyFileSync(SEED_FILE, file)
+    // The sample with its clubs' meetings taken out: as a release from before meetings wrote it.
+    const sample = JSON.parse(readFileSync(SEED_FILE, 'utf8'))
+    for (const club of sample.clubs) delete club.meetings
+    writeFileSync(file, JSON.stringify(sample))
     expect(readFileSync(file, 'utf8')).not.toContain('"meetings"')
     const app = await makeApp({ dataFile: file })
     const clubs = await readJson(await app.admin.get('/api/clubs/?fields=code,meetings'))

@@ -5,7 +5,9 @@ import { afterEach, describe, expect, it } from 'bun:test'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { tempDir } from '../harness/app'
+import { makeApp, readJson, tempDir } from '../harness/app'
+import { readdirSync } from 'node:fs'
+import { seedLogosDir } from '../src/data-file'
 import { freePort, ROOT, runToEnd, spawnService, stopService, waitForHealth } from '../harness/service'
 
 const EXAMPLE = 'data/examples/clubs.json'
@@ -27,7 +29,7 @@ async function startFrom(seed: string) {
   const base = `http://127.0.0.1:${port}`
   await waitForHealth(base, proc)
   const get = async (path: string) => (await fetch(base + path)).json() as Promise<any>
-  return { get, dataFile }
+  return { get, dataFile, base }
 }
 
 /** A start that must be refused: its exit code and what it said. */
@@ -144,5 +146,68 @@ describe('CLUBS_SEED_FILE', () => {
     expect(refused.code).toBe(1)
     expect(refused.stderr.trim()).toBe(`CLUBS_SEED_FILE ${bad}: row 1: colour: Unknown field.`)
     expect(JSON.parse(readFileSync(dataFile, 'utf8')).clubs).toEqual([])
+  }, 30_000)
+})
+
+describe('the bundled sample (CONTRACT §22)', () => {
+  it('links no image on another host, and has clubs with meetings and public officers', async () => {
+    const sample = JSON.parse(readFileSync(join(ROOT, 'data/seed.json'), 'utf8'))
+    expect(sample.clubs.filter((club: { image_url: string | null }) => club.image_url !== null)).toEqual([])
+    const app = await makeApp()
+    const clubs = await readJson(await app.req('/api/clubs/?fields=code,meetings'))
+    const meeting = clubs.filter((club: { meetings: unknown[] }) => club.meetings.length > 0)
+    expect(meeting.length).toBeGreaterThanOrEqual(10)
+    const officers = await Promise.all(
+      clubs.map(async ({ code }: { code: string }) => readJson(await app.req(`/api/clubs/${code}/officers/`))),
+    )
+    const withOfficers = officers.filter((list) => list.length > 0)
+    expect(withOfficers.length).toBeGreaterThanOrEqual(8)
+    expect(withOfficers.flat().every((officer: { title: string }) => officer.title !== '')).toBe(true)
+    // The logos it brings, one for a club of its own each.
+    const logos = readdirSync(join(ROOT, seedLogosDir('data/seed.json')))
+    expect(logos.length).toBeGreaterThanOrEqual(5)
+    const codes = new Set(clubs.map((club: { code: string }) => club.code))
+    expect(logos.filter((file) => !codes.has(file.replace(/\.png$/, '')))).toEqual([])
+  })
+
+  it('starts with the logos it brings, served by the service itself, as the site shows them', async () => {
+    const { get, base } = await startFrom('data/seed.json')
+    const brought = readdirSync(join(ROOT, seedLogosDir('data/seed.json'))).length
+    const listed = (await get('/api/clubs/?fields=code,image_url')) as { code: string; image_url: string | null }[]
+    const own = listed.filter((club) => club.image_url !== null)
+    expect(own.length).toBe(brought)
+    for (const club of own) expect(club.image_url).toStartWith(`${base}/api/logos/`)
+    // Part of the directory from its start: no change to follow.
+    expect((await get('/api/changes/?since=0')).results).toEqual([])
+    const chess = own.find((club) => club.code === 'penn-chess-society')!
+    const logo = await fetch(`${chess.image_url}?size=64`)
+    expect([logo.status, logo.headers.get('content-type')]).toEqual([200, 'image/webp'])
+    // The directory's images are all the service's own (the site's CSP allows no other).
+    const html = await (await fetch(`${base}/?sort=name&tags=Science`, { headers: { accept: 'text/html' } })).text()
+    const images = [...html.matchAll(/<img [^>]*src="([^"]+)"/g)].map((m) => m[1]!)
+    expect(images.length).toBeGreaterThan(0)
+    expect(images.filter((src) => !src.startsWith(`${base}/api/logos/`))).toEqual([])
+  }, 30_000)
+
+  it('keeps the logos it brings in the data file: a restart serves them again', async () => {
+    const first = await startFrom('data/seed.json')
+    const chess = await first.get('/api/clubs/penn-chess-society/')
+    expect(new URL(chess.image_url).pathname).toStartWith('/api/logos/')
+    await Promise.all(running.splice(0).map((proc) => stopService(proc)))
+    const saved = JSON.parse(readFileSync(first.dataFile, 'utf8'))
+    expect(saved.clubs.find((club: { code: string }) => club.code === 'penn-chess-society').image_url).toBe(
+      chess.image_url,
+    )
+    const port = freePort()
+    const proc = spawnService(
+      port,
+      { CLUBS_DATA_FILE: first.dataFile, CLUBS_LOG_LEVEL: 'warn' },
+      { stdout: 'ignore', stderr: 'pipe' },
+    )
+    running.push(proc)
+    const base = `http://127.0.0.1:${port}`
+    await waitForHealth(base, proc)
+    const logo = await fetch(`${base}${new URL(chess.image_url).pathname}?size=64`)
+    expect([logo.status, logo.headers.get('content-type')]).toEqual([200, 'image/webp'])
   }, 30_000)
 })

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { makeApp, readJson } from '../harness/app'
+import { APPLICATION_REQUIRED, RECRUITING_CYCLES, SIZES } from '../src/model/club'
 
 // The directory and the club pages of the campus site (CONTRACT §20), in process: `/` is the
 // directory for browsers and the API's redirect for programs; cards, search, tag filters and
@@ -69,6 +70,71 @@ describe('the directory at /', () => {
   })
 })
 
+describe('the directory’s controls', () => {
+  const names = async (app: Awaited<ReturnType<typeof makeApp>>, apiQuery: string) =>
+    (await readJson(await app.req(`/api/clubs/?page=1&page_size=24&${apiQuery}`))).results.map((c: any) => c.name)
+
+  it('sorts by name, most favorited and newest, as the list orders', async () => {
+    const app = await makeApp()
+    expect(cards((await page(app, '/?sort=name')).html)).toEqual(await names(app, 'ordering=name'))
+    expect(cards((await page(app, '/?sort=newest')).html)).toEqual(await names(app, 'ordering=-created_at,name'))
+    const favorites = await names(app, 'ordering=-favorite_count,name')
+    expect(cards((await page(app, '/?sort=favorites')).html)).toEqual(favorites)
+    expect(cards((await page(app, '/')).html)).toEqual(favorites)
+    // Anything else is the list's own order, never an error.
+    expect(cards((await page(app, '/?sort=%00nonsense')).html)).toEqual(favorites)
+    const html = (await page(app, '/?sort=newest')).html
+    expect(html).toContain('<label for="sort">Sort by</label>')
+    expect(html).toMatch(/<option value="newest" selected>Newest<\/option>/)
+    // The order is kept from page to page.
+    expect(html).toContain('href="/?sort=newest&amp;page=2"')
+  })
+
+  it('offers best match first with a search, and most favorited as a choice', async () => {
+    const app = await makeApp()
+    const html = (await page(app, '/?search=society')).html
+    expect(html).toMatch(/<option value selected>Best match<\/option>/)
+    expect(cards((await page(app, '/?search=society&sort=favorites')).html)).toEqual(
+      (await readJson(await app.req('/api/clubs/?search=society&ordering=-favorite_count,name'))).map(
+        (c: any) => c.name,
+      ),
+    )
+  })
+
+  it('says that tags combine, all of them, and shows the clubs with every tag chosen', async () => {
+    const app = await makeApp()
+    const html = (await page(app, '/?tags=Music&tags=Performing+Arts')).html
+    expect(html).toContain('a club shows when it has all the tags chosen')
+    const both = await names(app, 'tags=Music,Performing%20Arts')
+    expect(both.length).toBeGreaterThan(0)
+    expect(both.length).toBeLessThan((await names(app, 'tags=Music')).length)
+    expect(cards(html)).toEqual(both)
+  })
+
+  it('has a link clearing the search, tags and order once any is chosen', async () => {
+    const app = await makeApp()
+    const clear = '<a href="/">Clear search and filters</a>'
+    expect((await page(app, '/')).html).not.toContain(clear)
+    for (const path of ['/?search=chess', '/?tags=Games', '/?sort=name'])
+      expect((await page(app, path)).html).toContain(clear)
+  })
+
+  it('has an icon: /favicon.ico and the one each page names are images', async () => {
+    const app = await makeApp()
+    const html = (await page(app, '/')).html
+    const named = /<link rel="icon" href="([^"]+)"/.exec(html)?.[1]
+    expect(named).toBe('/site/favicon.svg')
+    for (const path of ['/favicon.ico', named!]) {
+      const res = await app.req(path)
+      expect(res.status).toBe(200)
+      expect(res.headers.get('content-type')).toMatch(/^image\//)
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(100)
+    }
+    const ico = new Uint8Array(await (await app.req('/favicon.ico')).arrayBuffer())
+    expect([...ico.slice(0, 4)]).toEqual([0, 0, 1, 0])
+  })
+})
+
 describe('a club’s page', () => {
   it('has the club’s name as its heading and in its title, and a 404 page for no club', async () => {
     const app = await makeApp()
@@ -86,5 +152,70 @@ describe('a club’s page', () => {
     await app.req('/api/clubs/', { method: 'POST', token, json: { name: 'Quiet Circle' } })
     expect((await page(app, '/clubs/quiet-circle')).status).toBe(404)
     expect(cards((await page(app, '/?search=quiet')).html)).toEqual([])
+  })
+
+  /** The club page's facts as label → text, from its definition list. */
+  const facts = (html: string) =>
+    Object.fromEntries(
+      [...html.matchAll(/<dt>([^<]+)<\/dt><dd>(.*?)<\/dd>/g)].map((m) => [m[1], m[2]!.replace(/<[^>]+>/g, '')]),
+    )
+
+  it('shows every public field, coded values by the labels the API documents', async () => {
+    const app = await makeApp()
+    const club = await readJson(await app.req('/api/clubs/penn-chess-society/'))
+    const html = (await page(app, '/clubs/penn-chess-society')).html
+    expect(facts(html)).toEqual({
+      Address: club.address,
+      Size: `${SIZES[club.size as keyof typeof SIZES]} members`,
+      'How to join': APPLICATION_REQUIRED[club.application_required as keyof typeof APPLICATION_REQUIRED],
+      'Recruiting cycle': RECRUITING_CYCLES[club.recruiting_cycle as keyof typeof RECRUITING_CYCLES],
+      Founded: '14 October 1902',
+      'Meets online': 'No',
+      'Appointment needed': 'No',
+    })
+    const docs = await readJson(await app.req('/swagger/json'))
+    const size = docs.components.schemas.ClubDetail.properties.size
+    const sizeSchema = size.$ref ? docs.components.schemas[size.$ref.split('/').pop()] : size
+    expect(sizeSchema['x-enum-descriptions']).toContain(SIZES[club.size as keyof typeof SIZES])
+  })
+
+  it('links an address that is a web address, and leaves out a fact the club does not have', async () => {
+    const app = await makeApp()
+    await app.admin.patch('/api/clubs/penn-chess-society/', {
+      address: 'https://meet.example.edu/chess',
+      founded: null,
+      available_virtually: true,
+      appointment_needed: true,
+      size: 4,
+      application_required: 5,
+      recruiting_cycle: 4,
+    })
+    const html = (await page(app, '/clubs/penn-chess-society')).html
+    expect(html).toContain('<a href="https://meet.example.edu/chess" rel="noopener noreferrer">')
+    expect(facts(html)).toEqual({
+      Address: 'https://meet.example.edu/chess',
+      Size: '101+ members',
+      'How to join': 'Application and interview required',
+      'Recruiting cycle': 'Both',
+      'Meets online': 'Yes',
+      'Appointment needed': 'Yes',
+    })
+  })
+
+  it('names the campus time zone beside meeting times, and shows the public officers with their titles', async () => {
+    const app = await makeApp({ config: { timezone: 'America/New_York' } })
+    await app.admin.patch('/api/clubs/penn-chess-society/', {
+      meetings: [{ day: 'tuesday', start: '18:00', end: '20:00', location: 'Houston Hall 201', note: '' }],
+    })
+    await app.admin.post('/api/users/', { username: 'olive' })
+    await app.admin.post('/api/clubs/penn-chess-society/members/', {
+      username: 'olive',
+      role: 'officer',
+      title: 'Treasurer',
+      public: true,
+    })
+    const html = (await page(app, '/clubs/penn-chess-society')).html
+    expect(html).toContain('Every Tuesday, 18:00–20:00 (America/New_York)')
+    expect(html).toMatch(/<strong>olive<\/strong>, Treasurer/)
   })
 })

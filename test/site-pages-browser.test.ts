@@ -143,4 +143,51 @@ suite('every page of the site in Chromium', () => {
       },
       TIMEOUT,
     )
+
+  it(
+    'the directory: each tag checkbox has its label beside it at 1280 and 375 px, the icon loads, no axe violation',
+    async () => {
+      const watched = await watchPage(site.browser, new URL(site.origin).host)
+      const { page, problems } = watched
+      for (const width of WIDTHS) {
+        await page.setViewportSize({ width, height: 900 })
+        await page.goto(`${site.origin}/?sort=name&tags=Academic`)
+        const boxes = await page.evaluate(() =>
+          [...document.querySelectorAll<HTMLInputElement>('input[type=checkbox]')].map((box) => {
+            const label = document.querySelector(`label[for="${box.id}"]`)
+            const { left, right, top, bottom } = box.getBoundingClientRect()
+            const at = label?.getBoundingClientRect()
+            return {
+              id: box.id,
+              box: { left, right, top, bottom },
+              label: at && { left: at.left, top: at.top, bottom: at.bottom },
+            }
+          }),
+        )
+        expect(boxes.length).toBeGreaterThan(10)
+        // Beside: the label starts just right of its box, on the same line (their heights overlap).
+        const apart = boxes.filter(
+          ({ box, label }) =>
+            !label ||
+            label.left < box.right ||
+            label.left - box.right > 16 ||
+            label.top >= box.bottom ||
+            label.bottom <= box.top,
+        )
+        expect([width, apart]).toEqual([width, []])
+        expect([width, await axeViolations(page)]).toEqual([width, []])
+        expect([width, await sidewaysScroll(page)]).toEqual([width, 0])
+      }
+      // What a browser asks on its own, and what the page names.
+      expect(await page.evaluate(async () => (await fetch('/favicon.ico')).headers.get('content-type'))).toBe(
+        'image/x-icon',
+      )
+      const named = await page.evaluate(() => document.querySelector<HTMLLinkElement>('link[rel=icon]')?.href ?? '')
+      expect((await page.request.get(named)).status()).toBe(200)
+      expect(problems).toEqual([])
+      expect(offHost(watched)).toEqual([])
+      await page.context().close()
+    },
+    TIMEOUT,
+  )
 })

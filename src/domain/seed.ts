@@ -1,6 +1,7 @@
 import type { Caller } from './caller'
 import { openDirectory } from './directory'
 import { ApiError } from './errors'
+import { logoPath, type LogoStore } from './logos'
 import { ADMIN_USERNAME } from './users'
 import { SNAPSHOT_VERSION, type Snapshot } from '../model/snapshot'
 
@@ -49,4 +50,49 @@ function firstProblem(body: Record<string, unknown>): string {
   const [field, [message] = []] = Object.entries(errors)[0] ?? []
   const where = [number && `row ${number}`, field && field !== 'non_field_errors' && field].filter(Boolean)
   return [...where, message ?? 'not a club'].join(': ')
+}
+
+/** A logo a seed brings for one of its clubs: the image file's bytes, as an upload would send them. */
+export interface SeedLogo {
+  readonly code: string
+  readonly bytes: Uint8Array
+}
+
+/**
+ * A new directory with the logos its seed brings (CONTRACT §21, §22): each kept in the logo store
+ * as an upload is (checked, WebP, thumbnails), and its club's `image_url` its URL on this service
+ * at `origin`, part of the directory from the start (no change, no history: the seed is where it
+ * starts). And what could not be set (no such club, not an image), one line each.
+ */
+export async function withSeedLogos(
+  data: Snapshot,
+  store: LogoStore,
+  seedLogos: readonly SeedLogo[],
+  origin: string,
+): Promise<{ data: Snapshot; set: number; problems: string[] }> {
+  const urls = new Map<string, string>()
+  const problems: string[] = []
+  const codes = new Set(data.clubs.map((club) => club.code))
+  for (const { code, bytes } of seedLogos) {
+    if (!codes.has(code)) {
+      problems.push(`${code}: no club of the seed has this code`)
+      continue
+    }
+    const kept = await store
+      .make(bytes)
+      .then(async (made) => {
+        if ('problem' in made) return made
+        await made.keep()
+        return { name: made.name }
+      })
+      .catch((error: unknown) => ({ problem: `it cannot be kept (${error})` }))
+    if ('problem' in kept) problems.push(`${code}: ${kept.problem}`)
+    else urls.set(code, `${origin}${logoPath(kept.name)}`)
+  }
+  const clubs = data.clubs.map((club) => {
+    const image_url = urls.get(club.code)
+    if (image_url === undefined) return club
+    return { ...club, image_url, approved_version: club.approved_version && { ...club.approved_version, image_url } }
+  })
+  return { data: { ...data, clubs }, set: urls.size, problems }
 }

@@ -2,8 +2,8 @@
 import type { ComponentChildren } from 'preact'
 import type { Officer } from '../domain/members'
 import { HIDDEN_EMAIL } from '../domain/represent'
-import type { Weekday } from '../model/club'
 import { Logo } from './club-card'
+import { ClubFacts, meetingTime } from './club-facts'
 import { CLUB_LINKS, type ClubDetailView } from './club-view'
 
 /** A long text as paragraphs, one per blank-line-separated block, its line breaks kept. */
@@ -20,28 +20,25 @@ function Paragraphs({ text }: { text: string }) {
   )
 }
 
-const DAY_NAMES: Readonly<Record<Weekday, string>> = {
-  monday: 'Monday',
-  tuesday: 'Tuesday',
-  wednesday: 'Wednesday',
-  thursday: 'Thursday',
-  friday: 'Friday',
-  saturday: 'Saturday',
-  sunday: 'Sunday',
-}
-
 const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 
-/** A club's page (CONTRACT §20): its name, subtitle, description, how to get involved, links, email, counts; `actions` for a signed-in reader. */
+/**
+ * A club's page (CONTRACT §20, §22): its name, subtitle, description, how to get involved, its
+ * public facts, meetings (in the campus time zone, named), public officers, links, email, counts;
+ * `actions` for a signed-in reader.
+ */
 export function ClubPage({
   club,
   origin,
   officers,
+  timeZone,
   actions,
 }: {
   club: ClubDetailView
   origin: string
   officers: readonly Officer[]
+  /** CLUBS_TIMEZONE: the clock meeting times are on. */
+  timeZone: string
   actions?: ComponentChildren
 }) {
   const links = CLUB_LINKS.filter(([field]) => club[field] !== null)
@@ -78,15 +75,14 @@ export function ClubPage({
           <Paragraphs text={club.how_to_get_involved} />
         </section>
       )}
+      <ClubFacts club={club} />
       {club.meetings.length > 0 && (
         <section aria-labelledby="meetings">
           <h2 id="meetings">Meetings</h2>
           <ul class="meetings">
             {club.meetings.map((meeting) => (
               <li>
-                <strong>
-                  Every {DAY_NAMES[meeting.day]}, {meeting.start}–{meeting.end}
-                </strong>
+                <strong>{meetingTime(meeting, timeZone)}</strong>
                 {meeting.location && <> · {meeting.location}</>}
                 {meeting.note && <span class="help"> — {meeting.note}</span>}
               </li>

@@ -1,5 +1,5 @@
 import type { Representation } from '../domain/represent'
-import type { Meeting } from '../model/club'
+import type { APPLICATION_REQUIRED, Meeting, RECRUITING_CYCLES, SIZES } from '../model/club'
 
 /** The fields of a club's representation (CONTRACT §1) that the site's pages show. */
 export interface ClubView {
@@ -32,6 +32,14 @@ export interface ClubDetailView extends ClubView {
   readonly github: string | null
   readonly youtube: string | null
   readonly meetings: readonly Meeting[]
+  readonly address: string
+  readonly size: keyof typeof SIZES
+  readonly application_required: keyof typeof APPLICATION_REQUIRED
+  readonly recruiting_cycle: keyof typeof RECRUITING_CYCLES
+  /** A date, YYYY-MM-DD. */
+  readonly founded: string | null
+  readonly available_virtually: boolean
+  readonly appointment_needed: boolean
 }
 
 /** A club's links, in the order pages show them, with their names. */

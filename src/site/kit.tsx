@@ -41,6 +41,8 @@ export interface SiteDeps {
   /** Resolves a service token (as `Authorization: Bearer` would) to its holder; throws a 401 for a wrong one. */
   readonly authenticate: (token: string) => Caller | Promise<Caller>
   readonly title: string
+  /** The campus time zone (CLUBS_TIMEZONE), an IANA name: the clock of meeting times. */
+  readonly timeZone: string
   /** Runs a form's work as one write, ordered with every other instance's (CONTRACT §19). */
   readonly exclusive: <T>(work: () => Promise<T>) => Promise<T>
   /** Campus sign-in with OpenID Connect (CLUBS_OIDC_*); absent or null, the token form alone. */

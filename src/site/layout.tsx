@@ -44,6 +44,7 @@ export function Layout({ frame, children }: { frame: PageFrame; children: Compon
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${frame.title} · ${frame.site}`}</title>
+        <link rel="icon" href="/site/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/site/site.css" />
         <script src="/site/site.js" defer />
       </head>

@@ -7,7 +7,7 @@ import { ClubActions, SignInToJoin } from './club-actions'
 import { ClubPage } from './club-page'
 import { OfficePanel } from './office-panel'
 import { clubDetailView, clubView } from './club-view'
-import { DirectoryPage, type DirectoryState } from './directory'
+import { DirectoryPage, SORTS, sortOf, type DirectoryState } from './directory'
 import { ANONYMOUS } from '../domain/caller'
 import { callerOf, type Shown, type SiteKit, type Visit } from './kit'
 
@@ -29,6 +29,8 @@ export function publicPages(kit: SiteKit) {
     })
     if (search) query.set('search', search)
     if (chosenTags.length) query.set('tags', chosenTags.join(','))
+    const sort = sortOf(url.searchParams.get('sort'), search)
+    if (sort !== 'relevance') query.set('ordering', SORTS[sort].ordering)
     const found = clubs.list(caller, clubs.parseQuery(query))
     const state: DirectoryState = {
       clubs: found.records.map((record) => clubView(clubs.listItem(caller, record))),
@@ -37,6 +39,7 @@ export function publicPages(kit: SiteKit) {
       lastPage: found.page?.last ?? 1,
       search,
       chosenTags,
+      sort,
       tags: tags.list(caller).filter((tag) => tag.clubs > 0 || chosenTags.includes(tag.name)),
       origin: url.origin,
     }
@@ -76,6 +79,7 @@ export function publicPages(kit: SiteKit) {
           club={view}
           origin={url.origin}
           officers={members.officers(caller, view.code)}
+          timeZone={kit.deps.timeZone}
           actions={
             <>
               {actions}

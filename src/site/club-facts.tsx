@@ -1,0 +1,63 @@
+/** @jsxImportSource preact */
+import type { ComponentChildren } from 'preact'
+import { APPLICATION_REQUIRED, RECRUITING_CYCLES, SIZES, type Meeting, type Weekday } from '../model/club'
+import type { ClubDetailView } from './club-view'
+
+const DAY_NAMES: Readonly<Record<Weekday, string>> = {
+  monday: 'Monday',
+  tuesday: 'Tuesday',
+  wednesday: 'Wednesday',
+  thursday: 'Thursday',
+  friday: 'Friday',
+  saturday: 'Saturday',
+  sunday: 'Sunday',
+}
+
+/** When a club meets, its clock named: "Every Tuesday, 18:00–20:00 (America/New_York)". */
+export const meetingTime = (meeting: Meeting, timeZone: string) =>
+  `Every ${DAY_NAMES[meeting.day]}, ${meeting.start}–${meeting.end} (${timeZone})`
+
+const FOUNDED = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UTC' })
+const yesNo = (value: boolean) => (value ? 'Yes' : 'No')
+
+/** An address that is a web address (a club that meets online) is a link; any other is text. */
+function Address({ address }: { address: string }) {
+  if (!/^https?:\/\//i.test(address) || !URL.canParse(address)) return <>{address}</>
+  return (
+    <a href={address} rel="noopener noreferrer">
+      {address}
+    </a>
+  )
+}
+
+/**
+ * The club's public facts (CONTRACT §22): coded values by the labels the API documents for them
+ * (the tables of src/model/club.ts, which the OpenAPI document's enum descriptions come from).
+ */
+export function ClubFacts({ club }: { club: ClubDetailView }) {
+  const facts: (readonly [string, ComponentChildren] | null)[] = [
+    club.address ? ['Address', <Address address={club.address} />] : null,
+    ['Size', `${SIZES[club.size]} members`],
+    ['How to join', APPLICATION_REQUIRED[club.application_required]],
+    ['Recruiting cycle', RECRUITING_CYCLES[club.recruiting_cycle]],
+    club.founded ? ['Founded', <time dateTime={club.founded}>{FOUNDED.format(new Date(club.founded))}</time>] : null,
+    ['Meets online', yesNo(club.available_virtually)],
+    ['Appointment needed', yesNo(club.appointment_needed)],
+  ]
+  return (
+    <section aria-labelledby="facts">
+      <h2 id="facts">At a glance</h2>
+      <dl class="facts">
+        {facts.map(
+          (fact) =>
+            fact && (
+              <>
+                <dt>{fact[0]}</dt>
+                <dd>{fact[1]}</dd>
+              </>
+            ),
+        )}
+      </dl>
+    </section>
+  )
+}
