@@ -7,7 +7,14 @@ import type { ScaleResult } from './scale'
 import { GOAL_P99_MS, type ExportStallResult } from './export-stall'
 import type { SizeResult } from './scenarios'
 import { GOAL_BYTES, GOAL_RATIO, ratioMet, sitePageSection, weightMet, type SitePageResult } from './site-page'
-import { MY_CLUBS_GOAL_RATIO, myClubsMet, myClubsSection, type MyClubsResult } from './my-clubs-page'
+import {
+  MY_CLUBS_GOAL_RATIO,
+  myClubsMet,
+  myClubsSection,
+  SIGNED_IN_GOAL_RATIO,
+  signedInDirectoryMet,
+  type MyClubsResult,
+} from './my-clubs-page'
 import { GOAL_IDLE_KB, GOAL_LAG_P99_MS, type ChangeStreamsResult } from './change-streams'
 import { GOAL_UNREAD_MB, type UnreadStreamsResult } from './unread-streams'
 import { GOAL_SLOWDOWN, webhookFanoutLine, type WebhookFanoutResult } from './webhook-fanout'
@@ -265,6 +272,13 @@ function targets({
     () => myClubsMet(myClubs!),
     () =>
       `${rate(myClubs!.myClubs.rps)} vs ${rate(myClubs!.directory.rps)} req/s = ${times(myClubs!.myClubs.rps, myClubs!.directory.rps)}`,
+  )
+  check(
+    `The directory page signed in (${num(myClubs?.clubs ?? 10_000)} clubs) ≥ ${SIGNED_IN_GOAL_RATIO}× the same page as anyone gets it`,
+    !!myClubs,
+    () => signedInDirectoryMet(myClubs!),
+    () =>
+      `${rate(myClubs!.directorySignedIn.rps)} vs ${rate(myClubs!.directory.rps)} req/s = ${times(myClubs!.directorySignedIn.rps, myClubs!.directory.rps)}`,
   )
   check(
     `A write reaches the last of ${num(changeStreams?.streams ?? 1000)} open change streams, p99 ≤ ${GOAL_LAG_P99_MS} ms from its acknowledgement`,

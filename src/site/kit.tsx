@@ -17,7 +17,7 @@ import { NOSNIFF } from '../edge/respond'
 import { ErrorPage, errorOf, errorTitle } from './error-page'
 import { checkCsrf, checkOrigin, readForm, readUpload } from './forms'
 import type { Viewer } from './layout'
-import { pageAnswer, pageHtml, preparedPage } from './page'
+import { contentHtml, framedHtml, pageAnswer, pageHtml, preparedPage } from './page'
 import type { CampusFlow } from './campus-flow'
 import { PersonalPages, RenderedPages } from './rendered-pages'
 import { sessionIdOf } from './session-cookie'
@@ -70,7 +70,14 @@ export interface FormPost extends Visit {
 }
 
 type Handled = Response | Promise<Response>
+type Show = (visit: Visit) => Shown | Response
 type Context = { request: Request; params: Record<string, string> }
+
+/** The content of a page the same for every viewer, rendered once, to be framed for each. */
+interface SharedContent {
+  readonly title: string
+  readonly html: string
+}
 
 export const callerOf = (viewer: Viewer | null): Caller =>
   viewer ? { username: viewer.username, isAdmin: viewer.isAdmin } : ANONYMOUS
@@ -92,6 +99,7 @@ export const signInFirst = (url: URL) => seeOther(`/sign-in?next=${encodeURIComp
  */
 export function siteKit(deps: SiteDeps) {
   const anonymousPages = new RenderedPages(() => deps.clubs.dataVersion)
+  const sharedContents = new RenderedPages<SharedContent>(() => deps.clubs.dataVersion)
   const personalPages = new PersonalPages()
 
   /** Who is signed in; a 403 while their account is disabled, unless `evenDisabled` (signing out). */
@@ -117,9 +125,9 @@ export function siteKit(deps: SiteDeps) {
   }
 
   /** A signed-in person's page, kept for their session while `version` (of all it shows) stands. */
-  function personalPage(visit: Visit & { viewer: Viewer }, show: (visit: Visit) => Shown | Response, version: string) {
+  function personalPage(visit: Visit & { viewer: Viewer }, show: Show, version: string) {
     const { request, url, viewer } = visit
-    const key = `${viewer.csrf} ${viewer.isAdmin} ${url.href}`
+    const key = personalKey(viewer, url)
     const kept = personalPages.kept(key, version)
     if (kept) return pageAnswer(request, kept, 200, true)
     const shown = show(visit)
@@ -130,17 +138,50 @@ export function siteKit(deps: SiteDeps) {
   }
 
   /**
+   * The content of a `shared` page at this URL, shown to nobody in particular: made once per data
+   * version and URL, for anonymous and signed-in viewers alike.
+   */
+  const sharedContent = (visit: Visit, show: Show) =>
+    sharedContents.get(visit.url.href, () => {
+      const shown = show({ ...visit, viewer: null })
+      if (shown instanceof Response) throw new Redirected(shown)
+      return { title: shown.title, html: contentHtml(shown.content) }
+    })
+
+  const frameOf = (url: URL, viewer: Viewer | null, title: string) =>
+    ({ title, site: deps.title, viewer, path: url.pathname }) as const
+
+  /**
+   * A signed-in person's copy of a `shared` page: the content everyone gets in their own frame (the
+   * navigation, Sign out with their CSRF token), kept for their session while the data version stands.
+   */
+  function sharedPage(visit: Visit & { viewer: Viewer }, show: Show) {
+    const { request, url, viewer } = visit
+    const key = personalKey(viewer, url)
+    const version = deps.clubs.dataVersion
+    const kept = personalPages.kept(key, version)
+    if (kept) return pageAnswer(request, kept, 200, true)
+    const content = sharedContent(visit, show)
+    const made = preparedPage(framedHtml(frameOf(url, viewer, content.title), content.html))
+    personalPages.keep(key, version, made)
+    return pageAnswer(request, made, 200, true)
+  }
+
+  /**
    * A GET page. A page for nobody in particular is rendered once per data version and URL; a
    * signed-in person's, once per `personal` version (of everything it shows) when it names one.
+   * A `shared` page shows everyone the same content (`show` is given no viewer): it is rendered
+   * once per data version and URL, and each signed-in person gets it in their own frame.
    */
   const page =
-    (show: (visit: Visit) => Shown | Response, { personal }: { personal?: () => string } = {}) =>
+    (show: Show, { personal, shared = false }: { personal?: () => string; shared?: boolean } = {}) =>
     ({ request, params }: Context): Handled => {
       const url = new URL(urlOf(request))
       let viewer: Viewer | null = null
       try {
         viewer = viewerOf(request)
         const visit = { request, url, viewer, params }
+        if (viewer && shared) return sharedPage({ ...visit, viewer }, show)
         if (viewer && personal) return personalPage({ ...visit, viewer }, show, personal())
         if (viewer) {
           const shown = show(visit)
@@ -148,6 +189,10 @@ export function siteKit(deps: SiteDeps) {
         }
         // The host is part of the page (its absolute links, whether a logo is this service's own).
         const prepared = anonymousPages.get(url.href, () => {
+          if (shared) {
+            const content = sharedContent(visit, show)
+            return preparedPage(framedHtml(frameOf(url, null, content.title), content.html))
+          }
           const shown = show(visit)
           if (shown instanceof Response) throw new Redirected(shown)
           return render(url, null, shown)
@@ -210,6 +255,9 @@ export function siteKit(deps: SiteDeps) {
 }
 
 export type SiteKit = ReturnType<typeof siteKit>
+
+/** What a signed-in person's kept pages are kept under: their session, whether they are an admin, the URL. */
+const personalKey = (viewer: Viewer, url: URL) => `${viewer.csrf} ${viewer.isAdmin} ${url.href}`
 
 /** A page that answered with a redirect instead of content: never cached. */
 class Redirected extends Error {

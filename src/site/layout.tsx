@@ -35,8 +35,11 @@ function NavLink({ href, path, children }: { href: string; path: string; childre
   )
 }
 
-/** Every page of the site: a skip link, the campus's name, the navigation, the page's content. */
-export function Layout({ frame, children }: { frame: PageFrame; children: ComponentChildren }) {
+/**
+ * Every page of the site: a skip link, the campus's name, the navigation, the page's content
+ * (`children`, or `html` already rendered: content kept for every viewer, framed for each).
+ */
+export function Layout({ frame, children, html }: { frame: PageFrame; children?: ComponentChildren; html?: string }) {
   const { viewer, path } = frame
   return (
     <html lang="en">
@@ -96,9 +99,13 @@ export function Layout({ frame, children }: { frame: PageFrame; children: Compon
             </ul>
           </nav>
         </header>
-        <main id="main" tabIndex={-1}>
-          {children}
-        </main>
+        {html === undefined ? (
+          <main id="main" tabIndex={-1}>
+            {children}
+          </main>
+        ) : (
+          <main id="main" tabIndex={-1} dangerouslySetInnerHTML={{ __html: html }} />
+        )}
         <footer class="foot">
           <a href="/api/">API</a> · <a href="/swagger">API docs</a>
         </footer>

@@ -27,6 +27,13 @@ const HTML = 'text/html; charset=utf-8'
 export const pageHtml = (frame: PageFrame, content: ComponentChildren) =>
   `<!doctype html>${renderToString(<Layout frame={frame}>{content}</Layout>)}`
 
+/** A page's content alone, as HTML text: rendered once, it can be framed for each viewer by `framedHtml`. */
+export const contentHtml = (content: ComponentChildren) => renderToString(<>{content}</>)
+
+/** A whole page as HTML text, around content `contentHtml` rendered: the same text `pageHtml` makes of it. */
+export const framedHtml = (frame: PageFrame, html: string) =>
+  `<!doctype html>${renderToString(<Layout frame={frame} html={html} />)}`
+
 /** A page's text, hashed and (when asked) compressed once, so a cached page costs no rendering. */
 export const preparedPage = (html: string) => Prepared.file(html, HTML)
 

@@ -91,7 +91,7 @@ export function publicPages(kit: SiteKit) {
     }
   }
 
-  const showDirectory = kit.page(directory)
+  const showDirectory = kit.page(directory, { shared: true })
   return new Elysia({ name: 'site-public-pages' })
     .get(
       '/',

@@ -4,16 +4,17 @@ import type { Prepared } from '../edge/prepared'
 const MAX_PAGES = 500
 
 /**
- * Pages for nobody in particular, rendered once per data version (as the list's JSON is): the
- * directory's first page is served from here as cheaply as the list. A new version empties it.
+ * Pages for nobody in particular (or the content of pages the same for everyone), rendered once per
+ * data version (as the list's JSON is): the directory's first page is served from here as cheaply
+ * as the list. A new version empties it.
  */
-export class RenderedPages {
+export class RenderedPages<T = Prepared> {
   #version = ''
-  readonly #pages = new Map<string, Prepared>()
+  readonly #pages = new Map<string, T>()
 
   constructor(private readonly version: () => string) {}
 
-  get(key: string, render: () => Prepared): Prepared {
+  get(key: string, render: () => T): T {
     const version = this.version()
     if (version !== this.#version) {
       this.#pages.clear()
