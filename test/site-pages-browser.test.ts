@@ -26,6 +26,8 @@ const PAGES: readonly { name: string; path: string; who: Who }[] = [
   { name: 'site-sign-in', path: '/sign-in', who: 'anonymous' },
   { name: 'site-not-found', path: '/clubs/no-such-club', who: 'anonymous' },
   { name: 'site-my-clubs', path: '/my-clubs', who: 'officer' },
+  { name: 'site-my-clubs-student', path: '/my-clubs', who: 'student' },
+  { name: 'site-new-club', path: '/clubs/new', who: 'student' },
   { name: 'site-edit', path: '/clubs/lantern-society/edit', who: 'officer' },
   { name: 'site-edit-rejected', path: '/clubs/olive-knitters/edit', who: 'officer' },
   { name: 'site-requests', path: '/clubs/lantern-society/requests', who: 'officer' },
