@@ -2,6 +2,7 @@
 // way, losing nothing: every collection, the change log (followers' numbers stay valid) and the
 // secret key (tokens and calendar addresses keep working).
 //   npm run data:copy -- <from> <to> [--replace]
+import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { answerHelp } from '../harness/usage'
@@ -29,7 +30,9 @@ const USAGE = 'usage: npm run data:copy -- <from> <to> [--replace]'
 answerHelp(`${USAGE}
 
 Copies a whole club directory from <from> to <to>, each a data file (a path) or a PostgreSQL
-database (postgres://user:password@host:5432/database): every club with its approved versions
+database: \`database\` for the one CLUBS_DATABASE_URL_FILE (a file holding its URL) or
+CLUBS_DATABASE_URL names, which keeps its password off the command line, or its URL
+(postgres://user:password@host:5432/database): every club with its approved versions
 and history, tags, users with their token hashes (tokens keep working), memberships, favorites,
 subscriptions, join requests, sessions, webhooks with their secrets and pending deliveries, the
 change log (<file>.changes; followers keep their numbers) and the secret key (<file>.key;
@@ -50,11 +53,21 @@ function commandLine() {
       allowPositionals: true,
     })
     if (positionals.length !== 2) throw new Error(`expected <from> and <to>, got ${positionals.length} arguments`)
-    return { from: positionals[0]!, to: positionals[1]!, replace: values.replace }
+    return { from: placeOf(positionals[0]!), to: placeOf(positionals[1]!), replace: values.replace }
   } catch (error) {
     console.error(`data:copy: ${(error as Error).message}\n${USAGE}`)
     process.exit(2)
   }
+}
+
+/** `database` as the URL of the database the environment names, as the service reads it; any other place as it is. */
+function placeOf(place: string): string {
+  if (place !== 'database') return place
+  const file = process.env.CLUBS_DATABASE_URL_FILE
+  const url = file ? readFileSync(file, 'utf8').trim() : process.env.CLUBS_DATABASE_URL
+  if (!url)
+    throw new Error('`database` is the database CLUBS_DATABASE_URL_FILE or CLUBS_DATABASE_URL names; neither is set')
+  return url
 }
 
 /** The files of the logos the directory's clubs point to: a data file's folder may hold others (an old shared logos/). */

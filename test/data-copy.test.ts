@@ -44,10 +44,17 @@ async function app(options: Parameters<typeof makeApp>[0]): Promise<App> {
   return made
 }
 
-/** `npm run data:copy -- ...args`, with nothing of this process's CLUBS_* environment. */
+/** `npm run data:copy -- ...args`, with nothing of this process's CLUBS_* environment but `env`. */
 function copy(...args: string[]) {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CLUBS_')))
-  return runToEnd([process.execPath, join(ROOT, 'scripts', 'data-copy.ts'), ...args], { cwd: ROOT, env })
+  return copyWith({}, ...args)
+}
+
+function copyWith(env: Record<string, string>, ...args: string[]) {
+  const ours = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CLUBS_')))
+  return runToEnd([process.execPath, join(ROOT, 'scripts', 'data-copy.ts'), ...args], {
+    cwd: ROOT,
+    env: { ...ours, ...env },
+  })
 }
 
 /** A real server (bun src/index.ts) over `env`'s directory, stopped after the test. */
@@ -141,6 +148,20 @@ describe('npm run data:copy', () => {
     expect(JSON.parse(readFileSync(back, 'utf8'))).toEqual(original.snapshot)
     expect(readFileSync(`${back}.changes`, 'utf8')).toBe(original.changes)
     expect(readFileSync(`${back}.key`)).toEqual(readFileSync(`${original.file}.key`))
+  }, 60_000)
+
+  test('`database` names the database of CLUBS_DATABASE_URL_FILE (or CLUBS_DATABASE_URL): no password on the command line', async () => {
+    const original = await richDataFile()
+    const url = await pg.createDatabase()
+    const urlFile = join(freshDir(), 'database_url.txt')
+    writeFileSync(urlFile, `${url}\n`)
+    const into = await copyWith({ CLUBS_DATABASE_URL_FILE: urlFile }, original.file, 'database')
+    expect([into.code, into.stderr]).toEqual([0, ''])
+    const back = join(freshDir(), 'db.json')
+    expect((await copyWith({ CLUBS_DATABASE_URL: url }, 'database', back)).code).toBe(0)
+    expect(JSON.parse(readFileSync(back, 'utf8'))).toEqual(original.snapshot)
+    const unnamed = await copy(original.file, 'database')
+    expect([unnamed.code, unnamed.stderr]).toEqual([2, expect.stringContaining('neither is set')])
   }, 60_000)
 
   test('tokens, the calendar address and the change numbers carry on in the database and in a data file copied from it', async () => {

@@ -33,6 +33,8 @@ const TOKEN = 'rehearsal-admin-token'
 const SAMPLE = '/app/seed/seed.json'
 /** A secret given as a value (`-e CLUBS_ADMIN_TOKEN=…`, `CLUBS_OIDC_CLIENT_SECRET=…`), not as a file. */
 const SECRET_VALUE = /\bCLUBS_[A-Z_]*(TOKEN|SECRET|PASSWORD|DATABASE_URL)=(?!\S*_FILE)/
+/** A secret as an argument: a URL with its password, or a secret variable expanded on the command line. */
+const SECRET_ARGUMENT = /:\/\/[^\s/:@]+:[^\s@]+@|\$\{?CLUBS_[A-Z_]*(TOKEN|SECRET|PASSWORD|DATABASE_URL)\b/
 /** Users the base images come with (oven/bun: `bun`, uid 1000). */
 const BASE_IMAGE_USERS: Record<string, string[]> = { 'oven/bun': ['root', 'bun'] }
 /** Dev dependencies that must never be in the image, even if someone moves them to dependencies by mistake. */
@@ -420,7 +422,8 @@ describe('the examples that run the service', () => {
     for (const doc of docs) {
       const text = readFileSync(join(ROOT, doc), 'utf8')
       for (const [, block] of text.matchAll(/```(?:sh|bash|shell)[^\n]*\n([\s\S]*?)```/g))
-        for (const line of block!.split('\n')) if (SECRET_VALUE.test(line)) offending.push(`${doc}: ${line.trim()}`)
+        for (const line of block!.split('\n'))
+          if (SECRET_VALUE.test(line) || SECRET_ARGUMENT.test(line)) offending.push(`${doc}: ${line.trim()}`)
     }
     expect(offending).toEqual([])
   })
