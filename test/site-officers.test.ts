@@ -190,6 +190,33 @@ describe('the Edit form', () => {
   })
 })
 
+describe('a stale Edit form', () => {
+  it('is a 409 page that saves nothing when the club changed since it was shown, and shows it as it stands', async () => {
+    const { signIn, api, admin } = await officers()
+    const olive = await signIn('olive')
+    const form = editFormOf(await (await olive.get(EDIT)).text())
+    expect(form.get('seen')).toMatch(/^[\w-]{22}$/)
+    // Meanwhile the admin changes the club through the API.
+    expect((await admin.patch(`/api/clubs/${CHESS}/`, { how_to_get_involved: 'Ask at the front desk.' })).status).toBe(
+      200,
+    )
+    const sizeBefore = (await api(`/api/clubs/${CHESS}/`)).size
+    form.set('size', sizeBefore === 3 ? '2' : '3')
+    const stale = await olive.post(EDIT, form)
+    expect(stale.status).toBe(409)
+    const html = await stale.text()
+    expect(textOf(html)).toContain('changed since you opened this form, so nothing was saved')
+    expect(html).toContain('Ask at the front desk.')
+    // Nothing of the stale form was saved, and the admin's change stays.
+    const club = await api(`/api/clubs/${CHESS}/`)
+    expect([club.size, club.how_to_get_involved]).toEqual([sizeBefore, 'Ask at the front desk.'])
+    // The form as it stands now saves.
+    const again = await olive.saveEdit(CHESS, { size: sizeBefore === 3 ? '2' : '3' })
+    expect(again.status).toBe(303)
+    expect((await api(`/api/clubs/${CHESS}/`)).size).toBe(sizeBefore === 3 ? 2 : 3)
+  })
+})
+
 describe('join requests on the site', () => {
   async function withRequests() {
     const app = await officers()

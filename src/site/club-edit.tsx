@@ -8,7 +8,7 @@ import { EDIT_SECTIONS, type EditField, type EditValues, type MeetingRow } from 
 import { DecisionNote } from './decision-note'
 
 /** What the edit page says above the form: the save went through, it awaits review, or a rejected club was sent again. */
-export type EditNotice = 'saved' | 'review' | 'resubmitted' | null
+export type EditNotice = 'saved' | 'review' | 'resubmitted' | 'stale' | null
 
 export interface EditState {
   readonly code: string
@@ -32,10 +32,12 @@ export interface EditState {
   readonly lastDecision: LastDecision | null
   /** The club is rejected, and this person may send it for review again. */
   readonly resubmittable: boolean
+  /** Names the values the form shows: a save of a form shown before the club changed is refused (409). */
+  readonly seen?: string
 }
 
 /** What the club form itself shows, on the Edit page and on Register (`/clubs/new`). */
-export type FormState = Pick<EditState, 'values' | 'errors' | 'tags' | 'reviewed'>
+export type FormState = Pick<EditState, 'values' | 'errors' | 'tags' | 'reviewed' | 'seen'>
 
 const REVIEWED: ReadonlySet<string> = new Set(REVIEWED_FIELDS)
 const REVIEW_NOTICE =
@@ -220,6 +222,13 @@ export function ErrorSummary({ errors }: { errors: FieldErrors }) {
 }
 
 function Notice({ state }: { state: EditState }) {
+  if (state.notice === 'stale')
+    return (
+      <p class="notice error-notice" role="alert">
+        {state.name} changed since you opened this form, so nothing was saved. The form shows it as it stands now: make
+        your changes again.
+      </p>
+    )
   if (state.notice === 'resubmitted')
     return (
       <p class="notice" role="status">
@@ -311,6 +320,7 @@ export function ClubForm(props: { state: FormState; viewer: Viewer; action: stri
   return (
     <form method="post" action={props.action} class="edit" noValidate>
       <CsrfField viewer={props.viewer} />
+      {state.seen && <input type="hidden" name="seen" value={state.seen} />}
       {EDIT_SECTIONS.map((section) => (
         <fieldset class="edit-section">
           <legend>{section.legend}</legend>

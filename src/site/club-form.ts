@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import {
   APPLICATION_REQUIRED,
   CLUB_DEFAULTS,
@@ -156,4 +157,11 @@ export function changesOf(values: EditValues, club: FormSource): Record<string, 
   const meetings = meetingsOf(values.meetings)
   if (JSON.stringify(meetings) !== JSON.stringify(club.meetings)) body.meetings = meetings
   return body
+}
+
+/** A short name for what the edit form shows of `club`: a form sent back with another was shown before a change. */
+export function formMark(club: ClubRecord): string {
+  const { text, checked, tags, meetings } = valuesOf(club)
+  const shown = JSON.stringify([text, [...checked].sort(), [...tags].sort(), meetings])
+  return createHash('sha256').update(shown).digest('base64url').slice(0, 22)
 }

@@ -8,7 +8,7 @@ import { spreadsheet } from '../edge/spreadsheets'
 import type { FieldErrors } from '../domain/check'
 import { REVIEWED_FIELDS, type ClubRecord } from '../model/club'
 import { ClubEditPage, type EditNotice, type EditState } from './club-edit'
-import { changesOf, valuesFrom, valuesOf, type EditValues } from './club-form'
+import { changesOf, formMark, valuesFrom, valuesOf, type EditValues } from './club-form'
 import { callerOf, seeOther, signInFirst, type SiteKit } from './kit'
 import type { Viewer } from './layout'
 import { clubStanding } from './run-clubs'
@@ -50,11 +50,12 @@ export function officerPages(kit: SiteKit) {
       logos: logos !== null,
       lastDecision: clubs.lastDecision(club.code),
       resubmittable: rejected && clubs.runs(caller, club.code),
+      seen: formMark(club),
     }
     return {
       title: `Edit ${club.name}`,
       content: <ClubEditPage state={state} viewer={viewer} />,
-      status: Object.keys(errors).length ? 400 : 200,
+      status: notice === 'stale' ? 409 : Object.keys(errors).length ? 400 : 200,
     }
   }
 
@@ -70,6 +71,10 @@ export function officerPages(kit: SiteKit) {
     if (!viewer) return signInFirst(url)
     const caller = callerOf(viewer)
     const before = clubs.editable(caller, params.code!)
+    // A form shown before the club changed would put back what changed since: nothing is saved.
+    const seen = form.get('seen')
+    if (seen !== null && seen !== formMark(before))
+      return editPage(viewer, url.origin, before, valuesOf(before), {}, 'stale')
     const values = valuesFrom(form)
     const changes = changesOf(values, before)
     let after = before
