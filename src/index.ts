@@ -102,13 +102,16 @@ async function main() {
     try {
       await store.save()
     } catch (error) {
-      await server.stop()
-      await store.close()
-      const what = devAdmin ? 'the development admin token' : "the seed's logos"
-      console.error(
-        `store: cannot save ${what} in ${config.dataFile} (${(error as NodeJS.ErrnoException).code ?? error})`,
-      )
-      process.exit(1)
+      const reason = (error as NodeJS.ErrnoException).code ?? String(error)
+      // The seed's logos are in memory and their files on disk: the next write that lands saves
+      // them (meanwhile /readyz says why writes fail). A token printed but not kept would not work.
+      if (!devAdmin) log.warn("the seed's logos are not in the data file yet: the next write saves them", { reason })
+      else {
+        await server.stop()
+        await store.close()
+        console.error(`store: cannot save the development admin token in ${config.dataFile} (${reason})`)
+        process.exit(1)
+      }
     }
   }
   // A stop that began while the start went on has the rest to itself.
