@@ -13,7 +13,7 @@ import { withSeedLogos } from './domain/seed'
 import { Backups } from './store/backups'
 import { openLogos } from './store/logo-store'
 import { openSecretKey } from './store/secret-key'
-import { StoreError } from './store/store'
+import { Store, StoreError } from './store/store'
 import { backupLog, logosTakenIn, snapshotWriteWatch } from './storage-log'
 
 async function main() {
@@ -37,6 +37,15 @@ async function main() {
     source === 'seed' && !config.readOnly && config.databaseUrl === null
       ? await withSeedLogos(opened.data, logos, await readSeedLogos(config.seedFile), baseUrl(config.host, config.port))
       : null
+  // Saved now, as the seed itself was when the data file was made: a save after the start would
+  // race the first reads of the file, and a disk full by then would leave them in memory alone.
+  if (seeded?.set && store instanceof Store) {
+    store.track(() => seeded.data)
+    await store.save().catch((error: NodeJS.ErrnoException) => {
+      console.error(`store: cannot save the seed's logos in ${config.dataFile} (${error.code ?? error})`)
+      process.exit(1)
+    })
+  }
   const started = seeded?.data ?? opened.data
   // Outside production and without CLUBS_ADMIN_TOKEN, a directory with no user yet gets a
   // development admin token, so that a newcomer can write (kept on disk once the port is ours).
@@ -98,20 +107,16 @@ async function main() {
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
-  if (devAdmin || seeded?.set) {
+  if (devAdmin) {
     try {
       await store.save()
     } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code ?? String(error)
-      // The seed's logos are in memory and their files on disk: the next write that lands saves
-      // them (meanwhile /readyz says why writes fail). A token printed but not kept would not work.
-      if (!devAdmin) log.warn("the seed's logos are not in the data file yet: the next write saves them", { reason })
-      else {
-        await server.stop()
-        await store.close()
-        console.error(`store: cannot save the development admin token in ${config.dataFile} (${reason})`)
-        process.exit(1)
-      }
+      await server.stop()
+      await store.close()
+      console.error(
+        `store: cannot save the development admin token in ${config.dataFile} (${(error as NodeJS.ErrnoException).code ?? error})`,
+      )
+      process.exit(1)
     }
   }
   // A stop that began while the start went on has the rest to itself.
