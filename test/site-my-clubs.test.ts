@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import { makeApp, ON_POSTGRES, readJson, testDatabase } from '../harness/app'
-import { pageWeight } from '../harness/site-session'
+import { pageWeight, siteSession } from '../harness/site-session'
 import { until } from '../harness/webhook-receiver'
 
 // A person's own page on the campus site (CONTRACT §20, §22): My clubs has the clubs one runs
@@ -19,21 +19,10 @@ type App = Awaited<ReturnType<typeof makeApp>>
 /** `username` (made now) signed in on the site with their service token: their pages, posts and API calls. */
 async function signedIn(app: App, username: string) {
   const { token } = await readJson(await app.admin.post('/api/users/', { username }))
-  const signIn = await app.req('/sign-in', {
-    method: 'POST',
-    headers: { 'content-type': FORM, ...ORIGIN },
-    body: new URLSearchParams({ token, next: '/' }),
-  })
-  const cookie = signIn.headers.getSetCookie()[0]!.split(';')[0]!
+  const { cookie, csrf, get, post } = await siteSession(app, token)
   const view = async (path = '/my-clubs') => {
-    const res = await app.req(path, { headers: { accept: 'text/html', cookie } })
+    const res = await get(path)
     return { status: res.status, html: await res.text(), cacheControl: res.headers.get('cache-control') }
-  }
-  const csrf = /name="csrf" value="([^"]+)"/.exec((await view('/')).html)![1]!
-  const post = (path: string, fields: Record<string, string> | URLSearchParams = {}, headers = ORIGIN) => {
-    const body = new URLSearchParams(fields)
-    if (!body.has('csrf')) body.set('csrf', csrf)
-    return app.req(path, { method: 'POST', headers: { 'content-type': FORM, cookie, ...headers }, body })
   }
   const api = async (path: string, init: { method?: string } = {}) =>
     app.req(path, { ...init, token }).then((res) => (res.status === 204 ? null : readJson(res)))
