@@ -17,6 +17,19 @@ const DAY_NAMES: Readonly<Record<Weekday, string>> = {
 export const meetingTime = (meeting: Meeting, timeZone: string) =>
   `Every ${DAY_NAMES[meeting.day]}, ${meeting.start}–${meeting.end} (${timeZone})`
 
+/** A club's meetings, each its time, place and note (the club page's and the poster's). */
+export const MeetingList = ({ meetings, timeZone }: { meetings: readonly Meeting[]; timeZone: string }) => (
+  <ul class="meetings">
+    {meetings.map((meeting) => (
+      <li>
+        <strong>{meetingTime(meeting, timeZone)}</strong>
+        {meeting.location && <> · {meeting.location}</>}
+        {meeting.note && <span class="help"> — {meeting.note}</span>}
+      </li>
+    ))}
+  </ul>
+)
+
 const FOUNDED = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UTC' })
 const yesNo = (value: boolean) => (value ? 'Yes' : 'No')
 

@@ -3,7 +3,7 @@ import type { ComponentChildren } from 'preact'
 import type { Officer } from '../domain/members'
 import { HIDDEN_EMAIL } from '../domain/represent'
 import { Logo } from './club-card'
-import { ClubFacts, meetingTime } from './club-facts'
+import { ClubFacts, MeetingList } from './club-facts'
 import { CLUB_LINKS, type ClubDetailView } from './club-view'
 
 /** A long text as paragraphs, one per blank-line-separated block, its line breaks kept. */
@@ -79,15 +79,7 @@ export function ClubPage({
       {club.meetings.length > 0 && (
         <section aria-labelledby="meetings">
           <h2 id="meetings">Meetings</h2>
-          <ul class="meetings">
-            {club.meetings.map((meeting) => (
-              <li>
-                <strong>{meetingTime(meeting, timeZone)}</strong>
-                {meeting.location && <> · {meeting.location}</>}
-                {meeting.note && <span class="help"> — {meeting.note}</span>}
-              </li>
-            ))}
-          </ul>
+          <MeetingList meetings={club.meetings} timeZone={timeZone} />
           <p>
             <a href={`/api/clubs/${club.code}/calendar.ics`} download={`${club.code}.ics`}>
               Add to calendar
@@ -128,6 +120,10 @@ export function ClubPage({
           </ul>
         </section>
       )}
+      <p class="poster-link">
+        <a href={`/clubs/${club.code}/poster`}>Poster for the club fair</a>{' '}
+        <span class="help">(one printable page with a QR code of this page)</span>
+      </p>
     </article>
   )
 }

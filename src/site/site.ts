@@ -6,6 +6,7 @@ import { siteKit, type SiteDeps } from './kit'
 import { myClubsRoutes } from './my-clubs-routes'
 import { officerPages } from './officer-pages'
 import { peopleRoutes } from './people-routes'
+import { posterRoutes } from './poster'
 import { publicPages } from './public-pages'
 import { registerRoutes } from './register'
 import { reviewRoutes } from './review'
@@ -22,6 +23,7 @@ export function siteRoutes(deps: SiteDeps) {
     .use(siteAssets())
     .use(registerRoutes(kit))
     .use(publicPages(kit))
+    .use(posterRoutes(kit))
     .use(clubActionRoutes(kit))
     .use(signInRoutes(kit))
     .use(myClubsRoutes(kit))

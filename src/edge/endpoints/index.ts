@@ -9,6 +9,7 @@ import { tagDetail, tagList } from './tags'
 import { userDetail, userList, userMe, userSessions, userToken } from './users'
 import { changeList, changeStream } from './changes'
 import { calendarUrl, clubCalendar, directoryCalendar, userCalendar } from './calendars'
+import { clubQrCode } from './qr-codes'
 import { webhookDeliveries, webhookDetail, webhookList } from './webhooks'
 
 /** Every API endpoint, each declared once. */
@@ -23,6 +24,7 @@ export const ENDPOINTS = [
   clubCalendar,
   directoryCalendar,
   userCalendar,
+  clubQrCode,
   clubLogo,
   logoFile,
   importList,

@@ -35,3 +35,11 @@
   form.addEventListener('input', soon)
   form.addEventListener('change', soon)
 })()
+
+// The poster's Print button (CONTRACT §23): hidden until this script can make it print.
+;(() => {
+  for (const button of document.querySelectorAll('button[data-print]')) {
+    button.hidden = false
+    button.addEventListener('click', () => window.print())
+  }
+})()
