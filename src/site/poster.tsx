@@ -5,6 +5,9 @@ import { MeetingList } from './club-facts'
 import { clubDetailView } from './club-view'
 import { callerOf, type Shown, type SiteKit, type Visit } from './kit'
 
+/** A name longer than this (of up to 255 characters) is printed smaller, on up to three lines. */
+const LONG_NAME = 40
+
 /**
  * A club's poster for the club fair (CONTRACT §23): its name, subtitle and meetings, and a large
  * QR code of its page, on one printed sheet of A4 or Letter (site.css sizes it for the smaller of
@@ -28,7 +31,9 @@ export function posterRoutes(kit: SiteKit) {
             </button>{' '}
             <a href={`/clubs/${club.code}`}>Back to the club’s page</a>
           </p>
-          <h1 id="poster-name">{club.name}</h1>
+          <h1 id="poster-name" class={club.name.length > LONG_NAME ? 'long' : undefined}>
+            {club.name}
+          </h1>
           {club.subtitle && <p class="poster-subtitle">{club.subtitle}</p>}
           {/* The drawing is node-qrcode's SVG: paths only, from a URL this service made. */}
           <div
