@@ -58,6 +58,7 @@ describe('the OpenAPI document', () => {
     ['/api/changes/', 'get'],
     ['/api/changes/stream', 'get'],
     ['/api/clubs/{code}/calendar.ics', 'get'],
+    ['/api/clubs/{code}/qr.svg', 'get'],
     ['/api/calendar.ics', 'get'],
     ['/api/calendars/{token}/meetings.ics', 'get'],
     ['/api/users/me/calendar-url/', 'get'],
@@ -149,6 +150,7 @@ describe('the OpenAPI document', () => {
       '/api/clubs/{code}/calendar.ics',
       '/api/calendar.ics',
       '/api/calendars/{token}/meetings.ics',
+      '/api/clubs/{code}/qr.svg',
       '/api/logos/{file}',
     ])
   })

@@ -93,6 +93,7 @@ describe('the OpenAPI document, as Swagger UI shows it', () => {
       'GET /api/clubs/{code}/calendar.ics',
       'GET /api/calendar.ics',
       'GET /api/calendars/{token}/meetings.ics',
+      'GET /api/clubs/{code}/qr.svg',
       'GET /api/logos/{file}',
       'GET /api/tags/',
       'GET /api/tags/{id}/',

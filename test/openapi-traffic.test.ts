@@ -332,6 +332,14 @@ describe('the OpenAPI document describes the traffic', () => {
     await expectStatus(send('POST', '/api/users/me/calendar-url/', { token: bob }), 201)
     await expectStatus(get(secret), 404)
 
+    // A club's QR code for posters (CONTRACT §23): the SVG, its 304, a wrong token, an unknown club.
+    const qr = await get(`${CLUB}qr.svg`)
+    expect([qr.status, qr.headers.get('content-type')]).toEqual([200, 'image/svg+xml'])
+    await expectStatus(get(`${CLUB}qr.svg`, { headers: { 'if-none-match': qr.headers.get('etag')! } }), 304)
+    await expectStatus(get(`${CLUB}qr.svg`, { token: 'not-a-token' }), 401)
+    await expectStatus(get('/api/clubs/no-such-club/qr.svg'), 404)
+    await expectStatus(get(`${CLUB}qr.svg?format=json`), 404)
+
     // The change log (CONTRACT §18): a page, its 304, bad numbers, a since gone; the stream ended by a reset.
     const changes = await get('/api/changes/?since=0&limit=5')
     expect(changes.status).toBe(200)
