@@ -15,6 +15,14 @@ import {
   signedInDirectoryMet,
   type MyClubsResult,
 } from './my-clubs-page'
+import {
+  POSTER_GOAL_BYTES,
+  posterWeightMet,
+  postersSection,
+  QR_GOAL_RATIO,
+  qrRatioMet,
+  type PostersResult,
+} from './posters'
 import { GOAL_IDLE_KB, GOAL_LAG_P99_MS, type ChangeStreamsResult } from './change-streams'
 import { GOAL_UNREAD_MB, type UnreadStreamsResult } from './unread-streams'
 import { GOAL_SLOWDOWN, webhookFanoutLine, type WebhookFanoutResult } from './webhook-fanout'
@@ -47,6 +55,8 @@ export interface Results {
   readonly sitePage: SitePageResult | null
   /** My clubs for a student with 50 favorites and 10 memberships, beside the directory page (issue 36); null when skipped. */
   readonly myClubs: MyClubsResult | null
+  /** The club fair's QR code beside the retrieve of one club, and the poster page's weight (issue 37); null when skipped. */
+  readonly posters: PostersResult | null
   /** The change stream: a write's lag to 1,000 open streams, and what an idle stream costs (issue 27); null when skipped. */
   readonly changeStreams: ChangeStreamsResult | null
   /** RSS while streams asking since=0 read nothing (issue 35); null when skipped. */
@@ -110,6 +120,7 @@ function targets({
   exportStall,
   sitePage,
   myClubs,
+  posters,
   changeStreams,
   unreadStreams,
   webhookFanout,
@@ -279,6 +290,21 @@ function targets({
     () => signedInDirectoryMet(myClubs!),
     () =>
       `${rate(myClubs!.directorySignedIn.rps)} vs ${rate(myClubs!.directory.rps)} req/s = ${times(myClubs!.directorySignedIn.rps, myClubs!.directory.rps)}`,
+  )
+  check(
+    `A club's QR code (\`qr.svg\`, gzip) ≥ ${QR_GOAL_RATIO}× the retrieve of the club (${num(posters?.clubs ?? 1000)} clubs)`,
+    !!posters,
+    () => qrRatioMet(posters!),
+    () =>
+      `${rate(posters!.qr.rps)} vs ${rate(posters!.retrieve.rps)} req/s = ${times(posters!.qr.rps, posters!.retrieve.rps)}`,
+  )
+  check(
+    `The poster page with all it loads ≤ ${num(POSTER_GOAL_BYTES / 1000)} KB gzip, nothing from another host`,
+    !!posters,
+    () => posterWeightMet(posters!),
+    () =>
+      `${num(posters!.totalBytes)} bytes in ${posters!.loaded.length} answers` +
+      (posters!.offHost.length ? `; from other hosts: ${posters!.offHost.join(', ')}` : '; none from another host'),
   )
   check(
     `A write reaches the last of ${num(changeStreams?.streams ?? 1000)} open change streams, p99 ≤ ${GOAL_LAG_P99_MS} ms from its acknowledgement`,
@@ -459,6 +485,7 @@ export function markdown(results: Results): string {
   if (results.scale) lines.push('', ...scaleSection(results.scale, results.postgres))
   if (results.sitePage) lines.push('', ...sitePageSection(results.sitePage))
   if (results.myClubs) lines.push('', ...myClubsSection(results.myClubs))
+  if (results.posters) lines.push('', ...postersSection(results.posters))
   if (results.postgres) lines.push('', ...postgresSection(results.postgres))
   return lines.join('\n') + '\n'
 }

@@ -15,6 +15,7 @@ import { benchScale, SCALE } from './scale'
 import { benchExportStall, STALL_CLUBS } from './export-stall'
 import { benchSitePage, SITE_PAGE_CLUBS } from './site-page'
 import { benchMyClubsPage, MY_CLUBS_CLUBS } from './my-clubs-page'
+import { benchPosters, POSTER_CLUBS } from './posters'
 import { benchChangeStreams, STREAMS_OPEN } from './change-streams'
 import { benchUnreadStreams } from './unread-streams'
 import { benchWebhookFanout, FANOUT_WRITES } from './webhook-fanout'
@@ -114,6 +115,7 @@ async function main() {
   const exportStall = STALL_CLUBS ? await benchExportStall(tmp, say) : null
   const sitePage = SITE_PAGE_CLUBS ? await benchSitePage(tmp, say) : null
   const myClubs = MY_CLUBS_CLUBS ? await benchMyClubsPage(tmp, say) : null
+  const posters = POSTER_CLUBS ? await benchPosters(tmp, say) : null
   const changeStreams = STREAMS_OPEN ? await benchChangeStreams(tmp, say) : null
   const unreadStreams = STREAMS_OPEN ? await benchUnreadStreams(tmp, say) : null
   const webhookFanout = FANOUT_WRITES ? await benchWebhookFanout(tmp, say) : null
@@ -129,6 +131,7 @@ async function main() {
     exportStall,
     sitePage,
     myClubs,
+    posters,
     changeStreams,
     unreadStreams,
     webhookFanout,

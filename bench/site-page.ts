@@ -96,14 +96,14 @@ async function load(url: string, headers: Record<string, string>) {
   return { bytes: wire.length, gzip, text, type: res.headers.get('content-type') ?? '' }
 }
 
-/** The page and everything it loads from us, each once; anything from elsewhere is listed, not loaded. */
-export async function pageWeight(base: string): Promise<Pick<SitePageResult, 'loaded' | 'totalBytes' | 'offHost'>> {
+/** The page at `path` (the directory's first) and everything it loads from us, each once; anything from elsewhere is listed, not loaded. */
+export async function pageWeight(base: string, path = PAGE.path): Promise<Weighed> {
   const origin = new URL(base).origin
-  const page = await load(base + PAGE.path, PAGE.headers)
-  const loaded: Loaded[] = [{ path: PAGE.path, bytes: page.bytes, gzip: page.gzip }]
+  const page = await load(base + path, PAGE.headers)
+  const loaded: Loaded[] = [{ path, bytes: page.bytes, gzip: page.gzip }]
   const offHost: string[] = []
-  const seen = new Set([base + PAGE.path])
-  const queue = (await addressesInHtml(page.text)).map((address) => new URL(address, base + PAGE.path))
+  const seen = new Set([base + path])
+  const queue = (await addressesInHtml(page.text)).map((address) => new URL(address, base + path))
   for (let url = queue.shift(); url; url = queue.shift()) {
     url.hash = ''
     if (seen.has(url.href)) continue
@@ -147,12 +147,11 @@ export async function benchSitePage(tmp: string, say: (line: string) => void): P
       pages.push(await run(PAGE))
       jsons.push(await run(JSON_PAGE))
     }
-    const best = (runs: Measured[]) => runs.reduce((a, b) => (b.rps > a.rps ? b : a))
     const result: SitePageResult = {
       clubs: SITE_PAGE_CLUBS,
       shown,
-      page: best(pages),
-      json: best(jsons),
+      page: bestRun(pages),
+      json: bestRun(jsons),
       ...weight,
     }
     for (const line of sitePageLines(result)) say(line)
@@ -162,12 +161,33 @@ export async function benchSitePage(tmp: string, say: (line: string) => void): P
   }
 }
 
-const num = (n: number, digits = 0) =>
+/** The run of the most requests per second: noise on a shared machine only ever takes throughput away. */
+export const bestRun = (runs: Measured[]) => runs.reduce((a, b) => (b.rps > a.rps ? b : a))
+
+export const num = (n: number, digits = 0) =>
   n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 const kb = (bytes: number) => `${num(bytes / 1000, 1)} KB`
 
+/** What a page weighs: the answers it took, and what it would load from other hosts. */
+export type Weighed = Pick<SitePageResult, 'loaded' | 'totalBytes' | 'offHost'>
+
+/** A page's weight row, one line: `label`, then each answer's bytes, against `goal` bytes. */
+export const weightLine = (label: string, r: Weighed, goal: number) =>
+  `${label} weight, gzip: ${kb(r.totalBytes)} (${r.loaded.map((one) => `${one.path} ${num(one.bytes)} B${one.gzip ? '' : ' plain'}`).join(', ')}); ` +
+  `from other hosts: ${r.offHost.length ? r.offHost.join(', ') : 'none'} (goal ≤ ${kb(goal)}, none elsewhere: ${weightMet(r, goal) ? 'met' : 'NOT met'})`
+
+/** The table of what a page loads, for docs/performance.md. */
+export const loadedTable = (what: string, r: Weighed) => [
+  `| ${what} | bytes on the wire |`,
+  '|---|---|',
+  ...r.loaded.map(
+    (one) => `| \`${one.path}\` | ${num(one.bytes)}${one.gzip ? ' (gzip)' : ' (plain: too small to compress)'} |`,
+  ),
+  `| **total** | **${num(r.totalBytes)}** |`,
+]
+
 export const ratioMet = (r: SitePageResult) => r.page.rps >= GOAL_RATIO * r.json.rps
-export const weightMet = (r: SitePageResult) => r.totalBytes <= GOAL_BYTES && r.offHost.length === 0
+export const weightMet = (r: Weighed, goal = GOAL_BYTES) => r.totalBytes <= goal && r.offHost.length === 0
 
 /** The two rows' figures, one line each. */
 export function sitePageLines(r: SitePageResult): string[] {
@@ -176,8 +196,7 @@ export function sitePageLines(r: SitePageResult): string[] {
     `Directory page (${num(r.clubs)} clubs, first page of ${r.shown}, gzip): ${num(r.page.rps)} req/s, p99 ${num(r.page.p99Ms, 2)} ms; ` +
       `JSON list page of the same clubs: ${num(r.json.rps)} req/s, p99 ${num(r.json.p99Ms, 2)} ms; ` +
       `${num(r.page.rps / r.json.rps, 2)}× (goal ≥ ${GOAL_RATIO}×: ${ratioMet(r) ? 'met' : 'NOT met'}; errors ${errors(r.page)} / ${errors(r.json)})`,
-    `Directory page weight, gzip: ${kb(r.totalBytes)} (${r.loaded.map((one) => `${one.path} ${num(one.bytes)} B${one.gzip ? '' : ' plain'}`).join(', ')}); ` +
-      `from other hosts: ${r.offHost.length ? r.offHost.join(', ') : 'none'} (goal ≤ ${kb(GOAL_BYTES)}, none elsewhere: ${weightMet(r) ? 'met' : 'NOT met'})`,
+    weightLine('Directory page', r, GOAL_BYTES),
   ]
 }
 
@@ -197,12 +216,7 @@ export function sitePageSection(r: SitePageResult): string[] {
         `${num((m as Measured).non2xx3xx + (m as Measured).socketErrors)} |`,
     ),
     '',
-    '| the page loads | bytes on the wire |',
-    '|---|---|',
-    ...r.loaded.map(
-      (one) => `| \`${one.path}\` | ${num(one.bytes)}${one.gzip ? ' (gzip)' : ' (plain: too small to compress)'} |`,
-    ),
-    `| **total** | **${num(r.totalBytes)}** |`,
+    ...loadedTable('the page loads', r),
     '',
     '- bench/site-page.ts: one server (`CLUBS_LOG_LEVEL=warn`), anonymous; the two answers alternate for',
     `  ${ROUNDS} rounds and each keeps its best run. It first checks that the page links the very clubs the JSON page lists.`,
