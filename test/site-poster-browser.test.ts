@@ -73,6 +73,14 @@ suite("a club's poster in Chromium", () => {
       // The script shows the Print button; print media hides it, with the site's frame.
       const print = page.getByRole('button', { name: 'Print' })
       expect(await print.isVisible()).toBe(true)
+      // It opens the browser's print dialog, which a headless browser has none of: counted instead.
+      await page.evaluate(() => {
+        const counted = window as unknown as { printed: number }
+        counted.printed = 0
+        window.print = () => void counted.printed++
+      })
+      await print.click()
+      expect(await page.evaluate(() => (window as unknown as { printed: number }).printed)).toBe(1)
       const url = `${site.origin}/clubs/${CHESS}`
       expect(await page.getByRole('img', { name: `QR code of ${url}` }).isVisible()).toBe(true)
 
