@@ -11,7 +11,10 @@ export const SVG_TYPE = 'image/svg+xml'
  * Q costs one or two versions more on a URL of this length, still large modules on a sheet.
  */
 const ERROR_CORRECTION = 'Q'
-/** How many codes are kept: one a club page URL, and the public URL of a campus is one host. */
+/**
+ * How many codes are kept, one per club page URL: a campus reaches the site at a host or two, so
+ * this holds hundreds of clubs' codes; bounded, since a client may name any Host it likes.
+ */
 const KEPT = 512
 
 /** A QR code: its SVG text (for a page to hold) and that text as an answer, with its ETag. */
