@@ -44,7 +44,7 @@ export const interestedList = endpoint({
 })
 
 export const interestedDetail = endpoint({
-  path: '/api/clubs/:code/interested/:id/',
+  path: '/api/clubs/:code/interested/:entry/',
   name: 'Club Interested Student',
   description: 'DELETE removes the entry at once.',
   tag: 'members',
@@ -56,7 +56,7 @@ export const interestedDetail = endpoint({
       responses: { 204: { description: 'Deleted.' } },
       errors: [401, 403, 404, 405, 503],
       async handle({ services, caller, params }) {
-        await services.interests.remove(caller, params.code, params.id)
+        await services.interests.remove(caller, params.code, params.entry)
         return { status: 204 }
       },
     },
