@@ -252,3 +252,19 @@ describe('entries a year old', () => {
     if (databaseUrl) await early.store.close()
   })
 })
+
+describe('the entries of a club deleted from the directory', () => {
+  it('are removed by the next sweep', async () => {
+    const dataFile = join(tempDir(), 'db.json')
+    const w = await world({ dataFile })
+    await w.interest(ADA, 'robotics-collective')
+    await w.interest(ADA)
+    expect((await w.admin.delete('/api/clubs/robotics-collective/')).status).toBe(204)
+    expect((await w.as('admin')(URL_OF('robotics-collective'))).status).toBe(404)
+    // A restart sweeps; a second one lets the first finish writing.
+    await makeApp({ dataFile })
+    await makeApp({ dataFile })
+    const stored = JSON.parse(readFileSync(dataFile, 'utf8'))
+    expect(stored.interests.map((entry: Json) => entry.club)).toEqual([CODE])
+  })
+})
