@@ -268,3 +268,27 @@ describe('the entries of a club deleted from the directory', () => {
     expect(stored.interests.map((entry: Json) => entry.club)).toEqual([CODE])
   })
 })
+
+describe('on PostgreSQL, several instances', () => {
+  it.if(ON_POSTGRES)(
+    'share the entries: one made on one instance is deleted on another, and the first finds it gone',
+    async () => {
+      const databaseUrl = await testDatabase()
+      const a = await world({ databaseUrl })
+      const b = await makeApp({ databaseUrl })
+      try {
+        expect((await a.interest(ADA)).status).toBe(303)
+        const [made] = await a.entries()
+        // A write takes its turn caught up with the other instances: b finds the entry a made.
+        const gone = await b.req(`${URL_OF()}${made!.id}/`, { method: 'DELETE', token: ADMIN_TOKEN })
+        expect(gone.status).toBe(204)
+        // And a, writing next, finds it gone.
+        expect((await a.interest({ name: 'Grace', email: 'grace@example.org', consent: 'true' })).status).toBe(303)
+        expect((await a.entries()).map((entry) => entry.name)).toEqual(['Grace'])
+      } finally {
+        await a.store.close()
+        await b.store.close()
+      }
+    },
+  )
+})
