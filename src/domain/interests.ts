@@ -23,7 +23,8 @@ export interface InterestForm {
 const CONTROL = /\p{Cc}/u
 /**
  * A plausible address, not a proof of one: one `@` with something before it, a domain holding a
- * dot with something on each side, no spaces or control characters, at most 254 characters.
+ * dot with something on each side, no spaces or control characters (tested apart), at most 254
+ * characters.
  */
 const PLAUSIBLE_EMAIL = /^[^\s@]+@[^\s@.][^\s@]*\.[^\s@]*[^\s@.]$/
 
@@ -65,7 +66,8 @@ export class InterestService {
     if (name.length === 0 || name.length > MAX_INTEREST_NAME) errors.name = [INTEREST_WORDS.name]
     else if (CONTROL.test(name)) errors.name = [INTEREST_WORDS.nameControl]
     const email = typeof form.email === 'string' ? form.email.trim() : ''
-    if (email.length > MAX_INTEREST_EMAIL || !PLAUSIBLE_EMAIL.test(email)) errors.email = [INTEREST_WORDS.email]
+    if (email.length > MAX_INTEREST_EMAIL || !PLAUSIBLE_EMAIL.test(email) || CONTROL.test(email))
+      errors.email = [INTEREST_WORDS.email]
     if (form.consent !== true) errors.consent = [INTEREST_WORDS.consent]
     if (Object.keys(errors).length) throw new ValidationFailed(errors)
     const at = this.now().toISOString()
