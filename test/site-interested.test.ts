@@ -59,10 +59,18 @@ describe('the I’m interested form on a club page', () => {
     expect(input(html, 'consent')).not.toContain('checked')
   })
 
-  it('is not offered on a club that does not accept members', async () => {
-    const { page, admin } = await site()
-    await admin.patch(`/api/clubs/${CODE}/`, { accepting_members: false })
-    expect((await page()).html).not.toContain('I’m interested')
+  it('is not offered on a club that does not accept members, nor to its officer while the public cannot see it', async () => {
+    const app = await site()
+    await app.admin.patch(`/api/clubs/${CODE}/`, { accepting_members: false })
+    expect((await app.page()).html).not.toContain('I’m interested')
+    const { token } = await readJson(await app.admin.post('/api/users/', { username: 'rita' }))
+    const rita = await siteSession(app, token)
+    const pending = await readJson(
+      await app.req('/api/clubs/', { method: 'POST', token, json: { name: 'Rita Rowers', accepting_members: true } }),
+    )
+    const own = await (await rita.get(`/clubs/${pending.code}`)).text()
+    expect(own).toContain('<h1>Rita Rowers</h1>')
+    expect(own).not.toContain('I’m interested')
   })
 
   it('keeps an entry and says thank you on the page it redirects to', async () => {

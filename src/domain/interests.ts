@@ -57,6 +57,11 @@ export class InterestService {
     for (const record of records) this.#byId.set(record.id, record)
   }
 
+  /** Whether the club takes entries: the public sees it, and it accepts members. */
+  accepts(code: string): boolean {
+    return this.clubs.shownTo(ANONYMOUS, code)?.accepting_members === true
+  }
+
   /** Checks a form from the club's page and keeps its entry; a 404 for a club the public cannot see, a 400 naming each bad field. */
   async add(code: string, form: InterestForm): Promise<Interested> {
     const club = this.clubs.retrieve(ANONYMOUS, code)

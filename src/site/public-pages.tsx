@@ -88,7 +88,7 @@ export function publicPages(kit: SiteKit) {
             </>
           }
           interest={
-            view.accepting_members && (
+            kit.deps.interests.accepts(view.code) && (
               <InterestSection code={view.code} club={view.name} viewer={viewer} state={interest} />
             )
           }
