@@ -35,6 +35,7 @@ CLUBS_DATABASE_URL names, which keeps its password off the command line, or its 
 (postgres://user:password@host:5432/database): every club with its approved versions
 and history, tags, users with their token hashes (tokens keep working), memberships, favorites,
 subscriptions, join requests, sessions, webhooks with their secrets and pending deliveries, the
+interested students' entries, the
 change log (<file>.changes; followers keep their numbers) and the secret key (<file>.key;
 calendar addresses keep working), in this release's format.
 

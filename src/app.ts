@@ -22,6 +22,7 @@ import { rateLimit } from './edge/rate-limit'
 import { CampusFlow } from './site/campus-flow'
 import { siteRoutes } from './site/site'
 import { dispatchWebhooks } from './edge/webhook-dispatch'
+import { sweepInterests } from './edge/interest-sweep'
 import { WebhookSender } from './edge/webhook-sender'
 
 /** The site as it is when the config does not say (tests that build the app without one). */
@@ -102,6 +103,8 @@ export function createApp({
   if (!config.readOnly) {
     dispatchWebhooks(directory.webhooks, directory.changes, (settled) => new WebhookSender(allowPrivate, settled))
   }
+  // Interested students' entries a year old go now and every hour (CONTRACT §23); the app's stop ends the timer.
+  const stopSweeping = config.readOnly ? () => {} : sweepInterests(directory.interests)
   const { clubs } = directory
   const answers = new AnswerCaches(
     (record) => clubs.detail(ANONYMOUS, record),
@@ -118,6 +121,7 @@ export function createApp({
   const edge = makeEdge(auth, config.readOnly, logFault)
 
   return new Elysia()
+    .onStop(stopSweeping)
     .use(errorHandler(logFault))
     .use(
       config.rateLimit ? rateLimit(config.rateLimit, (authorization) => auth.tokenHolder(authorization)) : new Elysia(),
@@ -141,6 +145,7 @@ export function createApp({
             members: directory.members,
             logos: directory.logos,
             requests: directory.requests,
+            interests: directory.interests,
             review: directory.review,
             calendars: directory.calendars,
             sessions: directory.sessions,
@@ -149,6 +154,7 @@ export function createApp({
             title: (config.site ?? DEFAULT_SITE).title,
             timeZone: config.timezone ?? 'UTC',
             exclusive: directory.exclusive,
+            now,
             campus:
               campus &&
               new CampusFlow(campus, {

@@ -90,6 +90,13 @@ async function richDataFile() {
   ).toBe(200)
   expect((await admin.patch('/api/clubs/copy-club/', { accepting_members: true })).status).toBe(200)
   expect((await post('/api/clubs/copy-club/requests/', bob)).status).toBe(201)
+  // A student interested without an account (CONTRACT §23), from the club page's form.
+  const interest = await req('/clubs/copy-club/interest', {
+    method: 'POST',
+    headers: { 'content-type': FORM, origin: 'http://localhost' },
+    body: new URLSearchParams({ name: 'Ada', email: 'ada@example.edu', consent: 'true' }),
+  })
+  expect(interest.status).toBe(303)
   expect((await post('/api/favorites/', bob, { club: 'copy-club' })).status).toBe(201)
   expect((await post('/api/subscriptions/', bob, { club: 'penn-chess-society' })).status).toBe(201)
   for (const n of [10, 11, 12, 13, 14, 15, 16])

@@ -73,6 +73,8 @@ describe('the OpenAPI document', () => {
     ['/api/clubs/{code}/members/{username}/', 'delete'],
     ['/api/clubs/{code}/officers/', 'get'],
     ['/api/clubs/{code}/subscribers/', 'get'],
+    ['/api/clubs/{code}/interested/', 'get'],
+    ['/api/clubs/{code}/interested/{entry}/', 'delete'],
     ['/api/clubs/{code}/requests/', 'get'],
     ['/api/clubs/{code}/requests/', 'post'],
     ['/api/clubs/{code}/requests/{username}/', 'delete'],

@@ -204,6 +204,26 @@ describe('the OpenAPI document describes the traffic', () => {
     await expectStatus(get(`${CLUB}subscribers/?format=csv`, { token: ADMIN_TOKEN }), 200)
     await expectStatus(get(`${CLUB}subscribers/`, { token: bob }), 403)
     await expectStatus(get(`${CLUB}subscribers/`), 401)
+    // The students interested (entries come from the club page's form, a page of the site, not the API).
+    const form = await fetch(`${base}/clubs/penn-chess-society/interest`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
+      body: new URLSearchParams({ name: 'Ada', email: 'ada@example.edu', consent: 'true' }),
+    })
+    expect(form.status).toBe(303)
+    const interested = await get(`${CLUB}interested/`, { token: ADMIN_TOKEN })
+    expect(interested.status).toBe(200)
+    await expectStatus(get(`${CLUB}interested/?format=csv`, { token: ADMIN_TOKEN }), 200)
+    await expectStatus(get(`${CLUB}interested/`, { token: bob }), 403)
+    await expectStatus(get(`${CLUB}interested/`), 401)
+    await expectStatus(get('/api/clubs/no-such-club/interested/', { token: ADMIN_TOKEN }), 404)
+    const entry = `${CLUB}interested/${interested.json()[0].id}/`
+    await expectStatus(send('DELETE', entry, { token: bob }), 403)
+    await expectStatus(send('DELETE', entry), 401)
+    await expectStatus(send('DELETE', entry, { token: ADMIN_TOKEN }), 204)
+    await expectStatus(send('DELETE', entry, { token: ADMIN_TOKEN }), 404)
+    await expectStatus(send('POST', entry, { token: ADMIN_TOKEN }), 405)
     await expectStatus(send('DELETE', '/api/subscriptions/penn-chess-society/', { token: bob }), 204)
     await expectStatus(send('DELETE', `${members}bob/`, { token: alice }), 204)
     await expectStatus(send('DELETE', `${members}alice/`, { token: alice }), 400)

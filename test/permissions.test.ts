@@ -19,6 +19,7 @@ type Action =
   | 'title'
   | 'officers'
   | 'subscribers'
+  | 'interested'
 
 const CALLERS: readonly Who[] = ['anonymous', 'user', 'member', 'officer', 'owner', 'admin']
 const PEOPLE = ['owner', 'officer', 'member', 'user', 'other'] as const
@@ -199,6 +200,13 @@ const ACTIONS: Record<
     writes: false,
     succeeded: async (res) => expect(await readJson(res)).toEqual([]),
   },
+  // The students interested without an account (CONTRACT §23): none yet.
+  interested: {
+    method: 'GET',
+    url: `${CLUB_URL}interested/`,
+    writes: false,
+    succeeded: async (res) => expect(await readJson(res)).toEqual([]),
+  },
 }
 
 // Columns: anonymous, user (unrelated), member, officer, owner, admin.
@@ -215,6 +223,7 @@ const APPROVED_MATRIX: Record<Action, number[]> = {
   title: [401, 403, 200, 403, 200, 200],
   officers: [200, 200, 200, 200, 200, 200],
   subscribers: [401, 403, 403, 200, 200, 200],
+  interested: [401, 403, 403, 200, 200, 200],
 }
 // A pending club is a 404 to every authenticated caller who may not see it (CONTRACT §4).
 const PENDING_MATRIX: Record<Action, number[]> = {
@@ -230,6 +239,7 @@ const PENDING_MATRIX: Record<Action, number[]> = {
   title: [401, 404, 200, 403, 200, 200],
   officers: [404, 404, 404, 200, 200, 200],
   subscribers: [401, 404, 404, 200, 200, 200],
+  interested: [401, 404, 404, 200, 200, 200],
 }
 
 const rowsOf = (matrix: Record<Action, number[]>) =>

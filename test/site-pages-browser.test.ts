@@ -23,6 +23,7 @@ const PAGES: readonly { name: string; path: string; who: Who }[] = [
   { name: 'site-search', path: '/?search=chess', who: 'anonymous' },
   { name: 'site-club', path: '/clubs/penn-chess-society', who: 'student' },
   { name: 'site-club-anonymous', path: '/clubs/lantern-society', who: 'anonymous' },
+  { name: 'site-interest', path: '/clubs/lantern-society#interest', who: 'anonymous' },
   { name: 'site-sign-in', path: '/sign-in', who: 'anonymous' },
   { name: 'site-not-found', path: '/clubs/no-such-club', who: 'anonymous' },
   { name: 'site-my-clubs', path: '/my-clubs', who: 'officer' },

@@ -130,7 +130,8 @@ describe('a club page for a signed-in student', () => {
     const { req } = await makeApp()
     const page = await (await req(`/clubs/${CLUB}`, { headers: { accept: 'text/html' } })).text()
     expect(page).toContain(`href="/sign-in?next=%2Fclubs%2F${CLUB}"`)
-    expect(buttons(page)).toEqual([])
+    // Its one button is the I'm interested form's, which needs no account (CONTRACT §23).
+    expect(buttons(page)).toEqual(['I’m interested'])
     const res = await req(`/clubs/${CLUB}/favorite`, {
       method: 'POST',
       headers: { 'content-type': FORM, ...ORIGIN },

@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import { ClubPatch } from '../model/club'
+import type { Interested } from './interests'
 import type { Subscriber } from './members'
 
 // A club as spreadsheet cells and back (CONTRACT §15): what an export writes in each cell, and
@@ -119,4 +120,12 @@ export const SUBSCRIBER_COLUMNS = ['username', 'email', 'subscribed_at'] as cons
 export const subscriberTable = (subscribers: readonly Subscriber[]): Cell[][][] => [
   [[...SUBSCRIBER_COLUMNS]],
   subscribers.map((subscriber) => SUBSCRIBER_COLUMNS.map((column) => toCell(subscriber[column]))),
+]
+
+export const INTEREST_COLUMNS = ['id', 'name', 'email', 'created_at'] as const
+
+/** The students interested in a club as a table in chunks: the header, then a row each, newest first (CONTRACT §23). */
+export const interestTable = (entries: readonly Interested[]): Cell[][][] => [
+  [[...INTEREST_COLUMNS]],
+  rowsOf(INTEREST_COLUMNS, entries),
 ]

@@ -16,6 +16,7 @@ import { History } from './history'
 import { UserDirectory } from './user-directory'
 import { UserService } from './users'
 import { SessionService } from './sessions'
+import { InterestService } from './interests'
 import { CalendarService } from './calendars'
 import { LogoService, type LogoStore } from './logos'
 import type { Commit, Undo } from './journal'
@@ -177,6 +178,13 @@ export function openDirectory(
       sendsHere: sendsWebhooks,
     },
   )
+  const interests = new InterestService(
+    data.interests ?? [],
+    clubs,
+    commit,
+    now,
+    (code) => catalog.get(code) !== undefined,
+  )
   const logos = logoStore ? new LogoService(clubs, catalog, logoStore) : null
   store.track(
     () => ({
@@ -188,10 +196,20 @@ export function openDirectory(
       requests: pendingRequests.snapshot(),
       sessions: sessions.snapshot(),
       ...webhooks.snapshot(),
+      interests: interests.snapshot(),
       changes_seq: changeLog.issued,
     }),
     changeLog,
-    replicaOf({ catalog, users: directory, relations, history, requests: pendingRequests, sessions, webhooks }),
+    replicaOf({
+      catalog,
+      users: directory,
+      relations,
+      history,
+      requests: pendingRequests,
+      sessions,
+      webhooks,
+      interests,
+    }),
   )
   return {
     clubs,
@@ -215,6 +233,7 @@ export function openDirectory(
     }),
     review: new ReviewDesk(clubs, relations),
     sessions,
+    interests,
     calendars: new CalendarService(clubs, relations.favorites, users, { timeZone, key, commit, now }),
     logos,
     changes: changeLog,

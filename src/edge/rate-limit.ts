@@ -14,6 +14,45 @@ interface Bucket {
 const UNLIMITED = new Set(['/health', '/livez', '/readyz'])
 
 /**
+ * A token bucket per key: `perMinute` takes a minute, refilled continuously. `take` answers 0 when
+ * the key may go on, else how many seconds until it may.
+ */
+export class TokenBuckets {
+  readonly #buckets = new Map<string, Bucket>()
+  readonly #perMs: number
+
+  constructor(
+    private readonly perMinute: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.#perMs = perMinute / WINDOW_MS
+  }
+
+  take(key: string): number {
+    const t = this.now()
+    let bucket = this.#buckets.get(key)
+    if (!bucket) {
+      if (this.#buckets.size > 10_000) this.#prune(t)
+      bucket = { tokens: this.perMinute, refilled: t }
+      this.#buckets.set(key, bucket)
+    }
+    bucket.tokens = Math.min(this.perMinute, bucket.tokens + (t - bucket.refilled) * this.#perMs)
+    bucket.refilled = t
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1
+      return 0
+    }
+    return Math.ceil((1 - bucket.tokens) / this.#perMs / 1000)
+  }
+
+  /** Forgets keys whose bucket has filled up again: they are as new. */
+  #prune(t: number) {
+    for (const [key, bucket] of this.#buckets)
+      if ((t - bucket.refilled) * this.#perMs + bucket.tokens >= this.perMinute) this.#buckets.delete(key)
+  }
+}
+
+/**
  * A token bucket per caller: the user their service token names, else their address (no token,
  * a wrong one, a campus JWT), so guessing tokens spends the guesser's own bucket. `perMinute`
  * requests a minute, refilled continuously; past it, 429 with Retry-After.
@@ -23,37 +62,12 @@ export function rateLimit(
   holderOf: (authorization: string | null) => string | null,
   now: () => number = Date.now,
 ) {
-  const buckets = new Map<string, Bucket>()
-  const perMs = perMinute / WINDOW_MS
-
-  function take(key: string): number {
-    const t = now()
-    let bucket = buckets.get(key)
-    if (!bucket) {
-      if (buckets.size > 10_000) prune(t)
-      bucket = { tokens: perMinute, refilled: t }
-      buckets.set(key, bucket)
-    }
-    bucket.tokens = Math.min(perMinute, bucket.tokens + (t - bucket.refilled) * perMs)
-    bucket.refilled = t
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1
-      return 0
-    }
-    return Math.ceil((1 - bucket.tokens) / perMs / 1000)
-  }
-
-  /** Forgets callers whose bucket has filled up again: they are as new. */
-  function prune(t: number) {
-    for (const [key, bucket] of buckets)
-      if ((t - bucket.refilled) * perMs + bucket.tokens >= perMinute) buckets.delete(key)
-  }
-
+  const buckets = new TokenBuckets(perMinute, now)
   return new Elysia({ name: 'rate-limit' }).onRequest(({ request }) => {
     if (UNLIMITED.has(new URL(request.url).pathname)) return
     const holder = holderOf(request.headers.get('authorization'))
     const key = holder !== null ? `user ${holder}` : `address ${addressOf(request) ?? 'unknown'}`
-    const wait = take(key)
+    const wait = buckets.take(key)
     if (wait === 0) return
     return replyJson(
       exchangeForError(request),

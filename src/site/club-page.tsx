@@ -33,6 +33,7 @@ export function ClubPage({
   officers,
   timeZone,
   actions,
+  interest,
 }: {
   club: ClubDetailView
   origin: string
@@ -40,6 +41,8 @@ export function ClubPage({
   /** CLUBS_TIMEZONE: the clock meeting times are on. */
   timeZone: string
   actions?: ComponentChildren
+  /** The "I'm interested" form (CONTRACT §23), on a club that accepts members. */
+  interest?: ComponentChildren
 }) {
   const links = CLUB_LINKS.filter(([field]) => club[field] !== null)
   return (
@@ -75,6 +78,7 @@ export function ClubPage({
           <Paragraphs text={club.how_to_get_involved} />
         </section>
       )}
+      {interest}
       <ClubFacts club={club} />
       {club.meetings.length > 0 && (
         <section aria-labelledby="meetings">

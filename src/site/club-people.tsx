@@ -1,6 +1,8 @@
 /** @jsxImportSource preact */
 import type { Member, Subscriber } from '../domain/members'
 import type { JoinRequest } from '../model/join-request'
+import type { Interested } from '../domain/interests'
+import { InterestedSection } from './interest-form'
 import { CsrfField, type Viewer } from './layout'
 import { MembersSection, type MemberForm } from './member-forms'
 import { Table } from './table'
@@ -11,6 +13,8 @@ export interface PeopleState {
   readonly requests: readonly JoinRequest[]
   readonly members: readonly Member[]
   readonly subscribers: readonly Subscriber[]
+  /** Students interested without an account (CONTRACT §23), newest first. */
+  readonly interested: readonly Interested[]
   /** What the last Accept or Decline, or change to the members, did, said once. */
   readonly notice: string | null
   /** Whether the viewer may change and remove any member (an owner or admin). */
@@ -109,6 +113,7 @@ export function ClubPeoplePage({ state, viewer }: { state: PeopleState; viewer: 
           </>
         )}
       </section>
+      <InterestedSection code={state.code} entries={state.interested} viewer={viewer} />
     </>
   )
 }

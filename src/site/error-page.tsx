@@ -6,6 +6,7 @@ const TITLES: Record<number, string> = {
   403: 'Not allowed',
   404: 'Page not found',
   409: 'Changed meanwhile',
+  429: 'Too many tries',
   503: 'Try again soon',
 }
 

@@ -43,12 +43,14 @@ function After({ id, errors, help }: FieldProps) {
   )
 }
 
-export function TextField(props: FieldProps & { value: string; maxLength?: number; autocomplete?: string }) {
+export function TextField(
+  props: FieldProps & { value: string; maxLength?: number; autocomplete?: string; type?: 'text' | 'email' },
+) {
   return (
     <p class="field">
       <label for={props.id}>{props.label}</label>
       <input
-        type="text"
+        type={props.type ?? 'text'}
         name={props.name}
         value={props.value}
         maxLength={props.maxLength}

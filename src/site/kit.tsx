@@ -4,6 +4,7 @@ import { ANONYMOUS, type Caller } from '../domain/caller'
 import type { CalendarService } from '../domain/calendars'
 import type { ClubService } from '../domain/clubs'
 import { AccountDisabled } from '../domain/errors'
+import type { InterestService } from '../domain/interests'
 import type { JoinRequestService } from '../domain/join-requests'
 import type { SavedClubs } from '../domain/saved-clubs'
 import type { LogoService } from '../domain/logos'
@@ -32,6 +33,8 @@ export interface SiteDeps {
   /** Club logos; null for a directory that keeps none. */
   readonly logos: LogoService | null
   readonly requests: JoinRequestService
+  /** Students interested in a club without an account (CONTRACT §23). */
+  readonly interests: InterestService
   readonly review: ReviewDesk
   /** Each person's secret calendar address (CONTRACT §21). */
   readonly calendars: CalendarService
@@ -45,6 +48,8 @@ export interface SiteDeps {
   readonly timeZone: string
   /** Runs a form's work as one write, ordered with every other instance's (CONTRACT §19). */
   readonly exclusive: <T>(work: () => Promise<T>) => Promise<T>
+  /** The service's clock (tests set it); the real one when absent. */
+  readonly now?: () => Date
   /** Campus sign-in with OpenID Connect (CLUBS_OIDC_*); absent or null, the token form alone. */
   readonly campus?: CampusFlow | null
 }

@@ -1,6 +1,7 @@
 /** @jsxImportSource preact */
 import { Elysia } from 'elysia'
-import { subscriberTable } from '../domain/cells'
+import { subscriberTable, type Cell } from '../domain/cells'
+import type { Caller } from '../domain/caller'
 import { NotFound, ValidationFailed } from '../domain/errors'
 import { MAX_LOGO_BYTES } from '../edge/logo-body'
 import { NOSNIFF } from '../edge/respond'
@@ -107,15 +108,11 @@ export function officerPages(kit: SiteKit) {
   })
 
   /** The subscribers as a CSV file, for the club's officers signed in on the site (the API's needs a token). */
-  const subscribersFile = kit.step(async ({ url, viewer, params }) => {
-    if (!viewer) return signInFirst(url)
-    const caller = callerOf(viewer)
-    const code = clubs.editable(caller, params.code!).code
-    const file = await spreadsheet('csv', subscriberTable(members.subscribers(caller, code)), `${code}-subscribers`)
-    return new Response(file.body.body, {
-      headers: { 'Content-Type': file.body.type, 'Cache-Control': 'no-store', ...NOSNIFF, ...file.headers },
-    })
-  })
+  const subscribersFile = csvAnswer(
+    kit,
+    (caller, code) => subscriberTable(members.subscribers(caller, code)),
+    'subscribers',
+  )
 
   /** After a logo change: back to the form, which says whether the change awaits review. */
   const afterLogo = (before: ClubRecord, after: ClubRecord) =>
@@ -165,4 +162,20 @@ export function officerPages(kit: SiteKit) {
     .post('/clubs/:code/logo', uploadLogo, HIDE)
     .post('/clubs/:code/logo/remove', removeLogo, HIDE)
     .get('/clubs/:code/subscribers.csv', subscribersFile, HIDE)
+}
+
+/**
+ * A club's table (`tableOf` for its officers) as a CSV file `<code>-<name>.csv`, for the club's
+ * officers signed in on the site (the API's needs a token); to anyone else, what `editable` says.
+ */
+export function csvAnswer(kit: SiteKit, tableOf: (caller: Caller, code: string) => Cell[][][], name: string) {
+  return kit.step(async ({ url, viewer, params }) => {
+    if (!viewer) return signInFirst(url)
+    const caller = callerOf(viewer)
+    const code = kit.deps.clubs.editable(caller, params.code!).code
+    const file = await spreadsheet('csv', tableOf(caller, code), `${code}-${name}`)
+    return new Response(file.body.body, {
+      headers: { 'Content-Type': file.body.type, 'Cache-Control': 'no-store', ...NOSNIFF, ...file.headers },
+    })
+  })
 }

@@ -19,6 +19,7 @@ const NOTICES: Record<string, (username: string) => string> = {
   added: (who) => `${who} is a member now.`,
   changed: (who) => `The changes to ${who} are saved.`,
   removed: (who) => `${who} is no longer a member.`,
+  forgotten: () => 'The entry was deleted: that student is no longer on the list.',
 }
 
 function noticeOf(url: URL): string | null {
@@ -46,7 +47,7 @@ function memberBody(form: URLSearchParams) {
  * is a 404.
  */
 export function peopleRoutes(kit: SiteKit) {
-  const { clubs, members, requests } = kit.deps
+  const { clubs, members, requests, interests } = kit.deps
 
   /** The club, when the viewer runs it; a 404 otherwise, as for a club they cannot see. */
   function runClub(caller: Caller, code: string): ClubRecord {
@@ -67,6 +68,7 @@ export function peopleRoutes(kit: SiteKit) {
       requests: requests.list(caller, club.code),
       members: members.list(caller, club.code),
       subscribers: members.subscribers(caller, club.code),
+      interested: interests.list(caller, club.code),
       notice: form ? null : noticeOf(url),
       manages: members.manages(caller, club.code),
       form,

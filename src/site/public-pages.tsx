@@ -5,6 +5,7 @@ import { prefersHtml } from '../edge/negotiate'
 import { NOSNIFF } from '../edge/respond'
 import { ClubActions, SignInToJoin } from './club-actions'
 import { ClubPage } from './club-page'
+import { InterestSection, interestPost, interestStateOf, type InterestState } from './interest-form'
 import { OfficePanel } from './office-panel'
 import { clubDetailView, clubView } from './club-view'
 import { DirectoryPage, SORTS, sortOf, type DirectoryState } from './directory'
@@ -49,7 +50,7 @@ export function publicPages(kit: SiteKit) {
     }
   }
 
-  function club({ url, viewer, params }: Visit): Shown {
+  function club({ url, viewer, params }: Visit, interest: InterestState = interestStateOf(url)): Shown {
     const caller = callerOf(viewer)
     const detail = clubs.detail(caller, clubs.retrieve(caller, params.code!))
     const view = clubDetailView(detail)
@@ -86,6 +87,11 @@ export function publicPages(kit: SiteKit) {
               {office}
             </>
           }
+          interest={
+            kit.deps.interests.accepts(view.code) && (
+              <InterestSection code={view.code} club={view.name} viewer={viewer} state={interest} />
+            )
+          }
         />
       ),
     }
@@ -106,5 +112,10 @@ export function publicPages(kit: SiteKit) {
       },
       { detail: { hide: true } },
     )
-    .get('/clubs/:code', kit.page(club), { detail: { hide: true } })
+    .get(
+      '/clubs/:code',
+      kit.page((visit) => club(visit)),
+      { detail: { hide: true } },
+    )
+    .post('/clubs/:code/interest', interestPost(kit, club), { detail: { hide: true } })
 }

@@ -7,6 +7,7 @@ import { myClubsRoutes } from './my-clubs-routes'
 import { officerPages } from './officer-pages'
 import { peopleRoutes } from './people-routes'
 import { posterRoutes } from './poster'
+import { interestedRoutes } from './interest-form'
 import { publicPages } from './public-pages'
 import { registerRoutes } from './register'
 import { reviewRoutes } from './review'
@@ -29,6 +30,7 @@ export function siteRoutes(deps: SiteDeps) {
     .use(myClubsRoutes(kit))
     .use(officerPages(kit))
     .use(peopleRoutes(kit))
+    .use(interestedRoutes(kit))
     .use(reviewRoutes(kit))
     .use(officeRoutes(kit))
     .use(deps.campus ? campusSignInRoutes(kit, deps.campus) : new Elysia())

@@ -233,6 +233,14 @@ export const PATH_PARAMETERS: Record<string, Parameter> = {
     schema: t.String({ pattern: '^[0-9a-f]{64}\\.webp$', examples: [`${'3f'.repeat(32)}.webp`] }),
     example: `${'3f'.repeat(32)}.webp`,
   },
+  entry: {
+    name: 'entry',
+    in: 'path',
+    required: true,
+    description: "The id of an interested student's entry, as GET /api/clubs/{code}/interested/ lists it.",
+    schema: t.String({ minLength: 1, examples: ['0b8f6f2e-5d0c-4f43-9a57-3f5d2a1c9e10'] }),
+    example: '0b8f6f2e-5d0c-4f43-9a57-3f5d2a1c9e10',
+  },
   id: {
     name: 'id',
     in: 'path',

@@ -2,6 +2,7 @@ import { apiRoot } from './root'
 import { clubDetail, clubHistory, clubList, clubResubmit } from './clubs'
 import { importList } from './imports'
 import { clubLogo, logoFile } from './logos'
+import { interestedDetail, interestedList } from './interested'
 import { memberDetail, memberList, officerList, subscriberList } from './members'
 import { favoriteDetail, favoriteList, subscriptionDetail, subscriptionList } from './saved-clubs'
 import { myRequests, requestAccept, requestDetail, requestList } from './join-requests'
@@ -32,6 +33,8 @@ export const ENDPOINTS = [
   memberDetail,
   officerList,
   subscriberList,
+  interestedList,
+  interestedDetail,
   requestList,
   requestDetail,
   requestAccept,

@@ -1,10 +1,9 @@
 import { t } from 'elysia'
 import { SUBSCRIBER_COLUMNS, subscriberTable } from '../../domain/cells'
 import { MAX_TITLE_LENGTH, MemberPatch, MemberWrite, ROLES, USERNAME_PATTERN } from '../../model/user'
-import { headerRefs } from '../docs/components'
-import { choice, json, query, WRITE_ERRORS } from '../docs/openapi'
+import { choice, json, WRITE_ERRORS } from '../docs/openapi'
 import { endpoint } from '../endpoint'
-import { spreadsheet } from '../spreadsheets'
+import { csvListAnswer, csvListDoc } from './csv-lists'
 
 const Username = t.String({ pattern: USERNAME_PATTERN, examples: ['alice'] })
 const Title = t.String({ maxLength: MAX_TITLE_LENGTH, examples: ['President'] })
@@ -126,38 +125,17 @@ export const subscriberList = endpoint({
       description:
         "Owners, officers and admins. By username; ?format=csv gives the same as a CSV file (username, email, subscribed_at; text cells that a spreadsheet would take for a formula get a leading ').",
       access: 'user',
-      query: [
-        query(
-          'format',
-          '"json" (default), "api" for the browsable HTML view, or "csv" for a spreadsheet of the same subscribers.',
-          choice(['json', 'api', 'csv']),
-        ),
-      ],
-      spreadsheets: ['csv'],
-      responses: {
-        200: {
-          description: 'The subscribers, by username; a CSV file with ?format=csv.',
-          headers: headerRefs('Content-Disposition'),
-          content: {
-            ...json(t.Array(SubscriberSchema), '').content,
-            'text/csv': {
-              schema: t.String({
-                format: 'binary',
-                description: `A header row (${SUBSCRIBER_COLUMNS.join(',')}), then one row per subscriber; sent as an attachment (<code>-subscribers.csv).`,
-              }),
-            },
-          },
-        },
-      },
+      ...csvListDoc(SubscriberSchema, {
+        description: 'The subscribers, by username; a CSV file with ?format=csv.',
+        noun: 'subscriber',
+        nouns: 'subscribers',
+        columns: SUBSCRIBER_COLUMNS,
+        file: 'subscribers',
+      }),
       errors: [401, 403, 404],
       handle({ ex, services, caller, params }) {
         const subscribers = services.members.subscribers(caller, params.code)
-        if (ex.format !== 'csv') return { status: 200, body: subscribers }
-        return spreadsheet('csv', subscriberTable(subscribers), `${params.code}-subscribers`).then((file) => ({
-          status: 200,
-          body: file.body,
-          headers: file.headers,
-        }))
+        return csvListAnswer(ex, subscribers, () => subscriberTable(subscribers), params.code, 'subscribers')
       },
     },
   },
