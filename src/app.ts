@@ -141,6 +141,7 @@ export function createApp({
             members: directory.members,
             logos: directory.logos,
             requests: directory.requests,
+            invites: directory.invites,
             review: directory.review,
             calendars: directory.calendars,
             sessions: directory.sessions,

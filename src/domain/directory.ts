@@ -6,6 +6,7 @@ import { SavedClubs } from './saved-clubs'
 import { TagService } from './tags'
 import { MemberService } from './members'
 import { JoinRequestService } from './join-requests'
+import { InviteService } from './invites'
 import { PendingRequests } from './pending-requests'
 import { Relations } from './relations'
 import { ClubService } from './clubs'
@@ -145,6 +146,7 @@ export function openDirectory(
   })
   const members = new MemberService(clubs, catalog, relations, users, pendingRequests, commit)
   const requests = new JoinRequestService(clubs, relations, pendingRequests, members, commit, now)
+  const invites = new InviteService(data.invites ?? [], clubs, catalog, relations, members, commit, now)
   const favorites = new SavedClubs(
     clubs,
     catalog,
@@ -188,16 +190,27 @@ export function openDirectory(
       requests: pendingRequests.snapshot(),
       sessions: sessions.snapshot(),
       ...webhooks.snapshot(),
+      invites: invites.snapshot(),
       changes_seq: changeLog.issued,
     }),
     changeLog,
-    replicaOf({ catalog, users: directory, relations, history, requests: pendingRequests, sessions, webhooks }),
+    replicaOf({
+      catalog,
+      users: directory,
+      relations,
+      history,
+      requests: pendingRequests,
+      sessions,
+      webhooks,
+      invites,
+    }),
   )
   return {
     clubs,
     users,
     members,
     requests,
+    invites,
     favorites,
     subscriptions,
     tags,

@@ -1,11 +1,13 @@
 import type { ClubRecord, Tag } from '../model/club'
 import type { HistoryRecord } from '../model/history'
+import type { InviteRecord } from '../model/invite'
 import type { JoinRequestRecord } from '../model/join-request'
 import type { SessionRecord } from '../model/session'
 import type { ClubLink, Membership, UserRecord } from '../model/user'
 import type { DeliveryRecord, WebhookEventRecord, WebhookRecord } from '../model/webhook'
 import type { Catalog } from './catalog'
 import type { History } from './history'
+import type { InviteService } from './invites'
 import type { PendingRequests } from './pending-requests'
 import type { LinkSet, Relations } from './relations'
 import type { SessionService } from './sessions'
@@ -46,6 +48,7 @@ const KEYS = {
   webhooks: (hook: WebhookRecord) => String(hook.id),
   webhook_deliveries: (delivery: DeliveryRecord) => pair(delivery.webhook, delivery.seq),
   webhook_events: (event: WebhookEventRecord) => String(event.seq),
+  invites: (invite: InviteRecord) => invite.id,
 } satisfies { [collection: string]: (record: never) => string }
 
 /** History records' keys, in a snapshot's order: each club's events numbered from 0. */
@@ -89,8 +92,9 @@ export function replicaOf(parts: {
   requests: PendingRequests
   sessions: SessionService
   webhooks: WebhookService
+  invites: InviteService
 }): Replica {
-  const { catalog, users, relations, history, requests, sessions, webhooks } = parts
+  const { catalog, users, relations, history, requests, sessions, webhooks, invites } = parts
   const collections: { [name: string]: Collection<object> } = {
     tags: {
       key: KEYS.tags,
@@ -150,6 +154,10 @@ export function replicaOf(parts: {
       key: KEYS.webhook_events,
       put: (key, event: WebhookEventRecord | null) => webhooks.putEvent(Number(key), event),
     } satisfies Collection<WebhookEventRecord>,
+    invites: {
+      key: KEYS.invites,
+      put: (key, invite: InviteRecord | null) => invites.put(key, invite),
+    } satisfies Collection<InviteRecord>,
   }
   return collections
 }

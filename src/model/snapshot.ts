@@ -2,6 +2,7 @@ import { t } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { ClubRecord, Tag } from './club'
 import { HistoryRecord } from './history'
+import { InviteRecord } from './invite'
 import { JoinRequestRecord } from './join-request'
 import { SessionRecord } from './session'
 import { ClubLink, Membership, UserRecord } from './user'
@@ -28,6 +29,8 @@ export const Snapshot = t.Object({
   webhooks: t.Optional(t.Array(WebhookRecord)),
   webhook_deliveries: t.Optional(t.Array(DeliveryRecord)),
   webhook_events: t.Optional(t.Array(WebhookEventRecord)),
+  /** Clubs' invite links (CONTRACT §23), their tokens' SHA-256 only; a file from before them has none. */
+  invites: t.Optional(t.Array(InviteRecord)),
   /** The highest change number handed out (CONTRACT §18), so that none is used twice; a file from before the log has none. */
   changes_seq: t.Optional(Type.Integer({ minimum: 0 })),
 })

@@ -4,6 +4,7 @@ import { ANONYMOUS, type Caller } from '../domain/caller'
 import type { CalendarService } from '../domain/calendars'
 import type { ClubService } from '../domain/clubs'
 import { AccountDisabled } from '../domain/errors'
+import type { InviteService } from '../domain/invites'
 import type { JoinRequestService } from '../domain/join-requests'
 import type { SavedClubs } from '../domain/saved-clubs'
 import type { LogoService } from '../domain/logos'
@@ -32,6 +33,8 @@ export interface SiteDeps {
   /** Club logos; null for a directory that keeps none. */
   readonly logos: LogoService | null
   readonly requests: JoinRequestService
+  /** Clubs' invite links (CONTRACT §23). */
+  readonly invites: InviteService
   readonly review: ReviewDesk
   /** Each person's secret calendar address (CONTRACT §21). */
   readonly calendars: CalendarService

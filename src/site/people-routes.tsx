@@ -9,8 +9,17 @@ import { field } from './forms'
 import { callerOf, seeOther, signInFirst, type FormPost, type Shown, type SiteKit } from './kit'
 import type { Viewer } from './layout'
 import type { MemberForm } from './member-forms'
+import type { InviteForm, MadeInvite } from './invite-links'
+import { inviteAddress } from '../edge/endpoints/invites'
 
 const HIDE = { detail: { hide: true } }
+
+/** What a POST showed the page again with: a refused members form, an invite link just made, or a refused invite form. */
+interface Refused {
+  readonly form?: MemberForm | null
+  readonly made?: MadeInvite | null
+  readonly inviteForm?: InviteForm | null
+}
 
 /** What the last change on the page did (its query parameter → the sentence), said once. */
 const NOTICES: Record<string, (username: string) => string> = {
@@ -19,6 +28,7 @@ const NOTICES: Record<string, (username: string) => string> = {
   added: (who) => `${who} is a member now.`,
   changed: (who) => `The changes to ${who} are saved.`,
   removed: (who) => `${who} is no longer a member.`,
+  'invite-ended': () => 'The invite link is ended: it no longer works.',
 }
 
 function noticeOf(url: URL): string | null {
@@ -46,7 +56,17 @@ function memberBody(form: URLSearchParams) {
  * is a 404.
  */
 export function peopleRoutes(kit: SiteKit) {
-  const { clubs, members, requests } = kit.deps
+  const { clubs, members, requests, invites } = kit.deps
+  const dateTime = new Intl.DateTimeFormat('en-GB', {
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone: kit.deps.timeZone,
+    timeZoneName: 'short',
+  })
+  const when = (iso: string) => dateTime.format(new Date(iso))
 
   /** The club, when the viewer runs it; a 404 otherwise, as for a club they cannot see. */
   function runClub(caller: Caller, code: string): ClubRecord {
@@ -58,23 +78,31 @@ export function peopleRoutes(kit: SiteKit) {
     }
   }
 
-  function peopleShown(viewer: Viewer, url: URL, code: string, form: MemberForm | null = null): Shown {
+  /** The page, with a refused members `form`, or the invite link just `made`, or a refused `inviteForm`. */
+  function peopleShown(
+    viewer: Viewer,
+    url: URL,
+    code: string,
+    { form = null, made = null, inviteForm = null }: Refused = {},
+  ): Shown {
     const caller = callerOf(viewer)
     const club = runClub(caller, code)
+    const fresh = !form && !made && !inviteForm
     const state = {
       code: club.code,
       name: club.name,
       requests: requests.list(caller, club.code),
       members: members.list(caller, club.code),
       subscribers: members.subscribers(caller, club.code),
-      notice: form ? null : noticeOf(url),
+      notice: fresh ? noticeOf(url) : null,
       manages: members.manages(caller, club.code),
       form,
+      invites: { code: club.code, invites: invites.list(caller, club.code), made, form: inviteForm, when },
     }
     return {
       title: `Join requests and members · ${club.name}`,
       content: <ClubPeoplePage state={state} viewer={viewer} />,
-      status: form ? 400 : 200,
+      status: form || inviteForm ? 400 : 200,
     }
   }
 
@@ -113,7 +141,7 @@ export function peopleRoutes(kit: SiteKit) {
       } catch (error) {
         if (!(error instanceof ValidationFailed)) throw error
         const form = { ...formOf(post), errors: error.body as FieldErrors }
-        return peopleShown(viewer, new URL(`/clubs/${code}/requests`, url), code, form)
+        return peopleShown(viewer, new URL(`/clubs/${code}/requests`, url), code, { form })
       }
     })
 
@@ -156,6 +184,38 @@ export function peopleRoutes(kit: SiteKit) {
     ({ params }) => ({ target: params.username!, values: null }),
   )
 
+  /** A number as typed, for the domain to check: digits alone as the number, anything else as it is (refused). */
+  const whole = (text: string) => (/^\d{1,6}$/.test(text) ? Number(text) : text)
+
+  /** Makes an invite link: the page shows it this once (it is not kept), or the form again with its errors. */
+  const makeInvite = kit.action(async ({ url, viewer, params, form }) => {
+    const code = params.code!
+    if (!viewer) return signInFirst(new URL(`/clubs/${code}/requests`, url))
+    const caller = callerOf(viewer)
+    runClub(caller, code)
+    const hours = field(form, 'expires_in_hours', 100).trim()
+    const uses = field(form, 'max_uses', 100).trim()
+    const body = { expires_in_hours: whole(hours), ...(uses === '' ? {} : { max_uses: whole(uses) }) }
+    const page = new URL(`/clubs/${code}/requests`, url)
+    try {
+      const { invite, token } = await invites.create(caller, code, body)
+      const made: MadeInvite = { url: inviteAddress(url.origin, token), ...invite }
+      return peopleShown(viewer, page, code, { made })
+    } catch (error) {
+      if (!(error instanceof ValidationFailed)) throw error
+      return peopleShown(viewer, page, code, { inviteForm: { hours, uses, errors: error.body as FieldErrors } })
+    }
+  })
+
+  const endInvite = kit.action(async ({ url, viewer, params }) => {
+    const code = params.code!
+    if (!viewer) return signInFirst(new URL(`/clubs/${code}/requests`, url))
+    const caller = callerOf(viewer)
+    runClub(caller, code)
+    await invites.end(caller, code, params.id!)
+    return seeOther(`/clubs/${code}/requests?invite-ended=1#invites`)
+  })
+
   return new Elysia({ name: 'site-people' })
     .get('/clubs/:code/requests', people, HIDE)
     .post('/clubs/:code/requests/:username/accept', answer('accept'), HIDE)
@@ -163,4 +223,6 @@ export function peopleRoutes(kit: SiteKit) {
     .post('/clubs/:code/members', addMember, HIDE)
     .post('/clubs/:code/members/:username', changeMember, HIDE)
     .post('/clubs/:code/members/:username/remove', removeMember, HIDE)
+    .post('/clubs/:code/invites', makeInvite, HIDE)
+    .post('/clubs/:code/invites/:id/end', endInvite, HIDE)
 }

@@ -6,6 +6,7 @@ import { siteKit, type SiteDeps } from './kit'
 import { myClubsRoutes } from './my-clubs-routes'
 import { officerPages } from './officer-pages'
 import { peopleRoutes } from './people-routes'
+import { inviteRoutes } from './invite-routes'
 import { publicPages } from './public-pages'
 import { registerRoutes } from './register'
 import { reviewRoutes } from './review'
@@ -27,6 +28,7 @@ export function siteRoutes(deps: SiteDeps) {
     .use(myClubsRoutes(kit))
     .use(officerPages(kit))
     .use(peopleRoutes(kit))
+    .use(inviteRoutes(kit))
     .use(reviewRoutes(kit))
     .use(officeRoutes(kit))
     .use(deps.campus ? campusSignInRoutes(kit, deps.campus) : new Elysia())

@@ -5,6 +5,7 @@ import { clubLogo, logoFile } from './logos'
 import { memberDetail, memberList, officerList, subscriberList } from './members'
 import { favoriteDetail, favoriteList, subscriptionDetail, subscriptionList } from './saved-clubs'
 import { myRequests, requestAccept, requestDetail, requestList } from './join-requests'
+import { inviteDetail, inviteList } from './invites'
 import { tagDetail, tagList } from './tags'
 import { userDetail, userList, userMe, userSessions, userToken } from './users'
 import { changeList, changeStream } from './changes'
@@ -33,6 +34,8 @@ export const ENDPOINTS = [
   requestList,
   requestDetail,
   requestAccept,
+  inviteList,
+  inviteDetail,
   favoriteList,
   favoriteDetail,
   subscriptionList,
