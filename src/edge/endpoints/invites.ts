@@ -48,7 +48,7 @@ export const inviteList = endpoint({
 })
 
 export const inviteDetail = endpoint({
-  path: '/api/clubs/:code/invites/:id/',
+  path: '/api/clubs/:code/invites/:invite/',
   name: 'Invite Link',
   description: 'DELETE ends the invite link: from then on it is a 404. Owners, officers and admins.',
   tag: 'invites',
@@ -60,7 +60,7 @@ export const inviteDetail = endpoint({
       responses: { 204: { description: 'The link is ended.' } },
       errors: [401, 403, 404, 405, 503],
       async handle({ services, caller, params }) {
-        await services.invites.end(caller, params.code, params.id)
+        await services.invites.end(caller, params.code, params.invite)
         return { status: 204 }
       },
     },
