@@ -1,12 +1,17 @@
 import { beforeAll, describe, expect, it } from 'bun:test'
+import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { browserSuite, checkPage, NARROW, offHost, press, tabTo, watchPage } from '../harness/browser'
+import { tempDir } from '../harness/temp-dirs'
 
 // Invite links on the campus site in Chromium (CONTRACT §23), at 375 px and by keyboard: an officer
 // makes a link for one person on the club's members page and copies it from there; a student
 // opens it, signs in, comes back to it and joins with "Join <club>"; a second student opening it
 // gets the 404 page, as it is used up. Every page is audited with axe-core. Without Chromium the
-// suite fails unless SKIP_BROWSER_TESTS=1 is set.
+// suite fails unless SKIP_BROWSER_TESTS=1 is set. `npm run screenshots` keeps its pictures of the
+// invite links section and of a link's page in docs/screenshots/ (CLUBS_SCREENSHOTS_DIR).
+
+const SHOTS = process.env.CLUBS_SCREENSHOTS_DIR ?? tempDir('clubs-invites-screenshots-')
 
 const TOKEN = 'invites-browser-admin-token'
 const TIMEOUT = 90_000
@@ -69,13 +74,15 @@ suite('a student joins a club through an invite link in a real browser', () => {
         expect(link).toMatch(new RegExp(`^${site.origin}/invites/[A-Za-z0-9_-]{43}$`))
         const row = page.getByRole('row').filter({ hasText: 'olive' })
         expect(await row.getByRole('cell').allTextContents()).toEqual([
-          'olive',
           expect.stringContaining('2026'),
-          '0',
-          '1',
+          '1 of 1',
+          'olive',
           expect.stringContaining('End'),
         ])
         await checkPage(page, officer.problems, 'the members page with the new link')
+        await page
+          .locator('section[aria-labelledby="invites"]')
+          .screenshot({ path: join(SHOTS, 'site-invites-375.png') })
 
         // The student is not signed in: the link sends them to sign in, then back to it.
         await sam.page.goto(link)
@@ -84,6 +91,7 @@ suite('a student joins a club through an invite link in a real browser', () => {
         await Promise.all([sam.page.waitForURL(link), sam.page.keyboard.press('Enter')])
         await sam.page.getByRole('heading', { level: 1, name: `Join ${CLUB}?` }).waitFor()
         await checkPage(sam.page, sam.problems, 'the invite page')
+        await sam.page.screenshot({ path: join(SHOTS, 'site-invite-375.png') })
         await press(sam.page, sam.page.getByRole('button', { name: `Join ${CLUB}` }))
         await sam.page.getByRole('heading', { level: 1, name: `Welcome to ${CLUB}` }).waitFor()
         await sam.page.getByRole('status').getByText(`You are now a member of ${CLUB}.`).waitFor()

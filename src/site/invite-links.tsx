@@ -35,8 +35,9 @@ const SUMMARY = {
   max_uses: { id: IDS.uses, label: 'Uses' },
 }
 
-const usesLeft = (invite: Pick<Invite, 'max_uses'> & { uses: number }) =>
-  invite.max_uses === null ? 'Any number' : String(invite.max_uses - invite.uses)
+/** "3 of 5" uses left, or "No limit" for a link that admits anyone until it expires. */
+const usesLeft = (invite: Pick<Invite, 'max_uses' | 'uses'>) =>
+  invite.max_uses === null ? 'No limit' : `${invite.max_uses - invite.uses} of ${invite.max_uses}`
 
 /**
  * A club's invite links (CONTRACT §23): the form that makes one, the link just made (shown this
@@ -67,21 +68,22 @@ export function InvitesSection({ state, viewer }: { state: InvitesState; viewer:
       {state.invites.length === 0 ? (
         <p>There are no live invite links.</p>
       ) : (
-        <Table
-          head={['Made by', 'Expires', 'Used', 'Uses left', 'End']}
-          rows={state.invites.map((invite) => [
-            invite.created_by,
-            <time dateTime={invite.expires_at}>{when(invite.expires_at)}</time>,
-            String(invite.uses),
-            usesLeft(invite),
-            <form method="post" action={`/clubs/${code}/invites/${invite.id}/end`} class="inline">
-              <CsrfField viewer={viewer} />
-              <button type="submit" class="secondary">
-                End <span class="visually-hidden">the link expiring {when(invite.expires_at)}</span>
-              </button>
-            </form>,
-          ])}
-        />
+        <div class="invite-links">
+          <Table
+            head={['Expires', 'Uses left', 'By', 'End']}
+            rows={state.invites.map((invite) => [
+              <time dateTime={invite.expires_at}>{when(invite.expires_at)}</time>,
+              usesLeft(invite),
+              invite.created_by,
+              <form method="post" action={`/clubs/${code}/invites/${invite.id}/end`} class="inline">
+                <CsrfField viewer={viewer} />
+                <button type="submit" class="secondary">
+                  End <span class="visually-hidden">the link expiring {when(invite.expires_at)}</span>
+                </button>
+              </form>,
+            ])}
+          />
+        </div>
       )}
       <form method="post" action={`/clubs/${code}/invites`} class="edit-section narrow" noValidate>
         <CsrfField viewer={viewer} />
