@@ -3,7 +3,9 @@ import { createHash } from 'node:crypto'
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, NOW, ON_POSTGRES, readJson, tempDir, testDatabase } from '../harness/app'
+import { freePort, spawnService, stopService, waitForHealth } from '../harness/service'
 import { siteSession, textOf } from '../harness/site-session'
+import { snapshotProblem } from '../src/domain/snapshot-format'
 
 // Invite links (CONTRACT §23): who may make, list and end them, what a link is (a random token
 // whose SHA-256 alone is kept), the bounds of hours and uses, and joining through one on the site:
@@ -159,6 +161,35 @@ describe('making an invite link', () => {
     const again = await makeApp({ dataFile })
     const student = await siteSession(again, w.tokens.user!)
     expect((await student.get(`/invites/${a.token}`)).status).toBe(200)
+  })
+
+  it('names the address the client asked for: behind a trusted proxy, its scheme and host', async () => {
+    const dir = tempDir('clubs-invites-')
+    dirs.push(dir)
+    const port = freePort()
+    const base = `http://127.0.0.1:${port}`
+    const proc = spawnService(
+      port,
+      { CLUBS_DATA_FILE: join(dir, 'db.json'), CLUBS_ADMIN_TOKEN: ADMIN_TOKEN, CLUBS_TRUST_PROXY: '127.0.0.1' },
+      { stdout: 'ignore', stderr: 'ignore' },
+    )
+    try {
+      await waitForHealth(base, proc)
+      const make = async (headers: Record<string, string>) => {
+        const res = await fetch(`${base}/api/clubs/penn-chess-society/invites/`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', ...headers },
+          body: JSON.stringify({ expires_in_hours: 1 }),
+        })
+        expect(res.status).toBe(201)
+        return (await readJson(res)).url as string
+      }
+      expect(await make({})).toMatch(new RegExp(`^${base}/invites/[A-Za-z0-9_-]{43}$`))
+      const proxied = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'clubs.example.edu' }
+      expect(await make(proxied)).toMatch(/^https:\/\/clubs\.example\.edu\/invites\/[A-Za-z0-9_-]{43}$/)
+    } finally {
+      await stopService(proc)
+    }
   })
 
   const REFUSED: [string, unknown, string][] = [
@@ -372,4 +403,31 @@ describe('the invite links on the club’s members page', () => {
     expect((await member.post(`/clubs/${CODE}/invites`, { expires_in_hours: '5' })).status).toBe(404)
     expect(await w.list()).toEqual([])
   })
+})
+
+describe('invite links in the data file', () => {
+  const SEED = JSON.parse(readFileSync(join(import.meta.dir, '..', 'data', 'seed.json'), 'utf8'))
+  const invite = (id: string, token: string) => ({
+    id,
+    club: 'penn-chess-society',
+    token_sha256: sha256(token),
+    created_by: 'admin',
+    created_at: NOW.toISOString(),
+    expires_at: new Date(NOW.getTime() + HOUR).toISOString(),
+    max_uses: null,
+    uses: 0,
+  })
+  const files: [string, unknown, string | null][] = [
+    ['none (a file from before them)', undefined, null],
+    ['two invites', [invite('00000000000000a1', 'a'), invite('00000000000000a2', 'b')], null],
+    ['an id twice', [invite('00000000000000a1', 'a'), invite('00000000000000a1', 'b')], '/invites: an invite id'],
+    ['a token twice', [invite('00000000000000a1', 'a'), invite('00000000000000a2', 'a')], '/invites: an invite token'],
+    ['a token kept as it is', [{ ...invite('00000000000000a1', 'a'), token_sha256: 'a' }], '/invites/0/token_sha256'],
+  ]
+  for (const [label, invites, problem] of files)
+    it(`${problem ? 'refuses' : 'loads'} a data file with ${label}`, () => {
+      const found = snapshotProblem({ ...SEED, ...(invites === undefined ? {} : { invites }) })
+      if (problem === null) expect(found).toBeNull()
+      else expect(found).toStartWith(problem)
+    })
 })
