@@ -224,6 +224,20 @@ describe('making an invite link', () => {
     })
   })
 
+  it('keeps at most 100 live links a club: the next is a 400 until one is ended', async () => {
+    const w = await world()
+    for (let i = 0; i < 100; i++) await w.invite({ expires_in_hours: 1 })
+    const refused = await w.as('owner')(INVITES, { method: 'POST', json: { expires_in_hours: 1 } })
+    expect(refused.status).toBe(400)
+    expect(await readJson(refused)).toEqual({
+      non_field_errors: ['A club has at most 100 live invite links; end one before making another.'],
+    })
+    const live = await w.list()
+    expect(live).toHaveLength(100)
+    expect((await w.as('owner')(`${INVITES}${live[0].id}/`, { method: 'DELETE' })).status).toBe(204)
+    await w.invite({ expires_in_hours: 1 })
+  })
+
   it('removes the invites past their expiry when another is made', async () => {
     const dir = tempDir('clubs-invites-')
     dirs.push(dir)
@@ -362,21 +376,24 @@ describe('joining through an invite link on the site', () => {
 })
 
 describe('the invite links on the club’s members page', () => {
-  it('an officer makes one (the link shown once), sees it with its uses left, and ends it', async () => {
+  it('an officer makes one (the link shown once, on its own page), sees it listed with its uses left, and ends it', async () => {
     const w = await world()
     const officer = await siteSession(w, w.tokens.officer!)
     const before = await officer.get(`/clubs/${CODE}/requests`)
     expect(textOf(await before.text())).toContain('There are no live invite links.')
     const made = await officer.post(`/clubs/${CODE}/invites`, { expires_in_hours: '5', max_uses: '3' })
     expect(made.status).toBe(200)
+    expect(made.headers.get('cache-control')).toContain('no-store')
     const html = await made.text()
     const link = /id="invite-url" type="text" value="([^"]+)"/.exec(html)![1]!
     expect(link).toMatch(LINK)
-    expect(textOf(html)).toContain('Copy it now: it is shown this once.')
+    expect(textOf(html)).toContain(
+      'Copy the link now: it is shown this once. It works until 22 Nov 2026, 17:00 UTC for 3 people.',
+    )
     const [live] = await w.list()
     expect(live).toMatchObject({ max_uses: 3, uses: 0, created_by: 'officer' })
     const again = await (await officer.get(`/clubs/${CODE}/requests`)).text()
-    expect(again).not.toContain(link)
+    expect(again).not.toContain(LINK.exec(link)![1]!)
     expect(textOf(again)).toContain('22 Nov 2026, 17:00 UTC 3 of 3 officer End')
     const ended = await officer.post(`/clubs/${CODE}/invites/${live.id}/end`)
     expect(ended.status).toBe(303)
@@ -384,6 +401,13 @@ describe('the invite links on the club’s members page', () => {
       'The invite link is ended: it no longer works.',
     )
     expect(await w.list()).toEqual([])
+  })
+
+  it('a link without a number of uses is listed as having no limit', async () => {
+    const w = await world()
+    await w.invite({ expires_in_hours: 2 })
+    const officer = await siteSession(w, w.tokens.officer!)
+    expect(textOf(await (await officer.get(`/clubs/${CODE}/requests`)).text())).toContain('14:00 UTC No limit officer')
   })
 
   it('a refused form shows its errors beside the fields, the values kept, and makes nothing', async () => {

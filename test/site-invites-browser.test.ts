@@ -5,11 +5,12 @@ import { browserSuite, checkPage, NARROW, offHost, press, tabTo, watchPage } fro
 import { tempDir } from '../harness/temp-dirs'
 
 // Invite links on the campus site in Chromium (CONTRACT §23), at 375 px and by keyboard: an officer
-// makes a link for one person on the club's members page and copies it from there; a student
+// makes a link for one person on the club's members page, copies it from the page that answers and
+// finds it listed back on the members page; a student
 // opens it, signs in, comes back to it and joins with "Join <club>"; a second student opening it
 // gets the 404 page, as it is used up. Every page is audited with axe-core. Without Chromium the
 // suite fails unless SKIP_BROWSER_TESTS=1 is set. `npm run screenshots` keeps its pictures of the
-// invite links section and of a link's page in docs/screenshots/ (CLUBS_SCREENSHOTS_DIR).
+// new link, the invite links section and a link's page in docs/screenshots/ (CLUBS_SCREENSHOTS_DIR).
 
 const SHOTS = process.env.CLUBS_SCREENSHOTS_DIR ?? tempDir('clubs-invites-screenshots-')
 
@@ -69,9 +70,12 @@ suite('a student joins a club through an invite link in a real browser', () => {
         await typeInto(page, 'Hours until it expires', '24')
         await typeInto(page, 'Uses', '1')
         await press(page, page.getByRole('button', { name: 'Make an invite link' }))
-        await page.getByRole('status').getByText('Copy it now: it is shown this once.').waitFor()
-        const link = await page.getByLabel('New invite link', { exact: true }).inputValue()
+        await page.getByRole('status').getByText('Copy the link now: it is shown this once.').waitFor()
+        const link = await page.getByLabel(`Invite link to ${CLUB}`, { exact: true }).inputValue()
         expect(link).toMatch(new RegExp(`^${site.origin}/invites/[A-Za-z0-9_-]{43}$`))
+        await checkPage(page, officer.problems, 'the new link')
+        await page.screenshot({ path: join(SHOTS, 'site-invite-made-375.png') })
+        await press(page, page.getByRole('link', { name: 'Back to the members and invite links' }))
         const row = page.getByRole('row').filter({ hasText: 'olive' })
         expect(await row.getByRole('cell').allTextContents()).toEqual([
           expect.stringContaining('2026'),
@@ -79,7 +83,7 @@ suite('a student joins a club through an invite link in a real browser', () => {
           'olive',
           expect.stringContaining('End'),
         ])
-        await checkPage(page, officer.problems, 'the members page with the new link')
+        await checkPage(page, officer.problems, 'the members page with the live link')
         await page
           .locator('section[aria-labelledby="invites"]')
           .screenshot({ path: join(SHOTS, 'site-invites-375.png') })

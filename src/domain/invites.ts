@@ -60,7 +60,6 @@ const shown = ({ id, created_by, created_at, expires_at, max_uses, uses }: Invit
 export class InviteService {
   readonly #byHash = new Map<string, InviteRecord>()
   readonly #byId = new Map<string, InviteRecord>()
-  #version = 0
 
   constructor(
     records: readonly InviteRecord[],
@@ -72,11 +71,6 @@ export class InviteService {
     private readonly now: () => Date,
   ) {
     for (const record of records) this.#set(record)
-  }
-
-  /** Grows whenever an invite comes, is used or goes (a page listing them stays valid until it moves). */
-  get version(): number {
-    return this.#version
   }
 
   /** The club's live invites, newest first: for its owners, officers and admins. */
@@ -167,7 +161,6 @@ export class InviteService {
     const before = this.#byId.get(id)
     if (before) this.#delete(before)
     if (record) this.#set(record)
-    this.#version++
   }
 
   snapshot(): InviteRecord[] {
@@ -193,11 +186,9 @@ export class InviteService {
   #change(before: InviteRecord | null, after: InviteRecord | null): Undo {
     if (before) this.#delete(before)
     if (after) this.#set(after)
-    this.#version++
     return () => {
       if (after) this.#delete(after)
       if (before) this.#set(before)
-      this.#version++
     }
   }
 

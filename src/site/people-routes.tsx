@@ -9,17 +9,9 @@ import { field } from './forms'
 import { callerOf, seeOther, signInFirst, type FormPost, type Shown, type SiteKit } from './kit'
 import type { Viewer } from './layout'
 import type { MemberForm } from './member-forms'
-import type { InviteForm, MadeInvite } from './invite-links'
-import { inviteAddress } from '../edge/endpoints/invites'
+import { timeIn } from './invite-links'
 
 const HIDE = { detail: { hide: true } }
-
-/** What a POST showed the page again with: a refused members form, an invite link just made, or a refused invite form. */
-interface Refused {
-  readonly form?: MemberForm | null
-  readonly made?: MadeInvite | null
-  readonly inviteForm?: InviteForm | null
-}
 
 /** What the last change on the page did (its query parameter → the sentence), said once. */
 const NOTICES: Record<string, (username: string) => string> = {
@@ -49,24 +41,15 @@ function memberBody(form: URLSearchParams) {
 }
 
 /**
- * A club's people (CONTRACT §12, §22): its join requests with Accept and Decline, its members —
+ * A club's people (CONTRACT §12, §22, §23): its join requests with Accept and Decline, its members —
  * added by username with a role, title and `public`, changed and removed by an owner or admin,
- * each member leaving by themselves — and its subscribers. The same MemberService and
- * JoinRequestService as the API's, with their rules; to someone who does not run the club the page
- * is a 404.
+ * each member leaving by themselves —, its invite links (made and ended by invite-routes.tsx), and
+ * its subscribers. The same MemberService, JoinRequestService and InviteService as the API's, with
+ * their rules; to someone who does not run the club the page is a 404.
  */
 export function peopleRoutes(kit: SiteKit) {
   const { clubs, members, requests, invites } = kit.deps
-  const dateTime = new Intl.DateTimeFormat('en-GB', {
-    day: 'numeric',
-    month: 'short',
-    year: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    timeZone: kit.deps.timeZone,
-    timeZoneName: 'short',
-  })
-  const when = (iso: string) => dateTime.format(new Date(iso))
+  const when = timeIn(kit.deps.timeZone)
 
   /** The club, when the viewer runs it; a 404 otherwise, as for a club they cannot see. */
   function runClub(caller: Caller, code: string): ClubRecord {
@@ -78,31 +61,24 @@ export function peopleRoutes(kit: SiteKit) {
     }
   }
 
-  /** The page, with a refused members `form`, or the invite link just `made`, or a refused `inviteForm`. */
-  function peopleShown(
-    viewer: Viewer,
-    url: URL,
-    code: string,
-    { form = null, made = null, inviteForm = null }: Refused = {},
-  ): Shown {
+  function peopleShown(viewer: Viewer, url: URL, code: string, form: MemberForm | null = null): Shown {
     const caller = callerOf(viewer)
     const club = runClub(caller, code)
-    const fresh = !form && !made && !inviteForm
     const state = {
       code: club.code,
       name: club.name,
       requests: requests.list(caller, club.code),
       members: members.list(caller, club.code),
       subscribers: members.subscribers(caller, club.code),
-      notice: fresh ? noticeOf(url) : null,
+      notice: form ? null : noticeOf(url),
       manages: members.manages(caller, club.code),
       form,
-      invites: { code: club.code, invites: invites.list(caller, club.code), made, form: inviteForm, when },
+      invites: { code: club.code, invites: invites.list(caller, club.code), when },
     }
     return {
       title: `Join requests and members · ${club.name}`,
       content: <ClubPeoplePage state={state} viewer={viewer} />,
-      status: form || inviteForm ? 400 : 200,
+      status: form ? 400 : 200,
     }
   }
 
@@ -141,7 +117,7 @@ export function peopleRoutes(kit: SiteKit) {
       } catch (error) {
         if (!(error instanceof ValidationFailed)) throw error
         const form = { ...formOf(post), errors: error.body as FieldErrors }
-        return peopleShown(viewer, new URL(`/clubs/${code}/requests`, url), code, { form })
+        return peopleShown(viewer, new URL(`/clubs/${code}/requests`, url), code, form)
       }
     })
 
@@ -184,38 +160,6 @@ export function peopleRoutes(kit: SiteKit) {
     ({ params }) => ({ target: params.username!, values: null }),
   )
 
-  /** A number as typed, for the domain to check: digits alone as the number, anything else as it is (refused). */
-  const whole = (text: string) => (/^\d{1,6}$/.test(text) ? Number(text) : text)
-
-  /** Makes an invite link: the page shows it this once (it is not kept), or the form again with its errors. */
-  const makeInvite = kit.action(async ({ url, viewer, params, form }) => {
-    const code = params.code!
-    if (!viewer) return signInFirst(new URL(`/clubs/${code}/requests`, url))
-    const caller = callerOf(viewer)
-    runClub(caller, code)
-    const hours = field(form, 'expires_in_hours', 100).trim()
-    const uses = field(form, 'max_uses', 100).trim()
-    const body = { expires_in_hours: whole(hours), ...(uses === '' ? {} : { max_uses: whole(uses) }) }
-    const page = new URL(`/clubs/${code}/requests`, url)
-    try {
-      const { invite, token } = await invites.create(caller, code, body)
-      const made: MadeInvite = { url: inviteAddress(url.origin, token), ...invite }
-      return peopleShown(viewer, page, code, { made })
-    } catch (error) {
-      if (!(error instanceof ValidationFailed)) throw error
-      return peopleShown(viewer, page, code, { inviteForm: { hours, uses, errors: error.body as FieldErrors } })
-    }
-  })
-
-  const endInvite = kit.action(async ({ url, viewer, params }) => {
-    const code = params.code!
-    if (!viewer) return signInFirst(new URL(`/clubs/${code}/requests`, url))
-    const caller = callerOf(viewer)
-    runClub(caller, code)
-    await invites.end(caller, code, params.id!)
-    return seeOther(`/clubs/${code}/requests?invite-ended=1#invites`)
-  })
-
   return new Elysia({ name: 'site-people' })
     .get('/clubs/:code/requests', people, HIDE)
     .post('/clubs/:code/requests/:username/accept', answer('accept'), HIDE)
@@ -223,6 +167,4 @@ export function peopleRoutes(kit: SiteKit) {
     .post('/clubs/:code/members', addMember, HIDE)
     .post('/clubs/:code/members/:username', changeMember, HIDE)
     .post('/clubs/:code/members/:username/remove', removeMember, HIDE)
-    .post('/clubs/:code/invites', makeInvite, HIDE)
-    .post('/clubs/:code/invites/:id/end', endInvite, HIDE)
 }
