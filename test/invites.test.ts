@@ -349,6 +349,18 @@ describe('joining through an invite link on the site', () => {
     expect(await w.count()).toBe(3)
   })
 
+  it('while its club is inactive the link is a 404 page; active again, it works', async () => {
+    const w = await world()
+    const made = await w.invite()
+    const student = await siteSession(w, w.tokens.user!)
+    expect((await w.as('owner')(`/api/clubs/${CODE}/`, { method: 'PATCH', json: { active: false } })).status).toBe(200)
+    expect((await student.get(`/invites/${made.token}`)).status).toBe(404)
+    expect((await student.post(`/invites/${made.token}`)).status).toBe(404)
+    expect((await w.as('owner')(`/api/clubs/${CODE}/`, { method: 'PATCH', json: { active: true } })).status).toBe(200)
+    expect((await student.post(`/invites/${made.token}`)).status).toBe(200)
+    expect(await w.count()).toBe(4)
+  })
+
   it('of two students racing for the last use only one joins; the other gets the 404 page', async () => {
     // On PostgreSQL they race through two instances sharing the database (CONTRACT §19).
     const url = ON_POSTGRES ? await testDatabase() : null
