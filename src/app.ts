@@ -146,6 +146,7 @@ export function createApp({
             logos: directory.logos,
             requests: directory.requests,
             interests: directory.interests,
+            invites: directory.invites,
             review: directory.review,
             calendars: directory.calendars,
             sessions: directory.sessions,

@@ -99,6 +99,7 @@ async function richDataFile() {
   expect(interest.status).toBe(303)
   expect((await post('/api/favorites/', bob, { club: 'copy-club' })).status).toBe(201)
   expect((await post('/api/subscriptions/', bob, { club: 'penn-chess-society' })).status).toBe(201)
+  expect((await post('/api/clubs/copy-club/invites/', alice, { expires_in_hours: 24, max_uses: 5 })).status).toBe(201)
   for (const n of [10, 11, 12, 13, 14, 15, 16])
     expect((await admin.patch('/api/clubs/penn-chess-society/', { subtitle: `Edit ${n}` })).status).toBe(200)
   const signIn = await req('/sign-in', {

@@ -79,6 +79,9 @@ describe('the OpenAPI document', () => {
     ['/api/clubs/{code}/requests/', 'post'],
     ['/api/clubs/{code}/requests/{username}/', 'delete'],
     ['/api/clubs/{code}/requests/{username}/accept/', 'post'],
+    ['/api/clubs/{code}/invites/', 'get'],
+    ['/api/clubs/{code}/invites/', 'post'],
+    ['/api/clubs/{code}/invites/{invite}/', 'delete'],
     ['/api/favorites/', 'get'],
     ['/api/favorites/', 'post'],
     ['/api/favorites/{code}/', 'delete'],
@@ -283,7 +286,7 @@ describe('the OpenAPI document', () => {
     const bodies = ENDPOINTS.flatMap((endpoint) =>
       Object.values(endpoint.actions).flatMap((action) => action.body ?? []),
     )
-    expect(bodies.length).toBe(15)
+    expect(bodies.length).toBe(16)
     for (const { schema, example } of bodies) expect(Value.Check(schema, example)).toBe(true)
   })
 })

@@ -243,6 +243,18 @@ describe('the OpenAPI document describes the traffic', () => {
     await expectStatus(send('DELETE', `${requests}bob/`, { token: bob }), 204)
     await expectStatus(send('DELETE', `${requests}bob/`, { token: bob }), 404)
 
+    // Invite links (CONTRACT §23): made, listed, refused out of bounds, ended.
+    const invites = `${go}invites/`
+    const invite = await send('POST', invites, { token: alice, json: { expires_in_hours: 24, max_uses: 2 } })
+    expect(invite.status).toBe(201)
+    await expectStatus(send('POST', invites, { token: alice, json: { expires_in_hours: 169 } }), 400)
+    await expectStatus(send('POST', invites, { token: bob, json: { expires_in_hours: 1 } }), 403)
+    await expectStatus(send('POST', invites, { json: { expires_in_hours: 1 } }), 401)
+    await expectStatus(get(invites, { token: alice }), 200)
+    await expectStatus(get(invites, { token: bob }), 403)
+    await expectStatus(send('DELETE', `${invites}${invite.json().id}/`, { token: alice }), 204)
+    await expectStatus(send('DELETE', `${invites}${invite.json().id}/`, { token: alice }), 404)
+
     // Favorites and subscriptions.
     for (const kind of ['favorites', 'subscriptions']) {
       await expectStatus(send('POST', `/api/${kind}/`, { token: bob, json: { club: 'penn-chess-society' } }), 201)

@@ -748,6 +748,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clubs/{code}/invites/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a club's live invite links
+         * @description Newest first, without their URLs (only the answer that made one shows it). Expired and used-up links are not listed. Owners, officers and admins.
+         */
+        get: operations["getApiClubsByCodeInvites"];
+        put?: never;
+        /**
+         * Make an invite link
+         * @description expires_in_hours: 1 to 168; max_uses: 1 to 1,000, or left out for any number of people until it expires. The answer shows the link (holding a random token, of which only the SHA-256 is kept) this once. A club has at most 100 live links.
+         */
+        post: operations["postApiClubsByCodeInvites"];
+        delete?: never;
+        /**
+         * The metadata of Invite Links
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeInvites"];
+        /**
+         * List a club's live invite links (headers only)
+         * @description Newest first, without their URLs (only the answer that made one shows it). Expired and used-up links are not listed. Owners, officers and admins.
+         */
+        head: operations["headApiClubsByCodeInvites"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clubs/{code}/invites/{invite}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End an invite link
+         * @description Its URL is a 404 from now on. 404 when the club has no such live link.
+         */
+        delete: operations["deleteApiClubsByCodeInvitesByInvite"];
+        /**
+         * The metadata of Invite Link
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeInvitesByInvite"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/favorites/": {
         parameters: {
             query?: never;
@@ -9593,6 +9649,695 @@ export interface operations {
                  * @example alice
                  */
                 username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiClubsByCodeInvites: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live invite links. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 3f9c1a0b7d2e4c68 */
+                        id: string;
+                        created_by: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description After this the link is a 404.
+                         */
+                        expires_at: string;
+                        /** @description How many people it admits; null: any number until it expires. */
+                        max_uses: number | null;
+                        /** @description How many people joined through it. */
+                        uses: number;
+                    }[];
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiClubsByCodeInvites: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "expires_in_hours": 48,
+                 *       "max_uses": 30
+                 *     }
+                 */
+                "application/json": {
+                    /** @description How long the link works, in hours: 1 to 168 (a week). */
+                    expires_in_hours: number;
+                    /** @description How many people may join through it, 1 to 1,000; when not sent, any number until it expires. */
+                    max_uses?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The new link; its URL is shown this once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 3f9c1a0b7d2e4c68 */
+                        id: string;
+                        /**
+                         * Format: uri
+                         * @description The link to share: a signed-in person who opens it and confirms joins the club. Shown this once.
+                         * @example https://clubs.example.edu/invites/Qm9vLXRoaXMtaXMtYW4tZXhhbXBsZS10b2tlbi0xMjM0NQ
+                         */
+                        url: string;
+                        /**
+                         * Format: date-time
+                         * @description After this the link is a 404.
+                         */
+                        expires_at: string;
+                        /** @description How many people it admits; null: any number until it expires. */
+                        max_uses: number | null;
+                        /** @description How many people joined through it. */
+                        uses: number;
+                    };
+                };
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "size": [
+                     *         "\"9\" is not a valid choice."
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB (over 10 MiB for an import). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body is larger than 1048576 bytes."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported media type \"text/plain\" in request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    optionsApiClubsByCodeInvites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    headApiClubsByCodeInvites: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live invite links. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deleteApiClubsByCodeInvitesByInvite: {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+                /**
+                 * @description An invite link's id, as the club's list of invite links shows it (16 hex digits).
+                 * @example 3f9c1a0b7d2e4c68
+                 */
+                invite: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link is ended. (The browsable view answers a 200 page showing it.) */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    optionsApiClubsByCodeInvitesByInvite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+                /**
+                 * @description An invite link's id, as the club's list of invite links shows it (16 hex digits).
+                 * @example 3f9c1a0b7d2e4c68
+                 */
+                invite: string;
             };
             cookie?: never;
         };

@@ -6,6 +6,7 @@ import { SavedClubs } from './saved-clubs'
 import { TagService } from './tags'
 import { MemberService } from './members'
 import { JoinRequestService } from './join-requests'
+import { InviteService } from './invites'
 import { PendingRequests } from './pending-requests'
 import { Relations } from './relations'
 import { ClubService } from './clubs'
@@ -146,6 +147,7 @@ export function openDirectory(
   })
   const members = new MemberService(clubs, catalog, relations, users, pendingRequests, commit)
   const requests = new JoinRequestService(clubs, relations, pendingRequests, members, commit, now)
+  const invites = new InviteService(data.invites ?? [], clubs, catalog, relations, members, commit, now)
   const favorites = new SavedClubs(
     clubs,
     catalog,
@@ -197,6 +199,7 @@ export function openDirectory(
       sessions: sessions.snapshot(),
       ...webhooks.snapshot(),
       interests: interests.snapshot(),
+      invites: invites.snapshot(),
       changes_seq: changeLog.issued,
     }),
     changeLog,
@@ -209,6 +212,7 @@ export function openDirectory(
       sessions,
       webhooks,
       interests,
+      invites,
     }),
   )
   return {
@@ -216,6 +220,7 @@ export function openDirectory(
     users,
     members,
     requests,
+    invites,
     favorites,
     subscriptions,
     tags,

@@ -1,6 +1,7 @@
 import type { ClubRecord, Tag } from '../model/club'
 import type { HistoryRecord } from '../model/history'
 import type { InterestRecord } from '../model/interest'
+import type { InviteRecord } from '../model/invite'
 import type { JoinRequestRecord } from '../model/join-request'
 import type { SessionRecord } from '../model/session'
 import type { ClubLink, Membership, UserRecord } from '../model/user'
@@ -8,6 +9,7 @@ import type { DeliveryRecord, WebhookEventRecord, WebhookRecord } from '../model
 import type { Catalog } from './catalog'
 import type { History } from './history'
 import type { InterestService } from './interests'
+import type { InviteService } from './invites'
 import type { PendingRequests } from './pending-requests'
 import type { LinkSet, Relations } from './relations'
 import type { SessionService } from './sessions'
@@ -49,6 +51,7 @@ const KEYS = {
   webhook_deliveries: (delivery: DeliveryRecord) => pair(delivery.webhook, delivery.seq),
   webhook_events: (event: WebhookEventRecord) => String(event.seq),
   interests: (entry: InterestRecord) => entry.id,
+  invites: (invite: InviteRecord) => invite.id,
 } satisfies { [collection: string]: (record: never) => string }
 
 /** History records' keys, in a snapshot's order: each club's events numbered from 0. */
@@ -93,8 +96,9 @@ export function replicaOf(parts: {
   sessions: SessionService
   webhooks: WebhookService
   interests: InterestService
+  invites: InviteService
 }): Replica {
-  const { catalog, users, relations, history, requests, sessions, webhooks, interests } = parts
+  const { catalog, users, relations, history, requests, sessions, webhooks, interests, invites } = parts
   const collections: { [name: string]: Collection<object> } = {
     tags: {
       key: KEYS.tags,
@@ -158,6 +162,10 @@ export function replicaOf(parts: {
       key: KEYS.interests,
       put: (key, entry: InterestRecord | null) => interests.put(key, entry),
     } satisfies Collection<InterestRecord>,
+    invites: {
+      key: KEYS.invites,
+      put: (key, invite: InviteRecord | null) => invites.put(key, invite),
+    } satisfies Collection<InviteRecord>,
   }
   return collections
 }

@@ -33,7 +33,15 @@ export function snapshotProblem(data: unknown): string | null {
   const orphan = snapshot.clubs.find((club) => club.tags.some((id) => !tagIds.has(id)))
   if (orphan) return `/clubs: "${orphan.code}" names a tag that does not exist`
   if (!('requests' in snapshot)) return null
-  return requestsProblem(snapshot.requests, codes) ?? webhooksProblem(snapshot)
+  return requestsProblem(snapshot.requests, codes) ?? webhooksProblem(snapshot) ?? invitesProblem(snapshot)
+}
+
+/** Why the invite links cannot be told apart, or null: each has an id and a token of its own (CONTRACT §23). */
+function invitesProblem({ invites = [] }: StoredCurrent): string | null {
+  if (new Set(invites.map((invite) => invite.id)).size !== invites.length) return '/invites: an invite id appears twice'
+  if (new Set(invites.map((invite) => invite.token_sha256)).size !== invites.length)
+    return '/invites: an invite token appears twice'
+  return null
 }
 
 /** Why the webhook deliveries do not fit the webhooks, or null: each names one, once, and a pending one carries its event. */

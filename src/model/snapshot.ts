@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { ClubRecord, Tag } from './club'
 import { HistoryRecord } from './history'
 import { InterestRecord } from './interest'
+import { InviteRecord } from './invite'
 import { JoinRequestRecord } from './join-request'
 import { SessionRecord } from './session'
 import { ClubLink, Membership, UserRecord } from './user'
@@ -31,6 +32,8 @@ export const Snapshot = t.Object({
   webhook_events: t.Optional(t.Array(WebhookEventRecord)),
   /** Students interested in a club without an account (CONTRACT §23); a file from before them has none. */
   interests: t.Optional(t.Array(InterestRecord)),
+  /** Clubs' invite links (CONTRACT §23), their tokens' SHA-256 only; a file from before them has none. */
+  invites: t.Optional(t.Array(InviteRecord)),
   /** The highest change number handed out (CONTRACT §18), so that none is used twice; a file from before the log has none. */
   changes_seq: t.Optional(Type.Integer({ minimum: 0 })),
 })

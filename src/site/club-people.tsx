@@ -3,6 +3,7 @@ import type { Member, Subscriber } from '../domain/members'
 import type { JoinRequest } from '../model/join-request'
 import type { Interested } from '../domain/interests'
 import { InterestedSection } from './interest-form'
+import { InvitesSection, type InvitesState } from './invite-links'
 import { CsrfField, type Viewer } from './layout'
 import { MembersSection, type MemberForm } from './member-forms'
 import { Table } from './table'
@@ -21,6 +22,8 @@ export interface PeopleState {
   readonly manages: boolean
   /** A members form the domain refused, shown again with its errors; null when none was. */
   readonly form: MemberForm | null
+  /** Its invite links (CONTRACT §23). */
+  readonly invites: InvitesState
 }
 
 /** A date-time as a person reads it, in the campus's words (e.g. "22 Nov 2026"). */
@@ -54,7 +57,7 @@ function RequestItem({ request, code, viewer }: { request: JoinRequest; code: st
   )
 }
 
-/** A club's pending join requests, each with Accept and Decline, its members and its subscribers (CONTRACT §12, §20, §22). */
+/** A club's pending join requests, each with Accept and Decline, its members, its invite links and its subscribers (CONTRACT §12, §20, §22, §23). */
 export function ClubPeoplePage({ state, viewer }: { state: PeopleState; viewer: Viewer }) {
   return (
     <>
@@ -87,6 +90,7 @@ export function ClubPeoplePage({ state, viewer }: { state: PeopleState; viewer: 
         manages={state.manages}
         form={state.form}
       />
+      <InvitesSection state={state.invites} viewer={viewer} />
       <section aria-labelledby="subscribers">
         <h2 id="subscribers">Subscribers</h2>
         {state.subscribers.length === 0 ? (

@@ -5,6 +5,7 @@ import type { CalendarService } from '../domain/calendars'
 import type { ClubService } from '../domain/clubs'
 import { AccountDisabled } from '../domain/errors'
 import type { InterestService } from '../domain/interests'
+import type { InviteService } from '../domain/invites'
 import type { JoinRequestService } from '../domain/join-requests'
 import type { SavedClubs } from '../domain/saved-clubs'
 import type { LogoService } from '../domain/logos'
@@ -35,6 +36,8 @@ export interface SiteDeps {
   readonly requests: JoinRequestService
   /** Students interested in a club without an account (CONTRACT §23). */
   readonly interests: InterestService
+  /** Clubs' invite links (CONTRACT §23). */
+  readonly invites: InviteService
   readonly review: ReviewDesk
   /** Each person's secret calendar address (CONTRACT §21). */
   readonly calendars: CalendarService

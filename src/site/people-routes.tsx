@@ -9,6 +9,7 @@ import { field } from './forms'
 import { callerOf, seeOther, signInFirst, type FormPost, type Shown, type SiteKit } from './kit'
 import type { Viewer } from './layout'
 import type { MemberForm } from './member-forms'
+import { timeIn } from './invite-links'
 
 const HIDE = { detail: { hide: true } }
 
@@ -20,6 +21,7 @@ const NOTICES: Record<string, (username: string) => string> = {
   changed: (who) => `The changes to ${who} are saved.`,
   removed: (who) => `${who} is no longer a member.`,
   forgotten: () => 'The entry was deleted: that student is no longer on the list.',
+  'invite-ended': () => 'The invite link is ended: it no longer works.',
 }
 
 function noticeOf(url: URL): string | null {
@@ -40,14 +42,15 @@ function memberBody(form: URLSearchParams) {
 }
 
 /**
- * A club's people (CONTRACT §12, §22): its join requests with Accept and Decline, its members —
+ * A club's people (CONTRACT §12, §22, §23): its join requests with Accept and Decline, its members —
  * added by username with a role, title and `public`, changed and removed by an owner or admin,
- * each member leaving by themselves — and its subscribers. The same MemberService and
- * JoinRequestService as the API's, with their rules; to someone who does not run the club the page
- * is a 404.
+ * each member leaving by themselves —, its invite links (made and ended by invite-routes.tsx), and
+ * its subscribers. The same MemberService, JoinRequestService and InviteService as the API's, with
+ * their rules; to someone who does not run the club the page is a 404.
  */
 export function peopleRoutes(kit: SiteKit) {
-  const { clubs, members, requests, interests } = kit.deps
+  const { clubs, members, requests, interests, invites } = kit.deps
+  const when = timeIn(kit.deps.timeZone)
 
   /** The club, when the viewer runs it; a 404 otherwise, as for a club they cannot see. */
   function runClub(caller: Caller, code: string): ClubRecord {
@@ -72,6 +75,7 @@ export function peopleRoutes(kit: SiteKit) {
       notice: form ? null : noticeOf(url),
       manages: members.manages(caller, club.code),
       form,
+      invites: { code: club.code, invites: invites.list(caller, club.code), when },
     }
     return {
       title: `Join requests and members · ${club.name}`,

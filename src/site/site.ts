@@ -8,6 +8,7 @@ import { officerPages } from './officer-pages'
 import { peopleRoutes } from './people-routes'
 import { posterRoutes } from './poster'
 import { interestedRoutes } from './interest-form'
+import { inviteRoutes } from './invite-routes'
 import { publicPages } from './public-pages'
 import { registerRoutes } from './register'
 import { reviewRoutes } from './review'
@@ -31,6 +32,7 @@ export function siteRoutes(deps: SiteDeps) {
     .use(officerPages(kit))
     .use(peopleRoutes(kit))
     .use(interestedRoutes(kit))
+    .use(inviteRoutes(kit))
     .use(reviewRoutes(kit))
     .use(officeRoutes(kit))
     .use(deps.campus ? campusSignInRoutes(kit, deps.campus) : new Elysia())

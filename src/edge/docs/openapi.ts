@@ -249,6 +249,14 @@ export const PATH_PARAMETERS: Record<string, Parameter> = {
     schema: Type.Integer({ minimum: 1, examples: [7] }),
     example: 7,
   },
+  invite: {
+    name: 'invite',
+    in: 'path',
+    required: true,
+    description: "An invite link's id, as the club's list of invite links shows it (16 hex digits).",
+    schema: t.String({ examples: ['3f9c1a0b7d2e4c68'] }),
+    example: '3f9c1a0b7d2e4c68',
+  },
 }
 
 export const FORMAT = query(

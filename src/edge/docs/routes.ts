@@ -72,6 +72,10 @@ export function docsRoutes(version: string) {
               { name: 'clubs', description: 'The club collection.' },
               { name: 'members', description: "A club's owners, officers and members." },
               { name: 'requests', description: "Asking to join a club, and its officers' answer." },
+              {
+                name: 'invites',
+                description: "A club's invite links, which expire and run out: whoever opens one and confirms joins.",
+              },
               { name: 'favorites', description: "The caller's favorite clubs." },
               { name: 'subscriptions', description: "The caller's club subscriptions." },
               { name: 'tags', description: 'Category labels shared among clubs.' },

@@ -6,6 +6,7 @@ import { interestedDetail, interestedList } from './interested'
 import { memberDetail, memberList, officerList, subscriberList } from './members'
 import { favoriteDetail, favoriteList, subscriptionDetail, subscriptionList } from './saved-clubs'
 import { myRequests, requestAccept, requestDetail, requestList } from './join-requests'
+import { inviteDetail, inviteList } from './invites'
 import { tagDetail, tagList } from './tags'
 import { userDetail, userList, userMe, userSessions, userToken } from './users'
 import { changeList, changeStream } from './changes'
@@ -38,6 +39,8 @@ export const ENDPOINTS = [
   requestList,
   requestDetail,
   requestAccept,
+  inviteList,
+  inviteDetail,
   favoriteList,
   favoriteDetail,
   subscriptionList,
