@@ -23,6 +23,7 @@ import { ChangeLog, type LoggedChange, type PublicChange } from './change-log'
 import { ANONYMOUS_VIEW, detail } from './represent'
 import { WebhookService } from './webhooks'
 import { replicaOf, type Replica } from './replica'
+import { RegistrationRounds } from './registration-rounds'
 
 /**
  * Where the directory keeps its state: told how to capture it, its change log and its records by
@@ -178,6 +179,14 @@ export function openDirectory(
     },
   )
   const logos = logoStore ? new LogoService(clubs, catalog, logoStore) : null
+  const rounds = new RegistrationRounds(
+    data.registration_rounds ?? [],
+    data.registration_confirmations ?? [],
+    clubs,
+    catalog,
+    history,
+    { commit, now, timeZone },
+  )
   store.track(
     () => ({
       version: SNAPSHOT_VERSION,
@@ -188,10 +197,11 @@ export function openDirectory(
       requests: pendingRequests.snapshot(),
       sessions: sessions.snapshot(),
       ...webhooks.snapshot(),
+      ...rounds.snapshot(),
       changes_seq: changeLog.issued,
     }),
     changeLog,
-    replicaOf({ catalog, users: directory, relations, history, requests: pendingRequests, sessions, webhooks }),
+    replicaOf({ catalog, users: directory, relations, history, requests: pendingRequests, sessions, webhooks, rounds }),
   )
   return {
     clubs,
@@ -217,6 +227,7 @@ export function openDirectory(
     sessions,
     calendars: new CalendarService(clubs, relations.favorites, users, { timeZone, key, commit, now }),
     logos,
+    rounds,
     changes: changeLog,
     webhooks,
     health: () => ({ clubs: catalog.countLive(), version: catalog.version }),

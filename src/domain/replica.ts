@@ -1,12 +1,14 @@
 import type { ClubRecord, Tag } from '../model/club'
 import type { HistoryRecord } from '../model/history'
 import type { JoinRequestRecord } from '../model/join-request'
+import type { ConfirmationRecord, RoundRecord } from '../model/registration-round'
 import type { SessionRecord } from '../model/session'
 import type { ClubLink, Membership, UserRecord } from '../model/user'
 import type { DeliveryRecord, WebhookEventRecord, WebhookRecord } from '../model/webhook'
 import type { Catalog } from './catalog'
 import type { History } from './history'
 import type { PendingRequests } from './pending-requests'
+import type { RegistrationRounds } from './registration-rounds'
 import type { LinkSet, Relations } from './relations'
 import type { SessionService } from './sessions'
 import type { UserDirectory } from './user-directory'
@@ -46,6 +48,8 @@ const KEYS = {
   webhooks: (hook: WebhookRecord) => String(hook.id),
   webhook_deliveries: (delivery: DeliveryRecord) => pair(delivery.webhook, delivery.seq),
   webhook_events: (event: WebhookEventRecord) => String(event.seq),
+  registration_rounds: (round: RoundRecord) => String(round.id),
+  registration_confirmations: (confirmation: ConfirmationRecord) => pair(confirmation.round, confirmation.club),
 } satisfies { [collection: string]: (record: never) => string }
 
 /** History records' keys, in a snapshot's order: each club's events numbered from 0. */
@@ -89,8 +93,9 @@ export function replicaOf(parts: {
   requests: PendingRequests
   sessions: SessionService
   webhooks: WebhookService
+  rounds: RegistrationRounds
 }): Replica {
-  const { catalog, users, relations, history, requests, sessions, webhooks } = parts
+  const { catalog, users, relations, history, requests, sessions, webhooks, rounds } = parts
   const collections: { [name: string]: Collection<object> } = {
     tags: {
       key: KEYS.tags,
@@ -150,6 +155,17 @@ export function replicaOf(parts: {
       key: KEYS.webhook_events,
       put: (key, event: WebhookEventRecord | null) => webhooks.putEvent(Number(key), event),
     } satisfies Collection<WebhookEventRecord>,
+    registration_rounds: {
+      key: KEYS.registration_rounds,
+      put: (key, round: RoundRecord | null) => rounds.putRound(Number(key), round),
+    } satisfies Collection<RoundRecord>,
+    registration_confirmations: {
+      key: KEYS.registration_confirmations,
+      put(key, confirmation: ConfirmationRecord | null) {
+        const [round, club] = split(key)
+        rounds.putConfirmation(Number(round), club, confirmation)
+      },
+    } satisfies Collection<ConfirmationRecord>,
   }
   return collections
 }

@@ -10,6 +10,7 @@ import { userDetail, userList, userMe, userSessions, userToken } from './users'
 import { changeList, changeStream } from './changes'
 import { calendarUrl, clubCalendar, directoryCalendar, userCalendar } from './calendars'
 import { webhookDeliveries, webhookDetail, webhookList } from './webhooks'
+import { closeRound, clubRegistration, currentRound, currentRoundClubs, roundList } from './registration-rounds'
 
 /** Every API endpoint, each declared once. */
 export const ENDPOINTS = [
@@ -18,6 +19,7 @@ export const ENDPOINTS = [
   clubDetail,
   clubHistory,
   clubResubmit,
+  clubRegistration,
   changeList,
   changeStream,
   clubCalendar,
@@ -49,4 +51,8 @@ export const ENDPOINTS = [
   webhookList,
   webhookDetail,
   webhookDeliveries,
+  roundList,
+  currentRound,
+  currentRoundClubs,
+  closeRound,
 ]
