@@ -142,6 +142,7 @@ export function createApp({
             logos: directory.logos,
             requests: directory.requests,
             review: directory.review,
+            rounds: directory.rounds,
             calendars: directory.calendars,
             sessions: directory.sessions,
             users: directory.users,

@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { ClubPatch } from '../model/club'
 import type { Subscriber } from './members'
+import { ROUND_CLUB_COLUMNS, type RoundClub } from '../model/registration-round'
 
 // A club as spreadsheet cells and back (CONTRACT §15): what an export writes in each cell, and
 // what an imported cell means for the field of its column.
@@ -119,4 +120,10 @@ export const SUBSCRIBER_COLUMNS = ['username', 'email', 'subscribed_at'] as cons
 export const subscriberTable = (subscribers: readonly Subscriber[]): Cell[][][] => [
   [[...SUBSCRIBER_COLUMNS]],
   subscribers.map((subscriber) => SUBSCRIBER_COLUMNS.map((column) => toCell(subscriber[column]))),
+]
+
+/** The open re-registration round's clubs as a table in chunks: the header, then a row each (CONTRACT §23). */
+export const roundClubTable = (clubs: readonly RoundClub[]): Cell[][][] => [
+  [[...ROUND_CLUB_COLUMNS]],
+  clubs.map((club) => ROUND_CLUB_COLUMNS.map((column) => toCell(club[column]))),
 ]

@@ -57,6 +57,7 @@ export class RegistrationRounds {
   #rounds = new Map<number, RoundRecord>()
   /** Each round's confirmations, by club code. */
   #confirmed = new Map<number, Map<string, ConfirmationRecord>>()
+  #version = 0
 
   constructor(
     rounds: readonly RoundRecord[],
@@ -69,6 +70,11 @@ export class RegistrationRounds {
     for (const round of rounds) this.#rounds.set(round.id, round)
     for (const confirmation of confirmations)
       this.#confirmationsOf(confirmation.round).set(confirmation.club, confirmation)
+  }
+
+  /** Grows whenever a round or a confirmation comes, changes or goes (a page made from them stays valid until it moves). */
+  get version(): number {
+    return this.#version
   }
 
   /** The campus day now. */
@@ -204,12 +210,14 @@ export class RegistrationRounds {
 
   /** Puts round `id` as another instance left it (null: gone). */
   putRound(id: number, round: RoundRecord | null): void {
+    this.#version++
     if (round) this.#rounds.set(id, round)
     else this.#rounds.delete(id)
   }
 
   /** Puts club `club`'s confirmation in round `round` as another instance left it (null: gone). */
   putConfirmation(round: number, club: string, confirmation: ConfirmationRecord | null): void {
+    this.#version++
     if (confirmation) this.#confirmationsOf(round).set(club, confirmation)
     else this.#confirmed.get(round)?.delete(club)
   }

@@ -3,6 +3,7 @@ import type { Member, Subscriber } from '../domain/members'
 import type { JoinRequest } from '../model/join-request'
 import { CsrfField, type Viewer } from './layout'
 import { MembersSection, type MemberForm } from './member-forms'
+import { ConfirmSection, type RoundNote } from './re-registration'
 import { Table } from './table'
 
 export interface PeopleState {
@@ -17,6 +18,8 @@ export interface PeopleState {
   readonly manages: boolean
   /** A members form the domain refused, shown again with its errors; null when none was. */
   readonly form: MemberForm | null
+  /** The re-registration round open now, with the club's confirmation in it; null when none is open. */
+  readonly round: RoundNote | null
 }
 
 /** A date-time as a person reads it, in the campus's words (e.g. "22 Nov 2026"). */
@@ -83,6 +86,7 @@ export function ClubPeoplePage({ state, viewer }: { state: PeopleState; viewer: 
         manages={state.manages}
         form={state.form}
       />
+      {state.round && <ConfirmSection code={state.code} name={state.name} round={state.round} viewer={viewer} />}
       <section aria-labelledby="subscribers">
         <h2 id="subscribers">Subscribers</h2>
         {state.subscribers.length === 0 ? (

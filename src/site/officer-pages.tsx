@@ -1,4 +1,5 @@
 /** @jsxImportSource preact */
+import { roundNote } from './re-registration'
 import { Elysia } from 'elysia'
 import { subscriberTable } from '../domain/cells'
 import { NotFound, ValidationFailed } from '../domain/errors'
@@ -21,7 +22,7 @@ const HIDE = { detail: { hide: true } }
  * services as the API's, with the same rules.
  */
 export function officerPages(kit: SiteKit) {
-  const { clubs, tags, members, logos } = kit.deps
+  const { clubs, tags, members, logos, rounds } = kit.deps
 
   const standingOf = (record: ClubRecord) => clubStanding(clubs, record)
 
@@ -50,6 +51,7 @@ export function officerPages(kit: SiteKit) {
       logos: logos !== null,
       lastDecision: clubs.lastDecision(club.code),
       resubmittable: rejected && clubs.runs(caller, club.code),
+      round: club.active ? roundNote(rounds.openRound(), rounds.confirmationOf(club.code)) : null,
       seen: formMark(club),
     }
     return {

@@ -9,6 +9,7 @@ import { field } from './forms'
 import { callerOf, seeOther, signInFirst, type FormPost, type Shown, type SiteKit } from './kit'
 import type { Viewer } from './layout'
 import type { MemberForm } from './member-forms'
+import { roundNote } from './re-registration'
 
 const HIDE = { detail: { hide: true } }
 
@@ -19,6 +20,7 @@ const NOTICES: Record<string, (username: string) => string> = {
   added: (who) => `${who} is a member now.`,
   changed: (who) => `The changes to ${who} are saved.`,
   removed: (who) => `${who} is no longer a member.`,
+  reregistered: (who) => `Confirmed by ${who} for this re-registration round: the club’s page says so.`,
 }
 
 function noticeOf(url: URL): string | null {
@@ -46,7 +48,7 @@ function memberBody(form: URLSearchParams) {
  * is a 404.
  */
 export function peopleRoutes(kit: SiteKit) {
-  const { clubs, members, requests } = kit.deps
+  const { clubs, members, requests, rounds } = kit.deps
 
   /** The club, when the viewer runs it; a 404 otherwise, as for a club they cannot see. */
   function runClub(caller: Caller, code: string): ClubRecord {
@@ -70,6 +72,7 @@ export function peopleRoutes(kit: SiteKit) {
       notice: form ? null : noticeOf(url),
       manages: members.manages(caller, club.code),
       form,
+      round: club.active ? roundNote(rounds.openRound(), rounds.confirmationOf(club.code)) : null,
     }
     return {
       title: `Join requests and members · ${club.name}`,

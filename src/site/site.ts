@@ -11,6 +11,7 @@ import { registerRoutes } from './register'
 import { reviewRoutes } from './review'
 import { signInRoutes } from './sign-in'
 import { officeRoutes } from './office'
+import { roundRoutes } from './rounds'
 
 /**
  * The campus site (CONTRACT §20): pages for people, rendered on the server from the same domain
@@ -29,5 +30,6 @@ export function siteRoutes(deps: SiteDeps) {
     .use(peopleRoutes(kit))
     .use(reviewRoutes(kit))
     .use(officeRoutes(kit))
+    .use(roundRoutes(kit))
     .use(deps.campus ? campusSignInRoutes(kit, deps.campus) : new Elysia())
 }

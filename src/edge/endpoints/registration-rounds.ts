@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { toCell, type Cell } from '../../domain/cells'
+import { roundClubTable } from '../../domain/cells'
 import {
   ClosedRound,
   CurrentRound,
@@ -7,7 +7,6 @@ import {
   RoundClub,
   RoundRecord,
   RoundWrite,
-  type RoundClub as RoundClubType,
 } from '../../model/registration-round'
 import { headerRefs } from '../docs/components'
 import { choice, FIELDS, json, query } from '../docs/openapi'
@@ -103,7 +102,7 @@ export const currentRoundClubs = endpoint({
       handle({ ex, services, caller }) {
         const clubs = services.rounds.clubsOf(caller)
         if (ex.format !== 'csv') return { status: 200, body: clubs }
-        return spreadsheet('csv', roundTable(clubs), 're-registration').then((file) => ({
+        return spreadsheet('csv', roundClubTable(clubs), 're-registration').then((file) => ({
           status: 200,
           body: file.body,
           headers: file.headers,
@@ -154,9 +153,3 @@ export const clubRegistration = endpoint({
     },
   },
 })
-
-/** The open round's clubs as a table in chunks: the header, then a row each. */
-const roundTable = (clubs: readonly RoundClubType[]): Cell[][][] => [
-  [[...ROUND_CLUB_COLUMNS]],
-  clubs.map((club) => ROUND_CLUB_COLUMNS.map((column) => toCell(club[column]))),
-]
