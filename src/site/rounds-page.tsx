@@ -192,6 +192,7 @@ export function RoundsPage({ state, viewer }: { state: RoundsState; viewer: View
  */
 export function CloseRoundPage({ open, viewer }: { open: OpenRound; viewer: Viewer }) {
   const { waiting, round } = open
+  // The button before the list, which may be long: it says how many lapse, and the list names them.
   return (
     <>
       <h1>Close the round?</h1>
@@ -203,6 +204,16 @@ export function CloseRoundPage({ open, viewer }: { open: OpenRound; viewer: View
       <p>
         {round.confirmed} of {round.clubs} active clubs are confirmed.
       </p>
+      <form method="post" action="/admin/rounds/close" class="decision">
+        <CsrfField viewer={viewer} />
+        <input type="hidden" name="round" value={String(round.id)} />
+        <p class="actions">
+          <button type="submit" class="danger">
+            Close the round{waiting.length > 0 && ` and let ${count(waiting.length, 'club', 'clubs')} lapse`}
+          </button>{' '}
+          <a href="/admin/rounds">Cancel: keep it open</a>
+        </p>
+      </form>
       {waiting.length > 0 && (
         <>
           <h2 id="lapsing-heading">These clubs will lapse</h2>
@@ -215,16 +226,6 @@ export function CloseRoundPage({ open, viewer }: { open: OpenRound; viewer: View
           </ul>
         </>
       )}
-      <form method="post" action="/admin/rounds/close" class="decision">
-        <CsrfField viewer={viewer} />
-        <input type="hidden" name="round" value={String(round.id)} />
-        <p class="actions">
-          <button type="submit" class="danger">
-            Close the round{waiting.length > 0 && ` and let ${count(waiting.length, 'club', 'clubs')} lapse`}
-          </button>{' '}
-          <a href="/admin/rounds">Cancel: keep it open</a>
-        </p>
-      </form>
     </>
   )
 }
