@@ -7,6 +7,7 @@ import { join } from 'node:path'
 const SHOTS = [
   { test: 'test/browser.test.ts', dir: 'docs' },
   { test: 'test/site-pages-browser.test.ts', dir: join('docs', 'screenshots') },
+  { test: 'test/site-rounds-browser.test.ts', dir: join('docs', 'screenshots') },
 ]
 
 if (process.argv.includes('--help')) {

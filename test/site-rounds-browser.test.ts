@@ -9,8 +9,11 @@ import {
   sidewaysScroll,
   signIn,
   tabTo,
+  VIEWPORT,
   watchPage,
 } from '../harness/browser'
+import { join } from 'node:path'
+import { tempDir } from '../harness/app'
 
 // A re-registration round on the campus site in Chromium at 375 px (CONTRACT §23), found by
 // visible labels and roles, the forms sent by keyboard: the office opens a round from its page;
@@ -24,6 +27,8 @@ const TOKEN = 'rounds-browser-admin-token'
 const TIMEOUT = 90_000
 const CHESS = 'penn-chess-society'
 const ROBOTS = 'robotics-collective'
+/** `npm run screenshots` points CLUBS_SCREENSHOTS_DIR at docs/screenshots/ for the campus guide's picture; a test run keeps it elsewhere. */
+const SHOTS = process.env.CLUBS_SCREENSHOTS_DIR ?? tempDir('clubs-rounds-screenshots-')
 const suite = process.env.SKIP_BROWSER_TESTS === '1' ? describe.skip : describe
 
 /** A day `days` from now, YYYY-MM-DD in UTC (the service's campus time zone here), and this month as the site says it. */
@@ -120,6 +125,9 @@ suite('a re-registration round in a real browser', () => {
         await page.getByText(/Confirmed 1 of \d+/).waitFor()
         await page.getByRole('list').getByRole('link', { name: 'Robotics Collective' }).waitFor()
         await expectSound(page)
+        await page.setViewportSize(VIEWPORT)
+        await page.screenshot({ path: join(SHOTS, 'site-rounds.png'), fullPage: false })
+        await page.setViewportSize(NARROW)
         await page.getByRole('link', { name: 'Close the round' }).click()
         await page.getByRole('heading', { level: 1, name: 'Close the round?' }).waitFor()
         await page.getByRole('list').getByRole('link', { name: 'Robotics Collective' }).waitFor()

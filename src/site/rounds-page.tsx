@@ -57,6 +57,16 @@ function Progress({ open }: { open: OpenRound }) {
       <progress value={round.confirmed} max={Math.max(round.clubs, 1)} aria-label="Clubs confirmed">
         {round.confirmed} of {round.clubs}
       </progress>
+      <p>
+        <a href="/admin/rounds/clubs.csv" download>
+          Download every club’s confirmation as CSV
+        </a>
+      </p>
+      <p class="actions">
+        <a class="button danger" href="/admin/rounds/close">
+          Close the round
+        </a>
+      </p>
       <h3 id="waiting-heading">Not confirmed yet ({waiting.length})</h3>
       {waiting.length === 0 ? (
         <p>Every active club is confirmed.</p>
@@ -69,16 +79,6 @@ function Progress({ open }: { open: OpenRound }) {
           ))}
         </ul>
       )}
-      <p>
-        <a href="/admin/rounds/clubs.csv" download>
-          Download every club’s confirmation as CSV
-        </a>
-      </p>
-      <p class="actions">
-        <a class="button danger" href="/admin/rounds/close">
-          Close the round
-        </a>
-      </p>
     </section>
   )
 }
