@@ -4,8 +4,8 @@
 // one snapshot write. The Store and app in process, as bench/snapshot-write.ts: a fresh copy of
 // the data set per run, a round opened through `app.handle`, then the close timed from request to
 // answer; the store's saves during it are counted (one). Goal: ≤ 2 s.
-//   bun bench/round-close.ts        (or as part of npm run bench; about 30 s)
-//   ROUND_CLOSE_CLUBS=1000 bun bench/round-close.ts
+//   npx bun bench/round-close.ts    (or as part of npm run bench; about 30 s)
+//   ROUND_CLOSE_CLUBS=1000 npx bun bench/round-close.ts
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
