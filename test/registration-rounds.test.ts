@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'bun:test'
+import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { ADMIN_TOKEN, makeApp, NOW, ON_POSTGRES, readJson, tempDir } from '../harness/app'
+import { ADMIN_TOKEN, makeApp, NOW, ON_POSTGRES, readJson, tempDir, testDatabase } from '../harness/app'
+import { until } from '../harness/webhook-receiver'
 
 // Re-registration rounds (CONTRACT §23): the office opens a round with a deadline, owners and
 // officers confirm their club (its last_confirmed_on becomes the campus day), and the close makes
@@ -329,5 +330,31 @@ describe.skipIf(ON_POSTGRES)('a close on the data file', () => {
     ])
     expect(file.registration_confirmations.length).toBe(toConfirm)
     rmSync(dir, { recursive: true, force: true })
+  })
+})
+
+describe('two instances on one database (CLUBS_TEST_STORE=postgres)', () => {
+  const instances: Awaited<ReturnType<typeof makeApp>>[] = []
+  afterAll(async () => {
+    for (const app of instances) await app.store.close()
+  })
+
+  it.if(ON_POSTGRES)('share the round: opened on one, confirmed on the other, closed on the first', async () => {
+    const databaseUrl = await testDatabase()
+    const a = await makeApp({ databaseUrl })
+    const b = await makeApp({ databaseUrl })
+    instances.push(a, b)
+    expect((await a.admin.post(ROUNDS, { deadline: '2026-12-15' })).status).toBe(201)
+    // A write on the other instance first catches up: the round is open there, a second one refused.
+    expect((await b.admin.post(ROUNDS, { deadline: '2026-12-20' })).status).toBe(409)
+    expect((await b.admin.post(`/api/clubs/${CHESS}/registration/`, undefined)).status).toBe(200)
+    const closed = await a.admin.post(`${CURRENT}close/`, undefined)
+    expect(closed.status).toBe(200)
+    const { lapsed } = await readJson(closed)
+    expect(lapsed).toContain(ROBOTS)
+    expect(lapsed).not.toContain(CHESS)
+    await until(async () => (await b.admin.get(CURRENT)).status === 404, 'the close on the other instance')
+    await until(async () => (await b.req(`/api/clubs/${ROBOTS}/`)).status === 404, 'the lapse on the other instance')
+    expect((await readJson(await b.req(`/api/clubs/${CHESS}/`))).last_confirmed_on).toBe(TODAY)
   })
 })
