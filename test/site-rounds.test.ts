@@ -127,6 +127,18 @@ describe('the office’s re-registration page', () => {
     expect(await text(officer, '/my-clubs')).not.toContain('Re-register by')
     expect((await admin.post('/admin/rounds/close', { round: '1' })).status).toBe(404)
 
+    // A lapsed club's page tells an admin so, with the way back to it.
+    const DANCE = 'ballroom-dance-team'
+    const lapsedPage = await text(admin, `/clubs/${DANCE}`)
+    expect(lapsedPage).toContain('Lapsed Not re-registered when a round closed')
+    expect(lapsedPage).toContain('Make active again Ballroom Dance Team')
+    expect(await text(admin, `/clubs/${CHESS}`)).not.toContain('Make active again')
+    const fromPage = await admin.post(`/admin/rounds/reactivate/${DANCE}`, { back: 'club' })
+    expect([fromPage.status, fromPage.headers.get('location')]).toEqual([303, `/clubs/${DANCE}`])
+    expect((await req(`/api/clubs/${DANCE}/`)).status).toBe(200)
+    expect(await text(admin, `/clubs/${DANCE}`)).not.toContain('Make active again')
+    expect((await eve.post(`/admin/rounds/reactivate/${ROBOTS}`)).status).toBe(404)
+
     const back = await admin.post(`/admin/rounds/reactivate/${ROBOTS}`)
     expect(back.status).toBe(303)
     expect((await req(`/api/clubs/${ROBOTS}/`)).status).toBe(200)

@@ -137,6 +137,40 @@ function OpenForm({ state, viewer }: { state: RoundsState; viewer: Viewer }) {
   )
 }
 
+/** Make active again: a lapsed club back (the API's PATCH {"active": true}); from the club's page, back to it. */
+export function ReactivateForm({
+  code,
+  name,
+  viewer,
+  back,
+}: {
+  code: string
+  name: string
+  viewer: Viewer
+  back?: 'club'
+}) {
+  return (
+    <form method="post" action={`/admin/rounds/reactivate/${encodeURIComponent(code)}`} class="inline">
+      <CsrfField viewer={viewer} />
+      {back && <input type="hidden" name="back" value={back} />}
+      <button type="submit" class="secondary">
+        Make active again <span class="visually-hidden">{name}</span>
+      </button>
+    </form>
+  )
+}
+
+/** On a lapsed club's page, for admins: why it is inactive, and the way back. */
+export function LapsedPanel({ code, name, viewer }: { code: string; name: string; viewer: Viewer }) {
+  return (
+    <section class="office" aria-labelledby="lapsed-heading">
+      <h2 id="lapsed-heading">Lapsed</h2>
+      <p>Not re-registered when a round closed: inactive, and not in the public directory. Its history says when.</p>
+      <ReactivateForm code={code} name={name} viewer={viewer} back="club" />
+    </section>
+  )
+}
+
 function LastClosed({ closed, viewer }: { closed: NonNullable<RoundsState['lastClosed']>; viewer: Viewer }) {
   const { round, clubs } = closed
   return (
@@ -154,14 +188,7 @@ function LastClosed({ closed, viewer }: { closed: NonNullable<RoundsState['lastC
                 <ClubLink club={club} />
                 {!club.lapsed && ': active again'}
               </span>
-              {club.lapsed && (
-                <form method="post" action={`/admin/rounds/reactivate/${encodeURIComponent(club.code)}`} class="inline">
-                  <CsrfField viewer={viewer} />
-                  <button type="submit" class="secondary">
-                    Make active again <span class="visually-hidden">{club.name}</span>
-                  </button>
-                </form>
-              )}
+              {club.lapsed && <ReactivateForm code={club.code} name={club.name} viewer={viewer} />}
             </li>
           ))}
         </ul>

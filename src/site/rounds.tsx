@@ -105,9 +105,11 @@ export function roundRoutes(kit: SiteKit) {
     return seeOther(`${ROUNDS}?done=closed`)
   })
 
-  const reactivate = kit.action(async ({ url, viewer, params }) => {
+  const reactivate = kit.action(async ({ url, viewer, params, form }) => {
     if (!viewer) return signInFirst(new URL(ROUNDS, url))
-    await clubs.update(callerOf(admin(viewer)), params.code!, { active: true }, true)
+    const code = params.code!
+    await clubs.update(callerOf(admin(viewer)), code, { active: true }, true)
+    if (form.get('back') === 'club') return seeOther(`/clubs/${encodeURIComponent(code)}`)
     return seeOther(`${ROUNDS}?done=reactivated`)
   })
 
