@@ -26,6 +26,13 @@ import {
 import { GOAL_IDLE_KB, GOAL_LAG_P99_MS, type ChangeStreamsResult } from './change-streams'
 import { GOAL_UNREAD_MB, type UnreadStreamsResult } from './unread-streams'
 import { GOAL_SLOWDOWN, webhookFanoutLine, type WebhookFanoutResult } from './webhook-fanout'
+import {
+  ROUND_CLOSE_GOAL_MS,
+  roundCloseLine,
+  roundCloseMet,
+  roundCloseSection,
+  type RoundCloseResult,
+} from './round-close'
 import { GOAL_READ_RATIO, GOAL_REPLICATION_P99_MS, lagLine, mixLine, type PostgresResult } from './postgres'
 
 export interface Results {
@@ -64,6 +71,8 @@ export interface Results {
   /** Writes with and without 50 webhooks getting every event (issue 27); null when skipped. */
   readonly webhookFanout: WebhookFanoutResult | null
   /** Several instances on one PostgreSQL beside one node on the data file (issue 28); null when skipped. */
+  /** Closing a re-registration round at 10,000 clubs (issue 37); null when skipped. */
+  readonly roundClose?: RoundCloseResult | null
   readonly postgres: PostgresResult | null
 }
 
@@ -124,6 +133,7 @@ function targets({
   changeStreams,
   unreadStreams,
   webhookFanout,
+  roundClose,
   postgres,
 }: Results): Target[] {
   const at = (size: number) => sizes.find((r) => r.size === size)
@@ -342,6 +352,12 @@ function targets({
     () => webhookFanoutLine(webhookFanout!),
   )
   check(
+    `Closing a re-registration round at ${num(roundClose?.clubs ?? 10_000)} clubs, every one lapsing: one write, ≤ ${num(ROUND_CLOSE_GOAL_MS)} ms`,
+    !!roundClose,
+    () => roundCloseMet(roundClose!),
+    () => roundCloseLine(roundClose!),
+  )
+  check(
     `Two instances on one PostgreSQL: a write on one reaches the other's change stream, p99 ≤ ${GOAL_REPLICATION_P99_MS} ms from its answer`,
     !!postgres,
     () => postgres!.lag.afterAnswer.p99 <= GOAL_REPLICATION_P99_MS,
@@ -486,6 +502,7 @@ export function markdown(results: Results): string {
   if (results.sitePage) lines.push('', ...sitePageSection(results.sitePage))
   if (results.myClubs) lines.push('', ...myClubsSection(results.myClubs))
   if (results.posters) lines.push('', ...postersSection(results.posters))
+  if (results.roundClose) lines.push('', ...roundCloseSection(results.roundClose))
   if (results.postgres) lines.push('', ...postgresSection(results.postgres))
   return lines.join('\n') + '\n'
 }

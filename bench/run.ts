@@ -20,6 +20,7 @@ import { benchChangeStreams, STREAMS_OPEN } from './change-streams'
 import { benchUnreadStreams } from './unread-streams'
 import { benchWebhookFanout, FANOUT_WRITES } from './webhook-fanout'
 import { benchPostgres, POSTGRES_ROWS } from './postgres'
+import { benchRoundClose, ROUND_CLOSE_CLUBS } from './round-close'
 import { ROOT } from './servers'
 
 const USAGE = `usage: npm run bench [-- --help]
@@ -38,6 +39,7 @@ docs/perf-chart.svg and prints a summary. A full run takes 12 minutes or more.
   STREAMS_OPEN=0           change streams open for the lag row (default 1000; 0 skips the stream rows)
   UNREAD_STREAMS=60        streams that never read in the unread row, UNREAD_EVENTS=3000 events before them
   WEBHOOK_FANOUT_WRITES=0  writes in the webhook fan-out row (default 300; 0 skips it)
+  ROUND_CLOSE_CLUBS=0      clubs in the re-registration close row (default 10000; 0 skips it)
   BENCH_POSTGRES=0         skips the PostgreSQL rows (issue 28: lag, reads, creates, the mix)
   BENCH_POSTGRES_WRITES=200  writes in the lag row; BENCH_POSTGRES_CREATES=100 creates per size
   BENCH_KEEP=1             keep the temp folder (data sets, server logs)
@@ -119,6 +121,7 @@ async function main() {
   const changeStreams = STREAMS_OPEN ? await benchChangeStreams(tmp, say) : null
   const unreadStreams = STREAMS_OPEN ? await benchUnreadStreams(tmp, say) : null
   const webhookFanout = FANOUT_WRITES ? await benchWebhookFanout(tmp, say) : null
+  const roundClose = ROUND_CLOSE_CLUBS ? await benchRoundClose(tmp, say) : null
   const postgres = POSTGRES_ROWS ? await benchPostgres(tmp, say) : null
   const results: Results = {
     date: new Date().toISOString(),
@@ -135,6 +138,7 @@ async function main() {
     changeStreams,
     unreadStreams,
     webhookFanout,
+    roundClose,
     postgres,
   }
   const files = await writeReport(results)

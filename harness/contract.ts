@@ -50,6 +50,8 @@ export const DETAIL_ONLY_FIELDS = [
   'approved_version',
   // CONTRACT §21
   'meetings',
+  // CONTRACT §23
+  'last_confirmed_on',
 ]
 
 /** CONTRACT §3.1 without `code` (create only): what a PUT must carry. */

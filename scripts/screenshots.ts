@@ -9,6 +9,7 @@ const SHOTS = [
   { test: 'test/site-pages-browser.test.ts', dir: join('docs', 'screenshots') },
   { test: 'test/site-poster-browser.test.ts', dir: join('docs', 'screenshots') },
   { test: 'test/site-invites-browser.test.ts', dir: join('docs', 'screenshots') },
+  { test: 'test/site-rounds-browser.test.ts', dir: join('docs', 'screenshots') },
 ]
 
 if (process.argv.includes('--help')) {

@@ -148,6 +148,7 @@ export function createApp({
             interests: directory.interests,
             invites: directory.invites,
             review: directory.review,
+            rounds: directory.rounds,
             calendars: directory.calendars,
             sessions: directory.sessions,
             users: directory.users,

@@ -144,6 +144,7 @@ describe('create', () => {
       updated_at: NOW_ISO,
       approved_version: null,
       meetings: [],
+      last_confirmed_on: null,
       last_decision: null,
     })
   })

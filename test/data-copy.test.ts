@@ -102,6 +102,9 @@ async function richDataFile() {
   expect((await post('/api/clubs/copy-club/invites/', alice, { expires_in_hours: 24, max_uses: 5 })).status).toBe(201)
   for (const n of [10, 11, 12, 13, 14, 15, 16])
     expect((await admin.patch('/api/clubs/penn-chess-society/', { subtitle: `Edit ${n}` })).status).toBe(200)
+  // A re-registration round (CONTRACT §23), open, with one club confirmed in it.
+  expect((await admin.post('/api/registration-rounds/', { deadline: '2026-12-15' })).status).toBe(201)
+  expect((await post('/api/clubs/copy-club/registration/', alice)).status).toBe(200)
   const signIn = await req('/sign-in', {
     method: 'POST',
     headers: { 'content-type': FORM, origin: 'http://localhost' },

@@ -106,6 +106,12 @@ describe('the OpenAPI document', () => {
     ['/api/webhooks/{id}/', 'get'],
     ['/api/webhooks/{id}/', 'delete'],
     ['/api/webhooks/{id}/deliveries/', 'get'],
+    // CONTRACT §23
+    ['/api/registration-rounds/', 'post'],
+    ['/api/registration-rounds/current/', 'get'],
+    ['/api/registration-rounds/current/clubs/', 'get'],
+    ['/api/registration-rounds/current/close/', 'post'],
+    ['/api/clubs/{code}/registration/', 'post'],
     ['/health', 'get'],
     ['/livez', 'get'],
     ['/readyz', 'get'],
@@ -286,7 +292,7 @@ describe('the OpenAPI document', () => {
     const bodies = ENDPOINTS.flatMap((endpoint) =>
       Object.values(endpoint.actions).flatMap((action) => action.body ?? []),
     )
-    expect(bodies.length).toBe(16)
+    expect(bodies.length).toBe(17)
     for (const { schema, example } of bodies) expect(Value.Check(schema, example)).toBe(true)
   })
 })

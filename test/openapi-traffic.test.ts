@@ -403,6 +403,32 @@ describe('the OpenAPI document describes the traffic', () => {
     await expectStatus(send('DELETE', go, { token: alice }), 204)
     await expectStatus(get(go, { token: alice }), 404)
 
+    // Re-registration rounds (CONTRACT §23): the office opens one, a club confirms, the office closes it.
+    const rounds = '/api/registration-rounds/'
+    await expectStatus(get(`${rounds}current/`, { token: ADMIN_TOKEN }), 404)
+    await expectStatus(get(`${rounds}current/clubs/`, { token: ADMIN_TOKEN }), 404)
+    await expectStatus(send('POST', `${rounds}current/close/`, { token: ADMIN_TOKEN }), 404)
+    await expectStatus(send('POST', `${CLUB}registration/`, { token: ADMIN_TOKEN }), 409)
+    await expectStatus(send('POST', rounds, { token: ADMIN_TOKEN, json: { deadline: '2020-02-30' } }), 400)
+    await expectStatus(send('POST', rounds, { token: bob, json: { deadline: '2099-01-01' } }), 403)
+    await expectStatus(send('POST', rounds, { json: { deadline: '2099-01-01' } }), 401)
+    const opened = { deadline: '2099-01-01', message: 'Check your officers, then confirm.' }
+    await expectStatus(send('POST', rounds, { token: ADMIN_TOKEN, json: opened }), 201)
+    await expectStatus(send('POST', rounds, { token: ADMIN_TOKEN, json: opened }), 409)
+    await expectStatus(get(`${rounds}current/`, { token: ADMIN_TOKEN }), 200)
+    await expectStatus(get(`${rounds}current/`, { token: bob }), 403)
+    await expectStatus(get(`${rounds}current/`), 401)
+    await expectStatus(send('POST', `${CLUB}registration/`), 401)
+    await expectStatus(send('POST', `${CLUB}registration/`, { token: bob }), 403)
+    await expectStatus(send('POST', '/api/clubs/no-such-club/registration/', { token: ADMIN_TOKEN }), 404)
+    await expectStatus(send('POST', `${CLUB}registration/?fields=code,last_confirmed_on`, { token: ADMIN_TOKEN }), 200)
+    await expectStatus(send('POST', `${CLUB}registration/`, { token: ADMIN_TOKEN }), 200)
+    await expectStatus(get(`${rounds}current/clubs/`, { token: ADMIN_TOKEN }), 200)
+    await expectStatus(get(`${rounds}current/clubs/?format=csv`, { token: ADMIN_TOKEN }), 200)
+    await expectStatus(get(`${rounds}current/clubs/`, { token: bob }), 403)
+    await expectStatus(send('POST', `${rounds}current/close/`, { token: bob }), 403)
+    await expectStatus(send('POST', `${rounds}current/close/`, { token: ADMIN_TOKEN }), 200)
+
     // HEAD and OPTIONS on every path that documents them, at its parameters' examples.
     for (const [template, item] of Object.entries(traffic.doc.paths) as [string, any][]) {
       const path = template.replace(/\{(\w+)\}/g, (_, name) => {

@@ -55,7 +55,11 @@ describe('the directory for a signed-in person', () => {
     const people = [
       { session: student, name: 'stu', nav: ['/', '/my-clubs', '/clubs/new'] },
       { session: officer, name: 'offi', nav: ['/', '/my-clubs', '/clubs/new'] },
-      { session: admin, name: 'admin', nav: ['/', '/my-clubs', '/clubs/new', '/review', '/admin/users'] },
+      {
+        session: admin,
+        name: 'admin',
+        nav: ['/', '/my-clubs', '/clubs/new', '/review', '/admin/users', '/admin/rounds'],
+      },
     ]
     for (const path of PATHS) {
       const everyone = await anonymous(app, path)
@@ -119,6 +123,7 @@ describe('the directory for a signed-in person', () => {
       '/clubs/new',
       '/review',
       '/admin/users',
+      '/admin/rounds',
     ])
     expect((await app.admin.patch('/api/users/stu/', { is_admin: false })).status).toBe(200)
     expect(navigation(await signedIn(student, '/'))).toEqual(['/', '/my-clubs', '/clubs/new'])

@@ -252,6 +252,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clubs/{code}/registration/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a club in the open re-registration round
+         * @description No body. The club, its last_confirmed_on today (the campus day); confirming again moves it to today. A 409 when no round is open. Owners, officers and admins.
+         */
+        post: operations["postApiClubsByCodeRegistration"];
+        delete?: never;
+        /**
+         * The metadata of Club Re-registration
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsByCodeRegistration"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/changes/": {
         parameters: {
             query?: never;
@@ -1272,6 +1296,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/registration-rounds/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a re-registration round (admins)
+         * @description deadline: YYYY-MM-DD, today or later in the campus time zone (a 400 otherwise); message: shown to owners and officers beside the deadline. A 409 while another round is open.
+         */
+        post: operations["postApiRegistration-rounds"];
+        delete?: never;
+        /**
+         * The metadata of Re-registration Rounds
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiRegistration-rounds"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/registration-rounds/current/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The open re-registration round (admins)
+         * @description Its deadline and message, the active clubs and how many of them are confirmed. 404 when none is open.
+         */
+        get: operations["getApiRegistration-roundsCurrent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The metadata of Current Re-registration Round
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiRegistration-roundsCurrent"];
+        /**
+         * The open re-registration round (admins) (headers only)
+         * @description Its deadline and message, the active clubs and how many of them are confirmed. 404 when none is open.
+         */
+        head: operations["headApiRegistration-roundsCurrent"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/registration-rounds/current/clubs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The clubs of the open round and their confirmations (admins)
+         * @description Every active club by name; confirmed_at and confirmed_by are null for one not confirmed yet. ?format=csv gives the same as a CSV file (text cells a spreadsheet would take for a formula get a leading '). 404 when no round is open.
+         */
+        get: operations["getApiRegistration-roundsCurrentClubs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The metadata of Clubs of the Current Round
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiRegistration-roundsCurrentClubs"];
+        /**
+         * The clubs of the open round and their confirmations (admins) (headers only)
+         * @description Every active club by name; confirmed_at and confirmed_by are null for one not confirmed yet. ?format=csv gives the same as a CSV file (text cells a spreadsheet would take for a formula get a leading '). 404 when no round is open.
+         */
+        head: operations["headApiRegistration-roundsCurrentClubs"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/registration-rounds/current/close/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close the open re-registration round (admins)
+         * @description Every active club not confirmed in the round becomes inactive, its history records lapsed, and the public no longer sees it (the change log names it removed); all of them or none. 404 when no round is open.
+         */
+        post: operations["postApiRegistration-roundsCurrentClose"];
+        delete?: never;
+        /**
+         * The metadata of Close the Current Round
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiRegistration-roundsCurrentClose"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1397,6 +1525,7 @@ export interface components {
                 location: string;
                 note: string;
             }[];
+            last_confirmed_on: string | null;
             /** @description Only to the club's owners, officers and admins (absent for everyone else): the activities office's latest decision on it, approved, rejected or revoked, with the admin's comment, who and when; null when none was made yet. */
             last_decision?: {
                 action: "approved" | "rejected" | "revoked";
@@ -2320,6 +2449,8 @@ export interface operations {
                     readonly approved_version?: unknown;
                     /** @description Read-only: accepted when sent back, and ignored. */
                     readonly last_decision?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly last_confirmed_on?: unknown;
                 };
             };
         };
@@ -2970,6 +3101,8 @@ export interface operations {
                     readonly approved_version?: unknown;
                     /** @description Read-only: accepted when sent back, and ignored. */
                     readonly last_decision?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly last_confirmed_on?: unknown;
                 };
             };
         };
@@ -3542,6 +3675,8 @@ export interface operations {
                     readonly approved_version?: unknown;
                     /** @description Read-only: accepted when sent back, and ignored. */
                     readonly last_decision?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly last_confirmed_on?: unknown;
                 };
             };
         };
@@ -3735,7 +3870,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        event: "created" | "submitted" | "resubmitted" | "approved" | "rejected" | "revoked" | "archived";
+                        event: "created" | "submitted" | "resubmitted" | "approved" | "rejected" | "revoked" | "archived" | "lapsed" | "reactivated";
                         /** Format: date-time */
                         at: string;
                         /** @description The username who did it, or null. */
@@ -4133,6 +4268,210 @@ export interface operations {
         };
     };
     optionsApiClubsByCodeResubmit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiClubsByCodeRegistration: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated fields to keep in the club, e.g. code,name. The answer then holds only those fields: its schema, the full representation, says what each is, and no other field is required (a typed client may take it as a Pick of that type). */
+                fields?: string;
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The club code.
+                 * @example penn-chess-society
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The club, confirmed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClubDetail"];
+                };
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The club is not in a state that allows this: e.g. a resubmission of a club that is not rejected. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "“Go Club” already awaits review."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    optionsApiClubsByCodeRegistration: {
         parameters: {
             query?: never;
             header?: never;
@@ -6605,6 +6944,8 @@ export interface operations {
                     readonly approved_version?: unknown;
                     /** @description Read-only: accepted when sent back, and ignored. */
                     readonly last_decision?: unknown;
+                    /** @description Read-only: accepted when sent back, and ignored. */
+                    readonly last_confirmed_on?: unknown;
                 }[];
                 /**
                  * @example code,name,subtitle,accepting_members,size,tags
@@ -15949,6 +16290,979 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    "postApiRegistration-rounds": {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "deadline": "2026-12-15",
+                 *       "message": "Check your officers and contact details, then confirm."
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD, today or later (in the campus time zone): the last day to re-register.
+                     * @example 2026-12-15
+                     */
+                    deadline: string;
+                    /**
+                     * @description Shown to owners and officers beside "Re-register by <deadline>"; "" when absent.
+                     * @example Check your officers and contact details, then confirm.
+                     */
+                    message?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The round, open. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** Format: date-time */
+                        opened_at: string;
+                        /** @description The admin who opened it. */
+                        opened_by: string;
+                        /** Format: date */
+                        deadline: string;
+                        message: string;
+                        /** @description null while it is open. */
+                        closed_at: string | null;
+                        closed_by: string | null;
+                        /** @description The codes of the clubs its close made inactive; [] before. */
+                        lapsed: string[];
+                    };
+                };
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "size": [
+                     *         "\"9\" is not a valid choice."
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The club is not in a state that allows this: e.g. a resubmission of a club that is not rejected. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "“Go Club” already awaits review."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB (over 10 MiB for an import). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body is larger than 1048576 bytes."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported media type \"text/plain\" in request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "optionsApiRegistration-rounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "getApiRegistration-roundsCurrent": {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The open round. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** Format: date-time */
+                        opened_at: string;
+                        /** Format: date */
+                        deadline: string;
+                        message: string;
+                        /** @description How many clubs are active now: the ones to re-register. */
+                        clubs: number;
+                        /** @description How many of them are confirmed in this round. */
+                        confirmed: number;
+                    };
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "optionsApiRegistration-roundsCurrent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "headApiRegistration-roundsCurrent": {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The open round. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "getApiRegistration-roundsCurrentClubs": {
+        parameters: {
+            query?: {
+                /** @description "json" (default), "api" for the browsable HTML view, or "csv" for a spreadsheet of the same clubs. */
+                format?: "json" | "api" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The active clubs, by name; a CSV file with ?format=csv. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        name: string;
+                        /** @description null: not confirmed yet. */
+                        confirmed_at: string | null;
+                        confirmed_by: string | null;
+                    }[];
+                };
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "optionsApiRegistration-roundsCurrentClubs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "headApiRegistration-roundsCurrentClubs": {
+        parameters: {
+            query?: {
+                /** @description "json" (default), "api" for the browsable HTML view, or "csv" for a spreadsheet of the same clubs. */
+                format?: "json" | "api" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The active clubs, by name; a CSV file with ?format=csv. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: If-None-Match named the current ETag. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "postApiRegistration-roundsCurrentClose": {
+        parameters: {
+            query?: {
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The clubs that lapsed, by code. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The codes of the clubs that were not confirmed, now inactive, by code. */
+                        lapsed: string[];
+                    };
+                };
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "optionsApiRegistration-roundsCurrentClose": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
             };
         };
     };

@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { ClubPatch } from '../model/club'
 import type { Interested } from './interests'
 import type { Subscriber } from './members'
+import { ROUND_CLUB_COLUMNS, type RoundClub } from '../model/registration-round'
 
 // A club as spreadsheet cells and back (CONTRACT §15): what an export writes in each cell, and
 // what an imported cell means for the field of its column.
@@ -128,4 +129,10 @@ export const INTEREST_COLUMNS = ['id', 'name', 'email', 'created_at'] as const
 export const interestTable = (entries: readonly Interested[]): Cell[][][] => [
   [[...INTEREST_COLUMNS]],
   rowsOf(INTEREST_COLUMNS, entries),
+]
+
+/** The open re-registration round's clubs as a table in chunks: the header, then a row each (CONTRACT §23). */
+export const roundClubTable = (clubs: readonly RoundClub[]): Cell[][][] => [
+  [[...ROUND_CLUB_COLUMNS]],
+  clubs.map((club) => ROUND_CLUB_COLUMNS.map((column) => toCell(club[column]))),
 ]

@@ -178,6 +178,12 @@ export class ClubService {
     )
   }
 
+  /** Whether `record` is inactive because a re-registration round's close let it lapse (CONTRACT §23). */
+  isLapsed(record: ClubRecord): boolean {
+    if (record.active) return false
+    return this.events.latest(record.code, (e) => e.event === 'lapsed' || e.event === 'reactivated')?.event === 'lapsed'
+  }
+
   /**
    * Whether `record` was rejected and nothing has been sent for review since (CONTRACT §22): an
    * owner's or officer's change to its reviewed fields, or a resubmission, puts it in the queue
@@ -254,6 +260,7 @@ export class ClubService {
       updated_at: now,
       archived_at: null,
       approved_version: null,
+      last_confirmed_on: null,
     }
     const created = event(code, 'created', now, user.username)
     const { club, events } = decide(record, fields, user, now)
@@ -297,6 +304,10 @@ export class ClubService {
     const code = current.code
     const { fields, errors } = checkClubBody(body, partial ? 'patch' : 'replace', this.#today())
     this.#checkApprovalFields(user, fields, current)
+    // A club a re-registration round let lapse is made active again by the office alone (CONTRACT §23).
+    const reactivates = fields.active === true && this.isLapsed(current)
+    if (reactivates && !user.isAdmin)
+      throw new PermissionDenied('A lapsed club is made active again by the activities office: ask it.')
     if (fields.code !== undefined && fields.code !== current.code)
       errors.code = ['The code of a club cannot be changed.']
     this.#checkName(fields.name, current, errors)
@@ -328,6 +339,7 @@ export class ClubService {
     }
     const { club, events } = decide(record, fields, user, now)
     const recorded = [...submitted, ...events]
+    if (reactivates) recorded.push(event(code, 'reactivated', now, user.username))
     const apply = () => [this.catalog.change(club), ...recorded.map((e) => this.events.append(e))]
     return { club, changes: recorded.length > 0 || !sameValues(club, current), apply }
   }

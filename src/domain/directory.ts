@@ -25,6 +25,7 @@ import { ChangeLog, type LoggedChange, type PublicChange } from './change-log'
 import { ANONYMOUS_VIEW, detail } from './represent'
 import { WebhookService } from './webhooks'
 import { replicaOf, type Replica } from './replica'
+import { RegistrationRounds } from './registration-rounds'
 
 /**
  * Where the directory keeps its state: told how to capture it, its change log and its records by
@@ -188,6 +189,14 @@ export function openDirectory(
     (code) => catalog.get(code) !== undefined,
   )
   const logos = logoStore ? new LogoService(clubs, catalog, logoStore) : null
+  const rounds = new RegistrationRounds(
+    data.registration_rounds ?? [],
+    data.registration_confirmations ?? [],
+    clubs,
+    catalog,
+    history,
+    { commit, now, timeZone },
+  )
   store.track(
     () => ({
       version: SNAPSHOT_VERSION,
@@ -200,6 +209,7 @@ export function openDirectory(
       ...webhooks.snapshot(),
       interests: interests.snapshot(),
       invites: invites.snapshot(),
+      ...rounds.snapshot(),
       changes_seq: changeLog.issued,
     }),
     changeLog,
@@ -213,6 +223,7 @@ export function openDirectory(
       webhooks,
       interests,
       invites,
+      rounds,
     }),
   )
   return {
@@ -241,6 +252,7 @@ export function openDirectory(
     interests,
     calendars: new CalendarService(clubs, relations.favorites, users, { timeZone, key, commit, now }),
     logos,
+    rounds,
     changes: changeLog,
     webhooks,
     health: () => ({ clubs: catalog.countLive(), version: catalog.version }),

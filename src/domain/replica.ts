@@ -3,6 +3,7 @@ import type { HistoryRecord } from '../model/history'
 import type { InterestRecord } from '../model/interest'
 import type { InviteRecord } from '../model/invite'
 import type { JoinRequestRecord } from '../model/join-request'
+import type { ConfirmationRecord, RoundRecord } from '../model/registration-round'
 import type { SessionRecord } from '../model/session'
 import type { ClubLink, Membership, UserRecord } from '../model/user'
 import type { DeliveryRecord, WebhookEventRecord, WebhookRecord } from '../model/webhook'
@@ -11,6 +12,7 @@ import type { History } from './history'
 import type { InterestService } from './interests'
 import type { InviteService } from './invites'
 import type { PendingRequests } from './pending-requests'
+import type { RegistrationRounds } from './registration-rounds'
 import type { LinkSet, Relations } from './relations'
 import type { SessionService } from './sessions'
 import type { UserDirectory } from './user-directory'
@@ -52,6 +54,8 @@ const KEYS = {
   webhook_events: (event: WebhookEventRecord) => String(event.seq),
   interests: (entry: InterestRecord) => entry.id,
   invites: (invite: InviteRecord) => invite.id,
+  registration_rounds: (round: RoundRecord) => String(round.id),
+  registration_confirmations: (confirmation: ConfirmationRecord) => pair(confirmation.round, confirmation.club),
 } satisfies { [collection: string]: (record: never) => string }
 
 /** History records' keys, in a snapshot's order: each club's events numbered from 0. */
@@ -97,8 +101,9 @@ export function replicaOf(parts: {
   webhooks: WebhookService
   interests: InterestService
   invites: InviteService
+  rounds: RegistrationRounds
 }): Replica {
-  const { catalog, users, relations, history, requests, sessions, webhooks, interests, invites } = parts
+  const { catalog, users, relations, history, requests, sessions, webhooks, interests, invites, rounds } = parts
   const collections: { [name: string]: Collection<object> } = {
     tags: {
       key: KEYS.tags,
@@ -166,6 +171,17 @@ export function replicaOf(parts: {
       key: KEYS.invites,
       put: (key, invite: InviteRecord | null) => invites.put(key, invite),
     } satisfies Collection<InviteRecord>,
+    registration_rounds: {
+      key: KEYS.registration_rounds,
+      put: (key, round: RoundRecord | null) => rounds.putRound(Number(key), round),
+    } satisfies Collection<RoundRecord>,
+    registration_confirmations: {
+      key: KEYS.registration_confirmations,
+      put(key, confirmation: ConfirmationRecord | null) {
+        const [round, club] = split(key)
+        rounds.putConfirmation(Number(round), club, confirmation)
+      },
+    } satisfies Collection<ConfirmationRecord>,
   }
   return collections
 }

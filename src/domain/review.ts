@@ -139,11 +139,14 @@ function standingOf(review: ReturnType<ClubService['reviewState']>, club: ClubRe
 
 const DECIDED: ReadonlySet<string> = new Set(DECISION_EVENTS)
 const SUBMISSIONS: ReadonlySet<string> = new Set(['submitted', 'resubmitted'])
+const ACTIVITY: ReadonlySet<string> = new Set(['lapsed', 'reactivated'])
 
 /** The first submission since the last decision (history is newest first); a new club waits from its creation. */
 function waitingSince(history: readonly HistoryEntry[], club: ClubRecord): string {
   let since: string | null = null
   for (const entry of history) {
+    // A lapse and a reactivation (CONTRACT §23) say nothing of review.
+    if (ACTIVITY.has(entry.event)) continue
     if (SUBMISSIONS.has(entry.event) || entry.event === 'created') since = entry.at
     if (!SUBMISSIONS.has(entry.event)) break
   }

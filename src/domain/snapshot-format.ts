@@ -87,25 +87,30 @@ export function versionOf(club: Omit<ClubRecord, 'approved_version'>): ApprovedV
   return { name, subtitle, description, image_url, approved_by, approved_on, approved_comment }
 }
 
-/** A club from a file of before meetings (CONTRACT §21) meets never; the others are taken as they are. */
-const withMeetings = <C extends { meetings?: ClubRecord['meetings'] }>(club: C): C & Pick<ClubRecord, 'meetings'> =>
-  club.meetings ? (club as C & Pick<ClubRecord, 'meetings'>) : { ...club, meetings: [] }
+/** The fields a club of an older file of this format may lack: meetings (CONTRACT §21), re-registration (§23). */
+type Later = Pick<ClubRecord, 'meetings' | 'last_confirmed_on'>
+
+/** A club from a file of before meetings meets never, and one from before re-registration was never confirmed; the others are taken as they are. */
+const withLaterFields = <C extends Partial<Later>>(club: C): C & Later =>
+  club.meetings && club.last_confirmed_on !== undefined
+    ? (club as C & Later)
+    : { ...club, meetings: club.meetings ?? [], last_confirmed_on: club.last_confirmed_on ?? null }
 
 /**
  * The snapshot in the current format. Version 1 kept no approved versions (an approved club's
  * current record is its approved version; a pending club's last approval was not kept) and no
  * history, which starts with the first change after the upgrade, and no join requests. Clubs
- * of a file from before meetings have none.
+ * of a file from before meetings have none; of one from before re-registration, no confirmation.
  */
 export function upgradeSnapshot(data: StoredSnapshot): Snapshot {
   if (data.version === SNAPSHOT_VERSION)
-    return data.clubs.every((club) => club.meetings)
+    return data.clubs.every((club) => club.meetings && club.last_confirmed_on !== undefined)
       ? (data as Snapshot)
-      : { ...data, clubs: data.clubs.map(withMeetings) }
+      : { ...data, clubs: data.clubs.map(withLaterFields) }
   return {
     version: SNAPSHOT_VERSION,
     tags: data.tags,
-    clubs: data.clubs.map((club) => withMeetings({ ...club, approved_version: null })),
+    clubs: data.clubs.map((club) => withLaterFields({ ...club, approved_version: null })),
     users: data.users ?? [],
     memberships: data.memberships ?? [],
     favorites: data.favorites ?? [],

@@ -226,6 +226,7 @@ export const READ_ONLY_FIELDS = [
   'updated_at',
   'approved_version',
   'last_decision',
+  'last_confirmed_on',
 ] as const
 
 /** The read-only fields as a write body may carry them back: any value, ignored. */
@@ -296,6 +297,8 @@ export const ClubRecord = t.Object({
    * was rejected): what the public sees meanwhile. null otherwise, and for a club never approved.
    */
   approved_version: t.Union([ApprovedVersion, t.Null()]),
+  /** The campus day its owners or officers last confirmed it in a re-registration round (CONTRACT §23), or null. */
+  last_confirmed_on: t.Union([t.String({ format: 'date' }), t.Null()]),
 })
 export type ClubRecord = typeof ClubRecord.static
 
@@ -346,6 +349,7 @@ export const DETAIL_FIELDS = [
   'updated_at',
   'approved_version',
   'meetings',
+  'last_confirmed_on',
 ] as const
 
 const Nullable = <S extends ReturnType<typeof t.String>>(s: S) => t.Union([s, t.Null()])
@@ -413,6 +417,13 @@ export const ClubDetail = t.Object({
     },
   ),
   meetings: t.Array(Meeting, { description: 'When the club meets, every week, in the campus time zone.' }),
+  last_confirmed_on: Nullable(
+    t.String({
+      format: 'date',
+      description:
+        'The day (YYYY-MM-DD, in the campus time zone) its owners or officers last confirmed it in a re-registration round; null when they never did.',
+    }),
+  ),
   last_decision: t.Optional(
     t.Union([LastDecision, t.Null()], {
       description:

@@ -1,7 +1,15 @@
 import { t } from 'elysia'
 import { DECISION_EVENTS, REVIEWED_FIELDS } from './club'
 
-export const HISTORY_EVENTS = ['created', 'submitted', 'resubmitted', ...DECISION_EVENTS, 'archived'] as const
+export const HISTORY_EVENTS = [
+  'created',
+  'submitted',
+  'resubmitted',
+  ...DECISION_EVENTS,
+  'archived',
+  'lapsed',
+  'reactivated',
+] as const
 export type HistoryEventKind = (typeof HISTORY_EVENTS)[number]
 
 /** One entry of a club's approval history (CONTRACT §11), as answered. */

@@ -5,6 +5,7 @@ import { HistoryRecord } from './history'
 import { InterestRecord } from './interest'
 import { InviteRecord } from './invite'
 import { JoinRequestRecord } from './join-request'
+import { ConfirmationRecord, RoundRecord } from './registration-round'
 import { SessionRecord } from './session'
 import { ClubLink, Membership, UserRecord } from './user'
 import { DeliveryRecord, WebhookEventRecord, WebhookRecord } from './webhook'
@@ -34,15 +35,25 @@ export const Snapshot = t.Object({
   interests: t.Optional(t.Array(InterestRecord)),
   /** Clubs' invite links (CONTRACT §23), their tokens' SHA-256 only; a file from before them has none. */
   invites: t.Optional(t.Array(InviteRecord)),
+  /** Re-registration rounds (CONTRACT §23), oldest first, and the clubs confirmed in each; a file from before them has none. */
+  registration_rounds: t.Optional(t.Array(RoundRecord)),
+  registration_confirmations: t.Optional(t.Array(ConfirmationRecord)),
   /** The highest change number handed out (CONTRACT §18), so that none is used twice; a file from before the log has none. */
   changes_seq: t.Optional(Type.Integer({ minimum: 0 })),
 })
 export type Snapshot = typeof Snapshot.static
 
-/** A club as a data file holds it: a file from before meetings (CONTRACT §21) has none, read as []. */
-const StoredClub = t.Object({ ...ClubRecord.properties, meetings: t.Optional(ClubRecord.properties.meetings) })
+/**
+ * A club as a data file holds it: a file from before meetings (CONTRACT §21) has none, read as [];
+ * one from before re-registration (§23) no `last_confirmed_on`, read as null.
+ */
+const StoredClub = t.Object({
+  ...ClubRecord.properties,
+  meetings: t.Optional(ClubRecord.properties.meetings),
+  last_confirmed_on: t.Optional(ClubRecord.properties.last_confirmed_on),
+})
 
-/** The current format as a file of it may hold it: clubs from before meetings among them. */
+/** The current format as a file of it may hold it: clubs from before meetings or re-registration among them. */
 export const StoredCurrent = t.Object({ ...Snapshot.properties, clubs: t.Array(StoredClub) })
 export type StoredCurrent = typeof StoredCurrent.static
 

@@ -6,6 +6,7 @@ import { REVIEWED_FIELDS, WEEKDAYS, type LastDecision } from '../model/club'
 import { CsrfField, type Viewer } from './layout'
 import { EDIT_SECTIONS, type EditField, type EditValues, type MeetingRow } from './club-form'
 import { DecisionNote } from './decision-note'
+import { ReRegisterNotice, type RoundNote } from './re-registration'
 
 /** What the edit page says above the form: the save went through, it awaits review, or a rejected club was sent again. */
 export type EditNotice = 'saved' | 'review' | 'resubmitted' | 'stale' | null
@@ -32,6 +33,8 @@ export interface EditState {
   readonly lastDecision: LastDecision | null
   /** The club is rejected, and this person may send it for review again. */
   readonly resubmittable: boolean
+  /** The re-registration round open now, with the club's confirmation in it; null when none is open (CONTRACT §23). */
+  readonly round: RoundNote | null
   /** Names the values the form shows: a save of a form shown before the club changed is refused (409). */
   readonly seen?: string
 }
@@ -344,6 +347,7 @@ export function ClubEditPage({ state, viewer }: { state: EditState; viewer: View
       <ErrorSummary errors={state.errors} />
       <Notice state={state} />
       <DecisionNote code={state.code} decision={state.lastDecision} rejected={state.resubmittable} viewer={viewer} />
+      {state.round && <ReRegisterNotice round={state.round} code={state.code} name={state.name} />}
       <p class="edit-links">
         <a href={`/clubs/${state.code}`}>The club’s page</a> ·{' '}
         <a href={`/clubs/${state.code}/requests`}>Join requests and members</a> · <a href="/my-clubs">My clubs</a>

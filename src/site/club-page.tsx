@@ -5,6 +5,7 @@ import { HIDDEN_EMAIL } from '../domain/represent'
 import { Logo } from './club-card'
 import { ClubFacts, MeetingList } from './club-facts'
 import { CLUB_LINKS, type ClubDetailView } from './club-view'
+import { LastConfirmed } from './re-registration'
 
 /** A long text as paragraphs, one per blank-line-separated block, its line breaks kept. */
 function Paragraphs({ text }: { text: string }) {
@@ -65,6 +66,7 @@ export function ClubPage({
         {count(club.membership_count, 'member', 'members')} · {count(club.favorite_count, 'favorite', 'favorites')}
         {club.accepting_members && <span class="badge">Accepting members</span>}
       </p>
+      <LastConfirmed day={club.last_confirmed_on} />
       {actions}
       {club.description && (
         <section aria-labelledby="about">

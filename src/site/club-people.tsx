@@ -6,6 +6,7 @@ import { InterestedSection } from './interest-form'
 import { InvitesSection, type InvitesState } from './invite-links'
 import { CsrfField, type Viewer } from './layout'
 import { MembersSection, type MemberForm } from './member-forms'
+import { ConfirmSection, type RoundNote } from './re-registration'
 import { Table } from './table'
 
 export interface PeopleState {
@@ -24,6 +25,8 @@ export interface PeopleState {
   readonly form: MemberForm | null
   /** Its invite links (CONTRACT §23). */
   readonly invites: InvitesState
+  /** The re-registration round open now, with the club's confirmation in it; null when none is open. */
+  readonly round: RoundNote | null
 }
 
 /** A date-time as a person reads it, in the campus's words (e.g. "22 Nov 2026"). */
@@ -90,6 +93,7 @@ export function ClubPeoplePage({ state, viewer }: { state: PeopleState; viewer: 
         manages={state.manages}
         form={state.form}
       />
+      {state.round && <ConfirmSection code={state.code} name={state.name} round={state.round} viewer={viewer} />}
       <InvitesSection state={state.invites} viewer={viewer} />
       <section aria-labelledby="subscribers">
         <h2 id="subscribers">Subscribers</h2>

@@ -40,6 +40,8 @@ export interface ClubDetailView extends ClubView {
   readonly founded: string | null
   readonly available_virtually: boolean
   readonly appointment_needed: boolean
+  /** The campus day its owners or officers last confirmed it (CONTRACT §23), YYYY-MM-DD, or null. */
+  readonly last_confirmed_on: string | null
 }
 
 /** A club's links, in the order pages show them, with their names. */

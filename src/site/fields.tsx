@@ -16,8 +16,8 @@ interface FieldProps {
   readonly help?: string
 }
 
-/** What a control carries so its help and its error are read with it. */
-function described({ id, errors, help }: FieldProps) {
+/** What a control carries so its help and its error are read with it (spread on a control of its own, such as a date). */
+export function described({ id, errors, help }: FieldProps) {
   const ids = [errors && errorId(id), help && helpId(id)].filter(Boolean)
   return {
     id,
@@ -26,7 +26,8 @@ function described({ id, errors, help }: FieldProps) {
   }
 }
 
-function After({ id, errors, help }: FieldProps) {
+/** A control's help and errors, after it. */
+export function After({ id, errors, help }: FieldProps) {
   return (
     <>
       {help && (

@@ -10,6 +10,7 @@ import type { JoinRequestService } from '../domain/join-requests'
 import type { SavedClubs } from '../domain/saved-clubs'
 import type { LogoService } from '../domain/logos'
 import type { MemberService } from '../domain/members'
+import type { RegistrationRounds } from '../domain/registration-rounds'
 import type { ReviewDesk } from '../domain/review'
 import type { SessionService } from '../domain/sessions'
 import type { TagService } from '../domain/tags'
@@ -39,6 +40,8 @@ export interface SiteDeps {
   /** Clubs' invite links (CONTRACT §23). */
   readonly invites: InviteService
   readonly review: ReviewDesk
+  /** Re-registration rounds (CONTRACT §23): the office's page, the notices and Confirm of owners and officers. */
+  readonly rounds: RegistrationRounds
   /** Each person's secret calendar address (CONTRACT §21). */
   readonly calendars: CalendarService
   readonly sessions: SessionService

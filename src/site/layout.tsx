@@ -84,6 +84,11 @@ export function Layout({ frame, children, html }: { frame: PageFrame; children?:
                   Users
                 </NavLink>
               )}
+              {viewer?.isAdmin && (
+                <NavLink href="/admin/rounds" path={path}>
+                  Re-registration
+                </NavLink>
+              )}
               <li>
                 {viewer ? (
                   <form method="post" action="/sign-out" class="inline">

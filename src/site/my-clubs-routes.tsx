@@ -8,6 +8,7 @@ import { callerOf, seeOther, signInFirst, type Shown, type SiteKit } from './kit
 import type { Viewer } from './layout'
 import { MY_CLUBS_DONE, MyClubsPage, type MyClubsState, type Problem } from './my-clubs'
 import { clubStanding } from './run-clubs'
+import { roundNote } from './re-registration'
 
 const HIDE = { detail: { hide: true } }
 const MY_CLUBS = '/my-clubs'
@@ -18,7 +19,7 @@ const MY_CLUBS = '/my-clubs'
  * only one's own request is withdrawn) are the API's; a refusal is shown beside the button.
  */
 export function myClubsRoutes(kit: SiteKit) {
-  const { clubs, members, requests, favorites, subscriptions, calendars } = kit.deps
+  const { clubs, members, requests, favorites, subscriptions, calendars, rounds } = kit.deps
 
   /** The office's latest decision on a club the caller runs, when it went against the club. */
   function refusalOf(code: string): LastDecision | null {
@@ -41,6 +42,8 @@ export function myClubsRoutes(kit: SiteKit) {
         active: record.active,
         pendingRequests: requests.list(caller, record.code).length,
         refusal: refusalOf(record.code),
+        // Only an active club is asked to re-register: an inactive one does not lapse.
+        round: record.active ? roundNote(rounds.openRound(), rounds.confirmationOf(record.code)) : null,
       })),
       memberships: members.mine(caller).map(({ club, role, title, lastOwner }) => ({
         code: club.code,
@@ -70,7 +73,7 @@ export function myClubsRoutes(kit: SiteKit) {
   })
 
   /** Everything the page is made from: clubs and people's links, join requests, calendar addresses. */
-  const version = () => `${clubs.dataVersion}.${requests.version}.${calendars.version}`
+  const version = () => `${clubs.dataVersion}.${requests.version}.${calendars.version}.${rounds.version}`
 
   const page = kit.page(
     ({ url, viewer }) => {

@@ -1,4 +1,5 @@
 /** @jsxImportSource preact */
+import { roundNote } from './re-registration'
 import { Elysia } from 'elysia'
 import { subscriberTable, type Cell } from '../domain/cells'
 import type { Caller } from '../domain/caller'
@@ -22,7 +23,7 @@ const HIDE = { detail: { hide: true } }
  * services as the API's, with the same rules.
  */
 export function officerPages(kit: SiteKit) {
-  const { clubs, tags, members, logos } = kit.deps
+  const { clubs, tags, members, logos, rounds } = kit.deps
 
   const standingOf = (record: ClubRecord) => clubStanding(clubs, record)
 
@@ -51,6 +52,7 @@ export function officerPages(kit: SiteKit) {
       logos: logos !== null,
       lastDecision: clubs.lastDecision(club.code),
       resubmittable: rejected && clubs.runs(caller, club.code),
+      round: club.active ? roundNote(rounds.openRound(), rounds.confirmationOf(club.code)) : null,
       seen: formMark(club),
     }
     return {

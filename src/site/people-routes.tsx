@@ -10,6 +10,7 @@ import { callerOf, seeOther, signInFirst, type FormPost, type Shown, type SiteKi
 import type { Viewer } from './layout'
 import type { MemberForm } from './member-forms'
 import { timeIn } from './invite-links'
+import { roundNote } from './re-registration'
 
 const HIDE = { detail: { hide: true } }
 
@@ -22,6 +23,7 @@ const NOTICES: Record<string, (username: string) => string> = {
   removed: (who) => `${who} is no longer a member.`,
   forgotten: () => 'The entry was deleted: that student is no longer on the list.',
   'invite-ended': () => 'The invite link is ended: it no longer works.',
+  reregistered: (who) => `Confirmed by ${who} for this re-registration round: the club’s page says so.`,
 }
 
 function noticeOf(url: URL): string | null {
@@ -49,7 +51,7 @@ function memberBody(form: URLSearchParams) {
  * their rules; to someone who does not run the club the page is a 404.
  */
 export function peopleRoutes(kit: SiteKit) {
-  const { clubs, members, requests, interests, invites } = kit.deps
+  const { clubs, members, requests, interests, invites, rounds } = kit.deps
   const when = timeIn(kit.deps.timeZone)
 
   /** The club, when the viewer runs it; a 404 otherwise, as for a club they cannot see. */
@@ -76,6 +78,7 @@ export function peopleRoutes(kit: SiteKit) {
       manages: members.manages(caller, club.code),
       form,
       invites: { code: club.code, invites: invites.list(caller, club.code), when },
+      round: club.active ? roundNote(rounds.openRound(), rounds.confirmationOf(club.code)) : null,
     }
     return {
       title: `Join requests and members · ${club.name}`,

@@ -7,6 +7,7 @@ import { ClubActions, SignInToJoin } from './club-actions'
 import { ClubPage } from './club-page'
 import { InterestSection, interestPost, interestStateOf, type InterestState } from './interest-form'
 import { OfficePanel } from './office-panel'
+import { LapsedPanel } from './rounds-page'
 import { clubDetailView, clubView } from './club-view'
 import { DirectoryPage, SORTS, sortOf, type DirectoryState } from './directory'
 import { ANONYMOUS } from '../domain/caller'
@@ -72,7 +73,13 @@ export function publicPages(kit: SiteKit) {
     ) : (
       <SignInToJoin code={view.code} />
     )
-    const office = viewer?.isAdmin && <OfficePanel review={review.case(caller, view.code)} viewer={viewer} />
+    const officeCase = viewer?.isAdmin ? review.case(caller, view.code) : null
+    const office = viewer && officeCase && (
+      <>
+        <OfficePanel review={officeCase} viewer={viewer} />
+        {clubs.isLapsed(officeCase.club) && <LapsedPanel code={view.code} name={view.name} viewer={viewer} />}
+      </>
+    )
     return {
       title: view.name,
       content: (

@@ -2,6 +2,7 @@
 import type { ClubService } from '../domain/clubs'
 import type { ClubRecord, LastDecision } from '../model/club'
 import type { Role } from '../model/user'
+import { ReRegisterNotice, type RoundNote } from './re-registration'
 import { When } from './when'
 
 /** Where a club stands with the activities office, as its officers read it. */
@@ -33,6 +34,8 @@ export interface RunClub {
   readonly pendingRequests: number
   /** The latest decision, when it was a rejection or a revocation; null otherwise. */
   readonly refusal: LastDecision | null
+  /** The re-registration round open now and the club's confirmation in it; null when none is open (CONTRACT §23). */
+  readonly round: RoundNote | null
 }
 
 const requestsText = (n: number) =>
@@ -75,6 +78,7 @@ export function RunList({ clubs }: { clubs: readonly RunClub[] }) {
                 {club.refusal.comment ? `: “${club.refusal.comment}”` : ', with no comment.'}
               </p>
             )}
+            {club.round && <ReRegisterNotice round={club.round} code={club.code} name={club.name} />}
             <p class="actions">
               <a class="button" href={`/clubs/${club.code}/edit`}>
                 Edit <span class="visually-hidden">{club.name}</span>

@@ -14,6 +14,7 @@ import { registerRoutes } from './register'
 import { reviewRoutes } from './review'
 import { signInRoutes } from './sign-in'
 import { officeRoutes } from './office'
+import { roundRoutes } from './rounds'
 
 /**
  * The campus site (CONTRACT §20): pages for people, rendered on the server from the same domain
@@ -35,5 +36,6 @@ export function siteRoutes(deps: SiteDeps) {
     .use(inviteRoutes(kit))
     .use(reviewRoutes(kit))
     .use(officeRoutes(kit))
+    .use(roundRoutes(kit))
     .use(deps.campus ? campusSignInRoutes(kit, deps.campus) : new Elysia())
 }

@@ -94,6 +94,11 @@ export function docsRoutes(version: string) {
                 name: 'webhooks',
                 description: 'Signed POSTs of every change to what the public sees, retried until delivered (admins).',
               },
+              {
+                name: 'registration',
+                description:
+                  'Re-registration rounds: the activities office asks every active club to confirm it, and closes the round (admins); owners and officers confirm their club.',
+              },
               { name: 'operations', description: 'The API root, health and readiness probes, and metrics.' },
             ],
             components: {

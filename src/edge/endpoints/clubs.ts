@@ -113,7 +113,7 @@ const SPREADSHEET = (kind: string) =>
   })
 
 /** A club as answered: every field (with ?fields=, only those it names: see FIELDS). */
-const DETAIL = schemaRef('ClubDetail')
+export const DETAIL = schemaRef('ClubDetail')
 
 const CLUB_EXAMPLE = { name: 'Go Club', subtitle: 'Stones on a grid', size: 1, tags: [{ name: 'Games' }] }
 /** Every writable field, at its default unless the short example sets it. */
@@ -133,7 +133,7 @@ function clubTemplate(shown: unknown): Record<string, unknown> {
 const UNKNOWN_CLUB = Prepared.repeated(new NotFound().body)
 
 /** A club's detail answer; as the public sees it, made once per record. */
-function detailAnswer({ ex, caller, services }: Call<unknown>, record: ClubRecord): Prepared {
+export function detailAnswer({ ex, caller, services }: Call<unknown>, record: ClubRecord): Prepared {
   const { clubs, answers } = services
   const fields = parseFieldSelection(ex.query)
   if (fields || !clubs.seesAsPublic(caller, record)) return Prepared.of(clubs.detail(caller, record, fields))

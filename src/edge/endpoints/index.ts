@@ -13,6 +13,7 @@ import { changeList, changeStream } from './changes'
 import { calendarUrl, clubCalendar, directoryCalendar, userCalendar } from './calendars'
 import { clubQrCode } from './qr-codes'
 import { webhookDeliveries, webhookDetail, webhookList } from './webhooks'
+import { closeRound, clubRegistration, currentRound, currentRoundClubs, roundList } from './registration-rounds'
 
 /** Every API endpoint, each declared once. */
 export const ENDPOINTS = [
@@ -21,6 +22,7 @@ export const ENDPOINTS = [
   clubDetail,
   clubHistory,
   clubResubmit,
+  clubRegistration,
   changeList,
   changeStream,
   clubCalendar,
@@ -57,4 +59,8 @@ export const ENDPOINTS = [
   webhookList,
   webhookDetail,
   webhookDeliveries,
+  roundList,
+  currentRound,
+  currentRoundClubs,
+  closeRound,
 ]
