@@ -138,13 +138,15 @@ export function examplesOf(root: string, files: readonly string[] = EXAMPLE_FILE
   )
 }
 
-/** The anchors GitHub gives a file's headings (outside code blocks): lowercased, punctuation dropped, spaces made "-"; a repeated one gets "-1", "-2", ... */
+/** The anchors GitHub gives a file's headings (outside code blocks): lowercased, punctuation dropped, spaces made "-"; a repeated one gets "-1", "-2", ...; and the ids of its `<a id>` anchors. */
 export function headingAnchors(markdown: string): Set<string> {
   const anchors = new Set<string>()
   const seen = new Map<string, number>()
   let fence = false
   for (const line of markdown.split('\n')) {
     if (/^\s*```/.test(line)) fence = !fence
+    // An anchor of its own (`<a id="s12"></a>`, as the reference gives each numbered section).
+    if (!fence) for (const [, id] of line.matchAll(/<a id="([^"]+)"><\/a>/g)) anchors.add(id!)
     const heading = !fence && /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)
     if (!heading) continue
     const slug = heading[1]!

@@ -1,6 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { describe, expect, it } from 'bun:test'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { makeApp, readJson } from '../harness/app'
@@ -319,5 +319,100 @@ describe('the Swagger UI page', () => {
     for (const name of ['package.json', '..%2Fpackage.json', 'index.html', 'constructor']) {
       expect((await req(`/swagger/assets/${name}`)).status).toBe(404)
     }
+  })
+})
+
+// The rules live in the repository (issue 40): docs/reference.md, in numbered sections the code cites
+// as `docs/reference.md §N`. Nothing a reader follows may point at files a clone does not have.
+
+const read = (file: string) => readFileSync(join(ROOT, file), 'utf8')
+const REFERENCE = read('docs/reference.md')
+
+/** The reference's numbered sections ("12", "3.2"), from headings `## §12 …` and `### §3.2 …`. */
+const SECTIONS = [...REFERENCE.matchAll(/^#{2,3} §(\d+(?:\.\d+)?) \S/gm)].map((match) => match[1]!)
+
+/** The files the repository tracks, text only: `git ls-files`, less images, workbooks and fonts. */
+function trackedTextFiles(): string[] {
+  const git = Bun.spawnSync(['git', 'ls-files', '-z'], { cwd: ROOT })
+  expect(git.exitCode).toBe(0)
+  return git.stdout
+    .toString()
+    .split('\0')
+    .filter((file) => file && !/\.(png|jpe?g|webp|gif|ico|xlsx|woff2?|pdf)$/i.test(file))
+    .filter((file) => !read(file).includes('\0'))
+}
+
+/**
+ * Every section a file cites: `docs/reference.md §12` (also broken over a comment's lines), with the
+ * sections listed after it (`§4, §11`, `§6 and §16`), and links `reference.md#s12`.
+ */
+function citedSections(text: string): string[] {
+  const cited: string[] = []
+  const citation = /docs\/reference\.md\s*(?:\*\s*)?§(\d+(?:\.\d+)?)((?:(?:,|,? and| or|\/)\s*§\d+(?:\.\d+)?)*)/g
+  for (const [, first, rest] of text.matchAll(citation))
+    cited.push(first!, ...[...rest!.matchAll(/§(\d+(?:\.\d+)?)/g)].map((match) => match[1]!))
+  for (const [, section] of text.matchAll(/reference\.md#s(\d+(?:\.\d+)?)/g)) cited.push(section!)
+  return cited
+}
+
+/**
+ * The files that may not point outside the repository. README.md and the guides today; once every
+ * citation of the old contract names the reference, every tracked text file (trackedTextFiles()).
+ */
+const SELF_CONTAINED = () => [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+]
+
+describe('the reference (docs/reference.md)', () => {
+  it('has the sections §1 to §25, in order, each heading after its own anchor', () => {
+    const whole = SECTIONS.filter((section) => !section.includes('.'))
+    expect(whole).toEqual(Array.from({ length: 25 }, (_, i) => String(i + 1)))
+    expect(new Set(SECTIONS).size).toBe(SECTIONS.length)
+    const lines = REFERENCE.split('\n')
+    const unanchored = lines.flatMap((line, i) => {
+      const section = /^#{2,3} §(\d+(?:\.\d+)?) /.exec(line)?.[1]
+      if (!section) return []
+      const before = lines.slice(0, i).findLast((previous) => previous.trim() !== '')
+      return before === `<a id="s${section}"></a>` ? [] : [`§${section}`]
+    })
+    expect(unanchored).toEqual([])
+  })
+
+  it('is cited only by sections it has', () => {
+    const citations = trackedTextFiles().flatMap((file) =>
+      citedSections(read(file)).map((section) => ({ file, section })),
+    )
+    expect(citations.length).toBeGreaterThan(0)
+    const known = new Set(SECTIONS)
+    expect(
+      citations.filter(({ section }) => !known.has(section)).map(({ file, section }) => `${file}: §${section}`),
+    ).toEqual([])
+  })
+
+  it('finds the citations of every form, and only those', () => {
+    const rows: [string, string[]][] = [
+      ['the rule (docs/reference.md §12)', ['12']],
+      ['docs/reference.md §4, §11 and §3.2', ['4', '11', '3.2']],
+      ['docs/reference.md §6 and §16; RFC 5545 §3.1', ['6', '16']],
+      ['(docs/reference.md\n * §22): a comment broken over lines', ['22']],
+      ['[reference §2](reference.md#s2), [the reference](docs/reference.md#s3.2).', ['2', '3.2']],
+      ['issue 24 §5, RFC 9110 §15.4.5, docs/reference.md without a section', []],
+    ]
+    for (const [text, sections] of rows) expect(citedSections(text)).toEqual(sections)
+  })
+
+  it('is all the rules there are: no file a reader follows points outside the repository', () => {
+    const outside = [['..', 'shared', ''].join('/'), ['CONTRACT', 'md'].join('.')]
+    const pointing = SELF_CONTAINED().flatMap((file) =>
+      read(file)
+        .split('\n')
+        .flatMap((line, i) =>
+          outside.some((needle) => line.includes(needle)) ? [`${file}:${i + 1}: ${line.trim()}`] : [],
+        ),
+    )
+    expect(pointing).toEqual([])
   })
 })
