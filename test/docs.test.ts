@@ -2,9 +2,10 @@ import SwaggerParser from '@apidevtools/swagger-parser'
 import { describe, expect, it } from 'bun:test'
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, posix } from 'node:path'
 import { makeApp, readJson } from '../harness/app'
 import { LIST_PARAMS } from '../harness/contract'
+import { headingAnchors } from '../harness/readme-examples'
 import { READ_ONLY_FIELDS } from '../src/model/club'
 
 const ROOT = join(import.meta.dir, '..')
@@ -379,6 +380,23 @@ describe('the reference (docs/reference.md)', () => {
       return before === `<a id="s${section}"></a>` ? [] : [`§${section}`]
     })
     expect(unanchored).toEqual([])
+  })
+
+  it('links only files and headings that exist', () => {
+    const links = [...REFERENCE.matchAll(/\]\(([^)\s]+)\)/g)]
+      .map((match) => match[1]!)
+      .filter((link) => !/^[a-z]+:/.test(link))
+    expect(links.length).toBeGreaterThan(20)
+    const broken = links.filter((link) => {
+      const [path = '', anchor] = link.split('#')
+      const file = path ? posix.join('docs', path) : 'docs/reference.md'
+      try {
+        return anchor !== undefined && file.endsWith('.md') && !headingAnchors(read(file)).has(anchor)
+      } catch {
+        return true
+      }
+    })
+    expect(broken).toEqual([])
   })
 
   it('is cited only by sections it has', () => {
