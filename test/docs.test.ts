@@ -329,7 +329,7 @@ describe('the Swagger UI page', () => {
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8')
 const REFERENCE = read('docs/reference.md')
 
-/** The reference's numbered sections ("12", "3.2"), from headings `## §12 …` and `### §3.2 …`. */
+/** The reference's numbered sections ("12", "3.2"), from its headings: `##` or `###`, the section sign, the number, a title. */
 const SECTIONS = [...REFERENCE.matchAll(/^#{2,3} §(\d+(?:\.\d+)?) \S/gm)].map((match) => match[1]!)
 
 /** The files the repository tracks, text only: `git ls-files`, less images, workbooks and fonts. */
@@ -345,7 +345,8 @@ function trackedTextFiles(): string[] {
 
 /**
  * Every section a file cites: `docs/reference.md §12` (also broken over a comment's lines), with the
- * sections listed after it (`§4, §11`, `§6 and §16`), and links `reference.md#s12`.
+ * sections listed after it (as in `docs/reference.md §4, §11` or `docs/reference.md §6 and §16`),
+ * and links `reference.md#s12`.
  */
 function citedSections(text: string): string[] {
   const cited: string[] = []
@@ -368,7 +369,7 @@ const SELF_CONTAINED = () => [
 ]
 
 describe('the reference (docs/reference.md)', () => {
-  it('has the sections §1 to §25, in order, each heading after its own anchor', () => {
+  it('has its 25 numbered sections, in order, each heading after its own anchor', () => {
     const whole = SECTIONS.filter((section) => !section.includes('.'))
     expect(whole).toEqual(Array.from({ length: 25 }, (_, i) => String(i + 1)))
     expect(new Set(SECTIONS).size).toBe(SECTIONS.length)
