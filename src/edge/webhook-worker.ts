@@ -7,7 +7,7 @@
 // thread's own rare requests, an identity provider's keys, share it), run at the lowest priority,
 // so that on a busy machine the next write is not kept waiting for a core.
 import { runInBackground } from './background-priority'
-import { attemptDelivery, type AttemptBatch } from './webhook-sender'
+import { ATTEMPT_LIMIT_MS, attemptDelivery, type AttemptBatch } from './webhook-sender'
 import { messageIdOf, type Failure, type Target } from '../domain/webhooks'
 
 declare const self: Worker
@@ -36,28 +36,39 @@ function post() {
   self.postMessage(JSON.stringify(outcomes))
 }
 
-function attempt(webhook: number, seq: number, messageId: string, body: string, allowPrivate: boolean) {
+function attempt(
+  webhook: number,
+  seq: number,
+  messageId: string,
+  body: string,
+  { allowPrivate }: AttemptBatch,
+  signal: AbortSignal,
+) {
   underWay++
-  void attemptDelivery({ webhook, seq, messageId, ...targets.get(webhook)!, body }, allowPrivate).then((outcome) => {
-    if (!lowered) runInBackground('HTTP Client')
-    lowered = true
-    underWay--
-    if (outcome.delivered) {
-      const key = `${seq} ${outcome.statusCode}`
-      const ids = delivered.get(key)
-      if (ids) ids.push(webhook)
-      else delivered.set(key, [seq, outcome.statusCode, webhook])
-    } else failed.push([seq, webhook, outcome.statusCode, outcome.error])
-    if (underWay === 0) post()
-    else held ??= setTimeout(post, OUTCOMES_HELD_MS)
-  })
+  void attemptDelivery({ webhook, seq, messageId, ...targets.get(webhook)!, body }, allowPrivate, signal).then(
+    (outcome) => {
+      if (!lowered) runInBackground('HTTP Client')
+      lowered = true
+      underWay--
+      if (outcome.delivered) {
+        const key = `${seq} ${outcome.statusCode}`
+        const ids = delivered.get(key)
+        if (ids) ids.push(webhook)
+        else delivered.set(key, [seq, outcome.statusCode, webhook])
+      } else failed.push([seq, webhook, outcome.statusCode, outcome.error])
+      if (underWay === 0) post()
+      else held ??= setTimeout(post, OUTCOMES_HELD_MS)
+    },
+  )
 }
 
 self.onmessage = ({ data }: MessageEvent<string>) => {
   const batch = JSON.parse(data) as AttemptBatch
   for (const [webhook, target] of Object.entries(batch.targets)) targets.set(Number(webhook), target)
+  // The batch's attempts start now, together: one timer ends those not answered in time.
+  const signal = AbortSignal.timeout(ATTEMPT_LIMIT_MS)
   for (const { seq, body, nonce, fresh, again } of batch.events) {
-    for (const webhook of fresh) attempt(webhook, seq, messageIdOf(nonce, webhook), body, batch.allowPrivate)
-    for (const [webhook, messageId] of again) attempt(webhook, seq, messageId, body, batch.allowPrivate)
+    for (const webhook of fresh) attempt(webhook, seq, messageIdOf(nonce, webhook), body, batch, signal)
+    for (const [webhook, messageId] of again) attempt(webhook, seq, messageId, body, batch, signal)
   }
 }
