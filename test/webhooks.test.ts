@@ -729,16 +729,17 @@ describe('deliveries on disk', () => {
       ['msg_earlier_1_3', 3],
       ['msg_earlier_2_2', 2],
     ])
-    expect(
-      (await app.deliveries(1)).map(({ seq, status, attempts }: { seq: number; status: string; attempts: number }) => [
-        seq,
-        status,
-        attempts,
-      ]),
-    ).toEqual([
+    const delivered = async (id: number) =>
+      ((await app.deliveries(id)) as { seq: number; status: string; attempts: number }[]).map(
+        ({ seq, status, attempts }) => [seq, status, attempts],
+      )
+    await until(async () => (await delivered(2))[0]?.[1] === 'delivered', 'the outcomes noted')
+    await until(async () => (await delivered(1)).every(([, status]) => status === 'delivered'), 'the outcomes noted')
+    expect(await delivered(1)).toEqual([
       [3, 'delivered', 2],
       [2, 'delivered', 1],
     ])
+    expect(await delivered(2)).toEqual([[2, 'delivered', 1]])
     // Saved within a second: nothing waits on disk any more, records or events.
     await until(() => {
       const saved = JSON.parse(readFileSync(file, 'utf8'))
