@@ -12,6 +12,7 @@ import { registerRoutes } from './register'
 import { reviewRoutes } from './review'
 import { signInRoutes } from './sign-in'
 import { officeRoutes } from './office'
+import { webFormatRoutes } from './web-formats'
 
 /**
  * The campus site (CONTRACT §20): pages for people, rendered on the server from the same domain
@@ -31,5 +32,6 @@ export function siteRoutes(deps: SiteDeps) {
     .use(peopleRoutes(kit))
     .use(reviewRoutes(kit))
     .use(officeRoutes(kit))
+    .use(webFormatRoutes(kit))
     .use(deps.campus ? campusSignInRoutes(kit, deps.campus) : new Elysia())
 }
