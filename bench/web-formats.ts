@@ -6,7 +6,7 @@
 // - `GET /api/clubs/`: the list, every club (kept per data version as the feed and sitemap are);
 // - `GET /api/clubs/?page=1&page_size=20`: one list page, for comparison (no goal).
 // Goal: the feed and the sitemap each ≥ 0.8× the list.
-//   bun bench/web-formats.ts               (or as part of npm run bench; about a minute)
+//   npx bun bench/web-formats.ts              (or as part of npm run bench; about a minute)
 //   WEB_FORMATS_CLUBS=10000 BENCH_SECONDS=5
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
