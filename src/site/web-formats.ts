@@ -157,6 +157,19 @@ ${entries.map(entryXml).join('')}</feed>
 `
 }
 
+/** The start of an event as the change log writes it, up to its club's code (a JSON string). */
+const EVENT_CODE = /^\{"seq":\d{1,16},"type":"[a-z.]+","code":("(?:[^"\\]|\\.)*"),/
+
+/**
+ * The club an event is about, read from the start of its text: a feed narrowed to a tag passes over
+ * thousands of other clubs' events, each a whole detail representation not worth parsing. Any
+ * other text is parsed whole.
+ */
+function codeOf(change: LoggedChange): string {
+  const match = EVENT_CODE.exec(change.text)
+  return match ? (JSON.parse(match[1]!) as string) : (JSON.parse(change.text) as ChangeEvent).code
+}
+
 /** sitemap.xml, robots.txt, the Atom feed and opensearch.xml, for the site at the request's origin. */
 export function webFormatRoutes(kit: SiteKit) {
   const { clubs, changes, title: site } = kit.deps
@@ -173,11 +186,12 @@ export function webFormatRoutes(kit: SiteKit) {
   function feedEntries(tags: string | null): FeedEntry[] {
     const shown = new Set(publicClubs(tags).map((record) => record.code))
     const entries: FeedEntry[] = []
-    for (const change of changes.newestFirst() as Iterable<LoggedChange>) {
+    if (shown.size === 0) return entries
+    for (const change of changes.newestFirst()) {
       if (entries.length >= FEED_ENTRIES) break
-      if (change.type === 'club.removed') continue
+      if (change.type === 'club.removed' || !shown.has(codeOf(change))) continue
       const event = JSON.parse(change.text) as ChangeEvent
-      if (!shown.has(event.code) || event.club === null) continue
+      if (event.club === null) continue
       entries.push({ seq: event.seq, type: change.type, at: event.at, club: event.club as unknown as ShownClub })
     }
     return entries
