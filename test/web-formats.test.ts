@@ -80,8 +80,8 @@ describe("a club page's JSON-LD", () => {
     expect(ld.description).toBe(detail.description)
     expect(ld.url).toBe(`http://localhost/clubs/${CHESS}`)
     expect(ld.email).toBe(detail.email)
-    expect(ld.logo).toBe(detail.image_url ?? undefined)
-    if (detail.image_url) expect(ld.logo).toBe(logo)
+    expect(detail.image_url).toBe(logo)
+    expect(ld.logo).toBe(logo)
     expect(ld.keywords).toBe(detail.tags.map((tag: Json) => tag.name).join(', '))
     expect(ld.event.map((event: Json) => event['@type'])).toEqual(['Event', 'Event'])
     const [tuesday, sunday] = ld.event
@@ -105,6 +105,7 @@ describe("a club page's JSON-LD", () => {
     expect((await app.admin.patch(CHESS_URL, { email_public: false, meetings: [] })).status).toBe(200)
     const [ld] = jsonLdOf(await (await app.req(`/clubs/${CHESS}`, { headers: HTML })).text())
     expect(ld.email).toBeUndefined()
+    expect(ld.logo).toBeUndefined()
     expect(ld.event).toEqual([])
   })
 
@@ -202,6 +203,19 @@ describe('the Atom feed', () => {
     expect(changed.category.map((category: Json) => category['@term'])).toEqual(
       chessEvent.club.tags.map((tag: Json) => tag.name),
     )
+  })
+
+  it('sums up a club without a subtitle by the start of its description', async () => {
+    const app = await makeApp()
+    const description = `${'Long talks about kites. '.repeat(20)}The end.`
+    await addClub(app, 'Long Talkers', { subtitle: '', description })
+    const [entry] = (await atomOf(app)).entries
+    const summary: string = entry.summary['#text']
+    // At most 300 characters, the ellipsis included (a space before it trimmed).
+    expect([...summary].length).toBeLessThanOrEqual(300)
+    expect([...summary].length).toBeGreaterThan(290)
+    expect(summary).toEndWith('…')
+    expect(description.startsWith(summary.slice(0, -1))).toBe(true)
   })
 
   it('keeps the newest 50, and leaves out removed clubs and their earlier changes', async () => {
