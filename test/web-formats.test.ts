@@ -298,6 +298,15 @@ describe('the OpenSearch description, and the links on every page', () => {
   })
 })
 
+describe('without the site', () => {
+  it('serves none of them (CLUBS_SITE=false): they describe the site', async () => {
+    const app = await makeApp({ config: { site: null } as TestConfig })
+    for (const path of ['/sitemap.xml', '/robots.txt', '/feeds/clubs.atom', '/opensearch.xml'])
+      expect([path, (await app.req(path)).status]).toEqual([path, 404])
+    expect((await app.req('/api/clubs/')).status).toBe(200)
+  })
+})
+
 describe('behind a reverse proxy', () => {
   const servers: Server<undefined>[] = []
   afterAll(() => {
