@@ -204,12 +204,11 @@ export function webFormatRoutes(kit: SiteKit) {
 
   /** `make`'s text for this origin, made once per data version under `key`, answered with its ETag. */
   const serve =
-    (type: string, make: (origin: string, url: URL) => string, keyOf: (url: URL) => string = () => '') =>
+    (type: string, make: (origin: string, href: string) => string, keyOf: (href: string) => string = () => '') =>
     ({ request }: { request: Request }) => {
       const href = urlOf(request)
       const origin = originOf(href)
-      const url = new URL(href)
-      const body = made.get(`${type} ${origin} ${keyOf(url)}`, () => Prepared.file(make(origin, url), type))
+      const body = made.get(`${type} ${origin} ${keyOf(href)}`, () => Prepared.file(make(origin, href), type))
       const headers = {
         'Content-Type': type,
         'Cache-Control': 'no-cache',
@@ -220,7 +219,8 @@ export function webFormatRoutes(kit: SiteKit) {
       return preparedAnswer(request, body, 200, headers, true)
     }
 
-  const tagsOf = (url: URL) => url.searchParams.get('tags')?.trim() || null
+  /** `tags=` of a request's URL, or null; a URL is parsed only when it has a query. */
+  const tagsOf = (href: string) => (href.includes('?') ? new URL(href).searchParams.get('tags')?.trim() || null : null)
   const hidden = { detail: { hide: true } }
 
   return new Elysia({ name: 'site-web-formats' })
@@ -242,11 +242,11 @@ export function webFormatRoutes(kit: SiteKit) {
       FEED_PATH,
       serve(
         ATOM_TYPE,
-        (origin, url) => {
-          const tags = tagsOf(url)
+        (origin, href) => {
+          const tags = tagsOf(href)
           return atomXml({ origin, site, tags, entries: feedEntries(tags), lastChange: lastChange() })
         },
-        (url) => tagsOf(url) ?? '',
+        (href) => tagsOf(href) ?? '',
       ),
       hidden,
     )
