@@ -23,6 +23,13 @@ import {
   qrRatioMet,
   type PostersResult,
 } from './posters'
+import {
+  feedRatioMet,
+  sitemapRatioMet,
+  WEB_FORMATS_GOAL_RATIO,
+  webFormatsSection,
+  type WebFormatsResult,
+} from './web-formats'
 import { GOAL_IDLE_KB, GOAL_LAG_P99_MS, type ChangeStreamsResult } from './change-streams'
 import { GOAL_UNREAD_MB, type UnreadStreamsResult } from './unread-streams'
 import { GOAL_SLOWDOWN, webhookFanoutLine, type WebhookFanoutResult } from './webhook-fanout'
@@ -64,6 +71,8 @@ export interface Results {
   readonly myClubs: MyClubsResult | null
   /** The club fair's QR code beside the retrieve of one club, and the poster page's weight (issue 37); null when skipped. */
   readonly posters: PostersResult | null
+  /** The Atom feed and the sitemap beside the list, at 10,000 clubs (issue 38); null when skipped. */
+  readonly webFormats: WebFormatsResult | null
   /** The change stream: a write's lag to 1,000 open streams, and what an idle stream costs (issue 27); null when skipped. */
   readonly changeStreams: ChangeStreamsResult | null
   /** RSS while streams asking since=0 read nothing (issue 35); null when skipped. */
@@ -130,6 +139,7 @@ function targets({
   sitePage,
   myClubs,
   posters,
+  webFormats,
   changeStreams,
   unreadStreams,
   webhookFanout,
@@ -316,6 +326,17 @@ function targets({
       `${num(posters!.totalBytes)} bytes in ${posters!.loaded.length} answers` +
       (posters!.offHost.length ? `; from other hosts: ${posters!.offHost.join(', ')}` : '; none from another host'),
   )
+  for (const [label, answer, met] of [
+    ['The Atom feed (`/feeds/clubs.atom`, 50 entries, gzip)', 'feed', feedRatioMet],
+    ['The sitemap (`/sitemap.xml`, gzip)', 'sitemap', sitemapRatioMet],
+  ] as const)
+    check(
+      `${label} ≥ ${WEB_FORMATS_GOAL_RATIO}× the list (${num(webFormats?.clubs ?? 10_000)} clubs)`,
+      !!webFormats,
+      () => met(webFormats!),
+      () =>
+        `${rate(webFormats![answer].rps)} vs ${rate(webFormats!.list.rps)} req/s = ${times(webFormats![answer].rps, webFormats!.list.rps)}`,
+    )
   check(
     `A write reaches the last of ${num(changeStreams?.streams ?? 1000)} open change streams, p99 ≤ ${GOAL_LAG_P99_MS} ms from its acknowledgement`,
     !!changeStreams,
@@ -503,6 +524,7 @@ export function markdown(results: Results): string {
   if (results.myClubs) lines.push('', ...myClubsSection(results.myClubs))
   if (results.posters) lines.push('', ...postersSection(results.posters))
   if (results.roundClose) lines.push('', ...roundCloseSection(results.roundClose))
+  if (results.webFormats) lines.push('', ...webFormatsSection(results.webFormats))
   if (results.postgres) lines.push('', ...postgresSection(results.postgres))
   return lines.join('\n') + '\n'
 }

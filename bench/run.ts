@@ -16,6 +16,7 @@ import { benchExportStall, STALL_CLUBS } from './export-stall'
 import { benchSitePage, SITE_PAGE_CLUBS } from './site-page'
 import { benchMyClubsPage, MY_CLUBS_CLUBS } from './my-clubs-page'
 import { benchPosters, POSTER_CLUBS } from './posters'
+import { benchWebFormats, WEB_FORMATS_CLUBS } from './web-formats'
 import { benchChangeStreams, STREAMS_OPEN } from './change-streams'
 import { benchUnreadStreams } from './unread-streams'
 import { benchWebhookFanout, FANOUT_WRITES } from './webhook-fanout'
@@ -36,6 +37,7 @@ docs/perf-chart.svg and prints a summary. A full run takes 12 minutes or more.
   EXPORT_STALL_CLUBS=0     clubs in the export-stall row (default 20000; 0 skips it)
   SITE_PAGE_CLUBS=0        clubs in the directory page rows (default 1000; 0 skips them)
   MY_CLUBS_CLUBS=0         clubs in the My clubs row (default 10000; 0 skips it)
+  WEB_FORMATS_CLUBS=0      clubs in the Atom feed and sitemap rows (default 10000; 0 skips them)
   STREAMS_OPEN=0           change streams open for the lag row (default 1000; 0 skips the stream rows)
   UNREAD_STREAMS=60        streams that never read in the unread row, UNREAD_EVENTS=3000 events before them
   WEBHOOK_FANOUT_WRITES=0  writes in the webhook fan-out row (default 300; 0 skips it)
@@ -118,6 +120,7 @@ async function main() {
   const sitePage = SITE_PAGE_CLUBS ? await benchSitePage(tmp, say) : null
   const myClubs = MY_CLUBS_CLUBS ? await benchMyClubsPage(tmp, say) : null
   const posters = POSTER_CLUBS ? await benchPosters(tmp, say) : null
+  const webFormats = WEB_FORMATS_CLUBS ? await benchWebFormats(tmp, say) : null
   const changeStreams = STREAMS_OPEN ? await benchChangeStreams(tmp, say) : null
   const unreadStreams = STREAMS_OPEN ? await benchUnreadStreams(tmp, say) : null
   const webhookFanout = FANOUT_WRITES ? await benchWebhookFanout(tmp, say) : null
@@ -135,6 +138,7 @@ async function main() {
     sitePage,
     myClubs,
     posters,
+    webFormats,
     changeStreams,
     unreadStreams,
     webhookFanout,

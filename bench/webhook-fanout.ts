@@ -35,11 +35,13 @@ export interface WebhookFanoutResult {
   readonly delivered: Percentiles
   /** CPU time of the service's request thread per write (ms), without and with the receivers: what the fan-out takes from it. */
   readonly requestThreadMs: { readonly without: number; readonly with: number }
+  /** CPU time of the whole service per write (ms), every thread: the sending thread and its HTTP client's share with the receivers. */
+  readonly processMs: { readonly without: number; readonly with: number }
 }
 
-/** CPU time (ms) the thread `tid` of process `pid` has used: utime + stime, in clock ticks of 10 ms. */
-async function threadCpuMs(pid: number, tid = pid): Promise<number> {
-  const stat = await Bun.file(`/proc/${pid}/task/${tid}/stat`).text()
+/** CPU time (ms) the thread `tid` of process `pid` (or, with `tid` null, all its threads) has used: utime + stime, in clock ticks of 10 ms. */
+async function threadCpuMs(pid: number, tid: number | null = pid): Promise<number> {
+  const stat = await Bun.file(tid === null ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`).text()
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
@@ -128,15 +130,20 @@ export async function benchWebhookFanout(tmp: string, say: (line: string) => voi
     const delivered: number[] = []
     let cpuWithout = 0
     let cpuWith = 0
+    let allWithout = 0
+    let allWith = 0
     // Rounds alternate: each condition meets the machine as it is at the time, and each p99 comes
     // from ROUNDS × WRITES samples (one run's p99 of the same server varied 7–20 ms).
     for (let round = 0; round < ROUNDS; round++) {
       let cpu = await threadCpuMs(pid)
+      let all = await threadCpuMs(pid, null)
       without.push(...(await writes(FANOUT_WRITES)).times)
       cpuWithout += (await threadCpuMs(pid)) - cpu
+      allWithout += (await threadCpuMs(pid, null)) - all
       const hooks = await addHooks()
       await writes(30)
       cpu = await threadCpuMs(pid)
+      all = await threadCpuMs(pid, null)
       const fanned = await writes(FANOUT_WRITES)
       loaded.push(...fanned.times)
       const deadline = performance.now() + 30_000
@@ -146,6 +153,7 @@ export async function benchWebhookFanout(tmp: string, say: (line: string) => voi
         await Bun.sleep(50)
       }
       cpuWith += (await threadCpuMs(pid)) - cpu
+      allWith += (await threadCpuMs(pid, null)) - all
       for (const [subtitle, at] of fanned.answered) {
         const times = arrivals.get(subtitle)
         if (times?.length === RECEIVERS) delivered.push(Math.max(...times) - at)
@@ -160,6 +168,7 @@ export async function benchWebhookFanout(tmp: string, say: (line: string) => voi
       with: percentiles(loaded),
       delivered: percentiles(delivered),
       requestThreadMs: { without: cpuWithout / count, with: cpuWith / count },
+      processMs: { without: allWithout / count, with: allWith / count },
     }
     say(webhookFanoutLine(result))
     return result
@@ -175,7 +184,8 @@ export function webhookFanoutLine(r: WebhookFanoutResult): string {
     `Webhook fan-out (${r.writes} writes one after another in ${ROUNDS} rounds alternating none and ${r.receivers} webhooks each getting every event): ` +
     `write p50 ${ms(r.with.p50)}, p99 ${ms(r.with.p99)} (no webhook: p50 ${ms(r.without.p50)}, p99 ${ms(r.without.p99)}); ` +
     `answer to the last receiver's delivery p50 ${ms(r.delivered.p50)}, p99 ${ms(r.delivered.p99)}; ` +
-    `request thread CPU per write ${ms(r.requestThreadMs.with)} (no webhook: ${ms(r.requestThreadMs.without)})`
+    `request thread CPU per write ${ms(r.requestThreadMs.with)} (no webhook: ${ms(r.requestThreadMs.without)}), ` +
+    `the whole service's ${ms(r.processMs.with)} (no webhook: ${ms(r.processMs.without)})`
   )
 }
 

@@ -150,6 +150,7 @@ export function createApp({
             review: directory.review,
             rounds: directory.rounds,
             calendars: directory.calendars,
+            changes: directory.changes,
             sessions: directory.sessions,
             users: directory.users,
             authenticate: (token) => auth.authenticate(`Bearer ${token}`),

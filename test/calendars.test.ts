@@ -87,6 +87,25 @@ describe("a club's calendar", () => {
     expect(weeks).toContain('2026-03-10T22:00:00.000Z')
   })
 
+  it('is named and says how often to read it again (RFC 7986 NAME and REFRESH-INTERVAL, CONTRACT §24)', async () => {
+    const app = await appWith()
+    const named = async (path: string) => {
+      const { calendar } = parse((await calendarOf(app, path)).text)
+      const refresh = calendar.getFirstProperty('refresh-interval')!
+      return {
+        name: calendar.getFirstPropertyValue('name'),
+        calname: calendar.getFirstPropertyValue('x-wr-calname'),
+        refresh: String(refresh.getFirstValue()),
+        type: refresh.type,
+        seconds: (refresh.getFirstValue() as ICAL.Duration).toSeconds(),
+      }
+    }
+    const club = { name: 'Penn Chess Society: meetings', calname: 'Penn Chess Society: meetings' }
+    expect(await named(CHESS_CALENDAR)).toEqual({ ...club, refresh: 'PT12H', type: 'duration', seconds: 43_200 })
+    const directory = await named('/api/calendar.ics')
+    expect([directory.name, directory.calname, directory.seconds]).toEqual(['Club meetings', 'Club meetings', 43_200])
+  })
+
   it('follows a southern time zone too, and UTC by default', async () => {
     const sydney = await appWith({ timezone: 'Australia/Sydney' })
     const [tuesday] = parse((await calendarOf(sydney, CHESS_CALENDAR)).text).events

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'bun:test'
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, SEED_FILE, tempDir } from '../harness/app'
@@ -680,6 +680,73 @@ describe('deliveries on disk', () => {
     await until(() => got.received.length === events, 'every delivery', 20_000)
     expect(new Set(got.events().map((event) => event.seq)).size).toBe(events)
     expect((await readJson(await app.admin.get(`/api/webhooks/${hook.id}/`))).dropped_deliveries).toBe(0)
+  })
+
+  it("sends the deliveries an earlier release's data file keeps as records, a fan-out not attempted yet among them, each with its webhook-id", async () => {
+    // Before waiting lists, each delivery of an event, attempted or not, was a record of its own,
+    // and its event had neither nonce nor list.
+    const got = receiver()
+    const file = dataFile()
+    const secret = `whsec_${Buffer.alloc(32, 9).toString('base64')}`
+    const hook = (id: number) => ({
+      id,
+      url: got.url,
+      description: '',
+      events: ALL_TYPES,
+      created_at: NOW.toISOString(),
+      secret,
+    })
+    const body = (seq: number) =>
+      JSON.stringify({ seq, type: 'club.changed', code: 'penn-chess-society', at: NOW.toISOString(), club: null })
+    const record = (webhook: number, seq: number, attempts: number) => ({
+      webhook,
+      seq,
+      message_id: `msg_earlier_${webhook}_${seq}`,
+      status: 'pending',
+      attempts,
+      last_status_code: attempts ? 500 : null,
+      last_error: attempts ? 'The receiver answered 500.' : null,
+      next_attempt_at: NOW.toISOString(),
+    })
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...seed(),
+        webhooks: [hook(1), hook(2)],
+        webhook_deliveries: [record(1, 2, 0), record(2, 2, 0), record(1, 3, 1)],
+        webhook_events: [
+          { seq: 2, body: body(2) },
+          { seq: 3, body: body(3) },
+        ],
+        changes_seq: 3,
+      }),
+    )
+    const app = await world({ dataFile: file })
+    await until(() => got.received.length === 3, 'the three deliveries')
+    const sent = got.received.map((request) => [request.headers['webhook-id'], verified(secret, request).seq])
+    expect(sent.sort()).toEqual([
+      ['msg_earlier_1_2', 2],
+      ['msg_earlier_1_3', 3],
+      ['msg_earlier_2_2', 2],
+    ])
+    const delivered = async (id: number) =>
+      ((await app.deliveries(id)) as { seq: number; status: string; attempts: number }[]).map(
+        ({ seq, status, attempts }) => [seq, status, attempts],
+      )
+    await until(async () => (await delivered(2))[0]?.[1] === 'delivered', 'the outcomes noted')
+    await until(async () => (await delivered(1)).every(([, status]) => status === 'delivered'), 'the outcomes noted')
+    expect(await delivered(1)).toEqual([
+      [3, 'delivered', 2],
+      [2, 'delivered', 1],
+    ])
+    expect(await delivered(2)).toEqual([[2, 'delivered', 1]])
+    // Saved within a second: nothing waits on disk any more, records or events.
+    await until(() => {
+      const saved = JSON.parse(readFileSync(file, 'utf8'))
+      return saved.webhook_deliveries.length === 0 && saved.webhook_events.length === 0
+    }, 'the outcomes saved')
+    await sleep(300)
+    expect(got.received.length).toBe(3)
   })
 
   it('delivers an event whose write was acknowledged just before a SIGKILL, once the service is back', async () => {

@@ -1401,7 +1401,68 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "club.added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The club.added event, POSTed to a webhook that wants it
+         * @description A club entered what the public sees: approved and active, by an approval or a re-activation. POSTed to every webhook that existed when it happened and wants this type (POST /api/webhooks/ "events"), as the Standard Webhooks specification says. A 2xx within 10 s delivers it; anything else is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then marked failed. Redirects are not followed.
+         */
+        post: operations["webhookClubAdded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "club.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The club.changed event, POSTed to a webhook that wants it
+         * @description The public detail representation of a club changed (counts and tag renames included). POSTed to every webhook that existed when it happened and wants this type (POST /api/webhooks/ "events"), as the Standard Webhooks specification says. A 2xx within 10 s delivers it; anything else is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then marked failed. Redirects are not followed.
+         */
+        post: operations["webhookClubChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "club.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The club.removed event, POSTed to a webhook that wants it
+         * @description A club left what the public sees: deleted, revoked or made inactive. POSTed to every webhook that existed when it happened and wants this type (POST /api/webhooks/ "events"), as the Standard Webhooks specification says. A 2xx within 10 s delivers it; anything else is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then marked failed. Redirects are not followed.
+         */
+        post: operations["webhookClubRemoved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description An error not tied to a field. */
@@ -17263,6 +17324,169 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    webhookClubAdded: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The message id: the same on every attempt of this event to this webhook, so a receiver can drop a repeat.
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was sent, in Unix seconds.
+                 * @example 1767225600
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1, then a comma and the base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}", keyed with the bytes the webhook's secret (after whsec_) encodes (Standard Webhooks; its libraries verify it).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Strictly increasing, never reused. */
+                    seq: number;
+                    /** @constant */
+                    type: "club.added";
+                    code: string;
+                    /** Format: date-time */
+                    at: string;
+                    club: components["schemas"]["ClubDetail"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 10 s: tried again later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookClubChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The message id: the same on every attempt of this event to this webhook, so a receiver can drop a repeat.
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was sent, in Unix seconds.
+                 * @example 1767225600
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1, then a comma and the base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}", keyed with the bytes the webhook's secret (after whsec_) encodes (Standard Webhooks; its libraries verify it).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Strictly increasing, never reused. */
+                    seq: number;
+                    /** @constant */
+                    type: "club.changed";
+                    code: string;
+                    /** Format: date-time */
+                    at: string;
+                    club: components["schemas"]["ClubDetail"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 10 s: tried again later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookClubRemoved: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The message id: the same on every attempt of this event to this webhook, so a receiver can drop a repeat.
+                 * @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was sent, in Unix seconds.
+                 * @example 1767225600
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1, then a comma and the base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}", keyed with the bytes the webhook's secret (after whsec_) encodes (Standard Webhooks; its libraries verify it).
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Strictly increasing, never reused. */
+                    seq: number;
+                    /** @constant */
+                    type: "club.removed";
+                    code: string;
+                    /** Format: date-time */
+                    at: string;
+                    /** @description Null: the club is no longer public. */
+                    club: null;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 s: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 10 s: tried again later. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -21,7 +21,7 @@ export const defuse = (text: string): string => (/^'*[=+\-@\t\r]/.test(text) ? `
 export const undefuse = (cell: string): string => (/^'+[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell)
 
 /** What XML 1.0 cannot hold: C0 controls but tab, LF and CR; lone surrogates; U+FFFE and U+FFFF. */
-const NOT_XML = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu
+export const NOT_XML = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu
 
 /**
  * A cell as an XLSX file (XML) can hold it: the characters XML may not hold dropped (exceljs

@@ -147,6 +147,11 @@ export class ChangeLog {
     return out
   }
 
+  /** The published events kept, newest first (the Atom feed's, CONTRACT §24). */
+  *newestFirst(): Generator<LoggedChange> {
+    for (let i = this.#indexAfter(this.#published) - 1; i >= 0; i--) yield this.#kept[i]!
+  }
+
   /** The oldest number still kept (the next one when none is). */
   get oldestSeq(): number {
     return this.#kept[0]?.seq ?? this.#published + 1

@@ -1,7 +1,8 @@
 import { timeZoneLines } from './time-zones'
 
 // iCalendar text (RFC 5545), as much of it as weekly meetings need: content lines folded at 75
-// octets and ended by CRLF, TEXT values escaped, a VTIMEZONE for the zone the times are in.
+// octets and ended by CRLF, TEXT values escaped, a VTIMEZONE for the zone the times are in; the
+// calendar named and its refresh interval given as RFC 7986 says (CONTRACT §24).
 
 /** One weekly recurring event. Dates and times are the zone's wall-clock ones. */
 export interface WeeklyEvent {
@@ -29,6 +30,11 @@ export interface Calendar {
 export const PRODUCT_ID = '-//Club Directory//Meetings//EN'
 const MAX_OCTETS = 75
 const BYDAY = ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA'] as const
+/**
+ * How often a subscribed calendar app should read the feed again (RFC 7986 REFRESH-INTERVAL, and
+ * Outlook's X-PUBLISHED-TTL): meetings change by the term, not by the hour.
+ */
+export const REFRESH_INTERVAL = 'PT12H'
 
 /**
  * A TEXT value (RFC 5545 §3.3.11): backslash, semicolon and comma escaped, each line break as
@@ -95,7 +101,10 @@ export function calendarText({ name, timeZone, events, years }: Calendar): strin
     `PRODID:${PRODUCT_ID}`,
     'CALSCALE:GREGORIAN',
     'METHOD:PUBLISH',
+    `NAME:${escapeText(name)}`,
     `X-WR-CALNAME:${escapeText(name)}`,
+    `REFRESH-INTERVAL;VALUE=DURATION:${REFRESH_INTERVAL}`,
+    `X-PUBLISHED-TTL:${REFRESH_INTERVAL}`,
     `X-WR-TIMEZONE:${timeZone}`,
     ...timeZoneLines(timeZone, years.from, years.to),
     ...events.flatMap((event) => eventLines(event, timeZone)),

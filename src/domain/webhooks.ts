@@ -39,7 +39,7 @@ const WEBHOOK_BODY = new BodyCheck(WebhookCreate, {
   items: { events: 'Event type' },
 })
 
-/** A delivery to attempt now: where, what, and the secret that signs it. */
+/** One delivery's attempt: where, what, and the secret that signs it. */
 export interface DueDelivery {
   readonly webhook: number
   readonly seq: number
@@ -49,10 +49,57 @@ export interface DueDelivery {
   readonly body: string
 }
 
+/** Where a webhook's deliveries go, and the secret that signs them. */
+export interface Target {
+  readonly url: string
+  readonly secret: string
+}
+
+/**
+ * An event's deliveries to attempt now: its text once, however many webhooks get it, and the
+ * webhooks. Those attempted for the first time are named by id alone (their webhook-id is made
+ * from the event's nonce, `messageIdOf`); those attempted again come with their record's.
+ */
+export interface DueEvent {
+  readonly seq: number
+  readonly body: string
+  readonly nonce: string
+  readonly fresh: number[]
+  readonly again: (readonly [webhook: number, messageId: string])[]
+}
+
+/** What `take` hands out: the events to send, and every webhook's target, by id. */
+export interface Due {
+  readonly events: readonly DueEvent[]
+  readonly targets: ReadonlyMap<number, Target>
+}
+
 /** What one attempt came to: a 2xx delivers; anything else is retried, then fails. */
 export type Outcome =
   | { readonly delivered: true; readonly statusCode: number }
   | { readonly delivered: false; readonly statusCode: number | null; readonly error: string }
+
+/**
+ * What attempts came to, as few values as can say it (a fan-out's fifty outcomes are read on the
+ * request thread): `delivered` lists `[seq, status code, ...webhooks]`, the webhooks an event was
+ * delivered to with that status; `failed` each attempt that was not, and why; `lost`, that every
+ * attempt under way was lost (the sending thread failed), and why.
+ */
+export interface Outcomes {
+  readonly delivered: readonly (readonly number[])[]
+  readonly failed: readonly Failure[]
+  readonly lost?: string
+}
+export type Failure = readonly [seq: number, webhook: number, statusCode: number | null, error: string]
+
+/** What settling outcomes came to for the dispatcher: whether to look again at what is due, and the attempts whose outcome could not be noted (the clock failed), still under way. */
+export interface Settled {
+  readonly more: boolean
+  readonly faulted: readonly (readonly [webhook: number, seq: number])[]
+}
+
+/** The webhook-id of a delivery of the event with `nonce` to `webhook`: the same on every attempt. */
+export const messageIdOf = (nonce: string, webhook: number) => `msg_${nonce}_${webhook}`
 
 export interface WebhookOptions {
   readonly allowPrivate: boolean
@@ -77,21 +124,29 @@ const answered = ({ webhook: _, ...delivery }: DeliveryRecord): Delivery => deli
  * the write that made it, for every webhook that wants its type, so that a delivery is on disk
  * as soon as its event is. Attempts (made at the edge, which knows HTTP) settle each delivery:
  * delivered, tried again on the schedule, or failed.
+ *
+ * What the request thread does per event does not grow with the webhooks that get it: a delivery
+ * not attempted yet is no record of its own but its webhook's id in its event's `waiting` list
+ * (which the commit shares among the events of one type), the event is handed to the sending
+ * thread once with those ids, and what its attempts came to is noted in one pass, the event's
+ * list shortened once. A delivery becomes a record of its own only when an attempt fails and it
+ * waits to be tried again.
  */
 export class WebhookService {
   readonly #hooks = new Map<number, WebhookRecord>()
-  /** Deliveries still to make, by webhook, then by event number, in the order queued (none empty). */
-  readonly #pending = new Map<number, Map<number, DeliveryRecord>>()
-  /** The pending ones the snapshot keeps as records of their own: attempted at least once. The rest are their events' `waiting`. */
-  readonly #recorded = new Set<DeliveryRecord>()
-  /** Delivered and failed ones by webhook, oldest first: the newest KEPT_FINISHED, for admins to read. */
-  readonly #finished = new Map<number, DeliveryRecord[]>()
-  /** Each event a pending delivery waits to send: its JSON text once, and the webhooks not attempted yet. */
+  /** The webhooks wanting each event type, in order: one list every event of that type shares until the webhooks change. */
+  readonly #wanting = new Map<string, readonly number[]>()
+  /** Each event a delivery waits to send: its JSON text once, and the webhooks not attempted yet (its fresh deliveries). */
   readonly #events = new Map<number, WebhookEventRecord>()
+  /** Deliveries attempted and waiting to be tried again (or, from an older data file, kept as records), by webhook, then event number. */
+  readonly #retrying = new Map<number, Map<number, DeliveryRecord>>()
+  /** Delivered and failed ones by webhook, oldest first: the newest KEPT_FINISHED (#kept), for admins to read. */
+  readonly #finished = new Map<number, DeliveryRecord[]>()
   /** Webhooks that may have failed deliveries among their finished ones (the snapshot keeps those). */
   readonly #failing = new Set<number>()
   /** Failed deliveries given up past MAX_WAITING: listed while the service runs, counted on the webhook, not kept on disk. */
   readonly #givenUp = new WeakSet<DeliveryRecord>()
+  /** The events each webhook has attempts of under way (kept when empty: a fan-out would make fifty anew each event). */
   readonly #inFlight = new Map<number, Set<number>>()
   readonly #retryDelays: readonly number[]
   #saving: ReturnType<typeof setTimeout> | null = null
@@ -107,21 +162,11 @@ export class WebhookService {
     private readonly options: WebhookOptions,
   ) {
     for (const hook of hooks) this.#hooks.set(hook.id, hook)
-    const pending: DeliveryRecord[] = []
-    for (const event of events) {
-      this.#events.set(event.seq, event)
-      if (event.waiting?.length) {
-        const at = queuedAt(event, this.now)
-        for (const webhook of event.waiting) pending.push(fresh(webhook, event, at))
-      }
-    }
+    for (const event of events) this.#events.set(event.seq, event)
+    // A data file of an earlier release keeps a fan-out not attempted yet as records (attempts 0): they are retried as records.
     for (const delivery of [...deliveries].sort((a, b) => a.seq - b.seq))
-      if (delivery.status === 'pending') {
-        pending.push(delivery)
-        this.#recorded.add(delivery)
-      } else this.#finish(delivery)
-    for (const delivery of pending.sort((a, b) => a.seq - b.seq))
-      this.#queueOf(delivery.webhook).set(delivery.seq, delivery)
+      if (delivery.status === 'pending') this.#retriesOf(delivery.webhook).set(delivery.seq, delivery)
+      else this.#finish(delivery)
     this.#retryDelays = options.retryDelays ?? RETRY_DELAYS_MS
   }
 
@@ -151,8 +196,8 @@ export class WebhookService {
       secret: `whsec_${randomBytes(32).toString('base64')}`,
     }
     await this.commit(() => {
-      this.#hooks.set(record.id, record)
-      return () => this.#hooks.delete(record.id)
+      this.#setHook(record.id, record)
+      return () => this.#setHook(record.id, null)
     })
     return { ...shown(record), secret: record.secret }
   }
@@ -162,19 +207,16 @@ export class WebhookService {
     requireAdmin(caller)
     const hook = this.#find(id)
     await this.commit(() => {
-      const queue = this.#pending.get(hook.id)
-      const recorded = [...(queue?.values() ?? [])].filter((delivery) => this.#recorded.has(delivery))
+      const retries = this.#retrying.get(hook.id)
       const finished = this.#finished.get(hook.id)
       const waitedFor = [...this.#events.values()].filter((event) => event.waiting?.includes(hook.id))
-      this.#hooks.delete(hook.id)
-      this.#pending.delete(hook.id)
-      for (const delivery of recorded) this.#recorded.delete(delivery)
-      for (const event of waitedFor) this.#events.set(event.seq, notWaitingFor(event, hook.id))
+      this.#setHook(hook.id, null)
+      this.#retrying.delete(hook.id)
+      for (const event of waitedFor) this.#events.set(event.seq, notWaitingFor(event, new Set([hook.id])))
       this.#finished.delete(hook.id)
       return () => {
-        this.#hooks.set(hook.id, hook)
-        if (queue) this.#pending.set(hook.id, queue)
-        for (const delivery of recorded) this.#recorded.add(delivery)
+        this.#setHook(hook.id, hook)
+        if (retries) this.#retrying.set(hook.id, retries)
         for (const event of waitedFor) this.#events.set(event.seq, event)
         if (finished) {
           this.#finished.set(hook.id, finished)
@@ -188,125 +230,193 @@ export class WebhookService {
   deliveries(caller: Caller, id: string): Delivery[] {
     requireAdmin(caller)
     const hook = this.#find(id)
-    return [...(this.#pending.get(hook.id)?.values() ?? []), ...(this.#finished.get(hook.id) ?? [])]
-      .sort((a, b) => b.seq - a.seq)
-      .map(answered)
-  }
-
-  /** Queues `events` for every webhook that wants their type; called in the commit that numbered them. */
-  enqueue(events: readonly LoggedChange[]): Undo {
-    if (this.#hooks.size === 0 || events.length === 0) return () => {}
-    const at = this.now().toISOString()
-    const queued: WebhookEventRecord[] = []
-    // One call for the write's every nonce: a call per delivery cost the commit 70 µs at fifty webhooks.
-    const random = randomBytes(NONCE_BYTES * events.length)
-    events.forEach(({ seq, type, text }, i) => {
-      const waiting: number[] = []
-      for (const hook of this.#hooks.values()) if (hook.events.includes(type)) waiting.push(hook.id)
-      if (!waiting.length) return
-      const nonce = random.toString('base64url', i * NONCE_BYTES, (i + 1) * NONCE_BYTES)
-      const event: WebhookEventRecord = { seq, body: text, nonce, waiting }
-      this.#events.set(seq, event)
-      for (const webhook of waiting) this.#queueOf(webhook).set(seq, fresh(webhook, event, at))
-      queued.push(event)
-    })
-    return () => {
-      for (const { seq, waiting } of queued) {
-        for (const webhook of waiting!) this.#unqueue(webhook, seq)
-        this.#events.delete(seq)
-      }
-    }
-  }
-
-  /** The deliveries due now whose events are on disk, each marked as under way until `release`. */
-  take(): DueDelivery[] {
-    if (this.#pending.size === 0 || this.options.sendsHere?.() === false) return []
-    const now = this.now().getTime()
-    const published = this.options.published()
-    const out: DueDelivery[] = []
-    for (const [id, queue] of this.#pending) {
-      const hook = this.#hooks.get(id)
-      let flying = this.#inFlight.get(id)
-      for (const delivery of queue.values()) {
-        if (!hook || (flying?.size ?? 0) >= MAX_IN_FLIGHT) break
-        if (flying?.has(delivery.seq) || !isDue(delivery, now, published)) continue
-        if (!flying) this.#inFlight.set(id, (flying = new Set()))
-        flying.add(delivery.seq)
-        out.push({
-          webhook: id,
-          seq: delivery.seq,
-          messageId: delivery.message_id,
-          url: hook.url,
-          secret: hook.secret,
-          body: this.#events.get(delivery.seq)!.body,
-        })
-      }
-    }
-    return out
+    const retries = this.#retrying.get(hook.id)
+    const fresh: DeliveryRecord[] = []
+    for (const event of this.#events.values())
+      if (event.waiting?.includes(hook.id) && !retries?.has(event.seq))
+        fresh.push(freshDelivery(hook.id, event, queuedAt(event, this.now)))
+    return [...(retries?.values() ?? []), ...fresh, ...this.#kept(hook.id)].sort((a, b) => b.seq - a.seq).map(answered)
   }
 
   /**
-   * Lets `take` hand out this delivery again (when still pending and due). Answers whether its
-   * webhook has deliveries not under way, which `take` and `nextDueIn` should look at again: one
-   * held back by the limit of attempts at once, or this one, due again later.
+   * Queues `events` for every webhook that wants their type; called in the commit that numbered
+   * them. Each event is one record naming its webhooks, however many they are: a list the events
+   * of its type share, not made anew.
    */
-  release({ webhook, seq }: DueDelivery): boolean {
-    const flying = this.#inFlight.get(webhook)
-    flying?.delete(seq)
-    if (flying?.size === 0) this.#inFlight.delete(webhook)
-    return (this.#pending.get(webhook)?.size ?? 0) > (flying?.size ?? 0)
+  enqueue(events: readonly LoggedChange[]): Undo {
+    if (this.#hooks.size === 0 || events.length === 0) return () => {}
+    const queued: number[] = []
+    // One call for the write's every nonce: a call per delivery cost the commit 70 µs at fifty webhooks.
+    const random = randomBytes(NONCE_BYTES * events.length)
+    events.forEach(({ seq, type, text }, i) => {
+      const waiting = this.#wantingOf(type)
+      if (!waiting.length) return
+      const nonce = random.toString('base64url', i * NONCE_BYTES, (i + 1) * NONCE_BYTES)
+      this.#events.set(seq, { seq, body: text, nonce, waiting: waiting as number[] })
+      queued.push(seq)
+    })
+    return () => {
+      for (const seq of queued) this.#events.delete(seq)
+    }
+  }
+
+  /**
+   * The deliveries due now whose events are on disk, each marked as under way until settled (or
+   * `release`d): those tried again when their time comes, and those not attempted yet as soon as
+   * their event is on disk. At most MAX_IN_FLIGHT at once per webhook, the oldest first.
+   */
+  take(): Due {
+    const out: Due = { events: [], targets: this.#hooks }
+    if ((this.#retrying.size === 0 && this.#events.size === 0) || this.options.sendsHere?.() === false) return out
+    const now = this.now().getTime()
+    const published = this.options.published()
+    const due = new Map<number, DueEvent>()
+    const dueOf = (seq: number) => {
+      let event = due.get(seq)
+      if (!event) {
+        const { body, nonce = '' } = this.#events.get(seq)!
+        due.set(seq, (event = { seq, body, nonce, fresh: [], again: [] }))
+      }
+      return event
+    }
+    // Those tried again first: theirs are the older events.
+    for (const [id, retries] of this.#retrying) {
+      if (!this.#hooks.has(id)) continue
+      const flying = this.#flying(id)
+      for (const delivery of retries.values()) {
+        if (flying.size >= MAX_IN_FLIGHT) break
+        if (flying.has(delivery.seq) || !isDue(delivery, now, published)) continue
+        flying.add(delivery.seq)
+        dueOf(delivery.seq).again.push([id, delivery.message_id])
+      }
+    }
+    for (const event of this.#events.values()) {
+      if (event.seq > published || !event.waiting?.length) continue
+      let fresh: number[] | undefined
+      for (const id of event.waiting) {
+        if (!this.#sendable(id, event.seq)) continue
+        this.#inFlight.get(id)!.add(event.seq)
+        ;(fresh ??= dueOf(event.seq).fresh).push(id)
+      }
+    }
+    return { ...out, events: [...due.values()] }
+  }
+
+  /** Lets `take` hand out the delivery of event `seq` to `webhook` again (when still pending and due). */
+  release(webhook: number, seq: number): void {
+    this.#inFlight.get(webhook)?.delete(seq)
   }
 
   /** Milliseconds until the next delivery that `take` would hand out is due; null when none is waiting. */
   nextDueIn(): number | null {
-    if (this.#pending.size === 0) return null
+    if (this.#retrying.size === 0 && this.#events.size === 0) return null
     if (this.options.sendsHere?.() === false) return SENDER_CHECK_MS
     const published = this.options.published()
+    for (const event of this.#events.values())
+      if (event.seq <= published && event.waiting?.some((id) => this.#sendable(id, event.seq))) return 0
     let next = Infinity
-    for (const [id, queue] of this.#pending) {
+    for (const [id, retries] of this.#retrying) {
       const flying = this.#inFlight.get(id)
       if ((flying?.size ?? 0) >= MAX_IN_FLIGHT) continue
-      for (const delivery of queue.values())
+      for (const delivery of retries.values())
         if (delivery.seq <= published && !flying?.has(delivery.seq)) next = Math.min(next, dueAt(delivery))
     }
     return next === Infinity ? null : Math.max(0, next - this.now().getTime())
   }
 
   /**
-   * Notes what an attempt came to — delivered, due again after the next delay, or failed after the
-   * last — and saves it with the next write, or within a second. Outcomes are not worth a write of
-   * their own each (fifty receivers of one event would queue fifty writes ahead of the next
-   * client's), nor one at all while writes carry them: one lost in a crash is an attempt made
-   * again, which delivery at least once allows.
+   * Notes what attempts came to — delivered, due again after the next delay, or failed after the
+   * last — in one pass however many there are (each event's list of webhooks not attempted yet is
+   * shortened once), and saves it with the next write, or within a second. Outcomes are not worth
+   * a write of their own each (fifty receivers of one event would queue fifty writes ahead of the
+   * next client's), nor one at all while writes carry them: one lost in a crash is an attempt
+   * made again, which delivery at least once allows.
    */
-  settle({ webhook, seq }: DueDelivery, outcome: Outcome): void {
-    const was = this.#pending.get(webhook)?.get(seq)
-    if (!was) return
-    const attempts = was.attempts + 1
-    const delay = this.#retryDelays[attempts - 1]
-    const finished = outcome.delivered || delay === undefined
-    const next: DeliveryRecord = {
-      ...was,
-      status: outcome.delivered ? 'delivered' : finished ? 'failed' : 'pending',
-      attempts,
-      last_status_code: outcome.statusCode,
-      last_error: outcome.delivered ? null : outcome.error,
-      next_attempt_at: finished ? null : new Date(this.now().getTime() + delay!).toISOString(),
+  settle({ delivered, failed, lost }: Outcomes): Settled {
+    let more = false
+    /** Each event whose fresh deliveries are settled: the webhooks it waited for, and those that leave its `waiting` list. */
+    const attempted = new Map<number, { readonly event: WebhookEventRecord; waited: Set<number>; done: Set<number> }>()
+    /** The delivery of `seq` to `webhook` as it waited (a record, or made from its event), or null when none does (its webhook deleted meanwhile). */
+    const waiting = (webhook: number, seq: number): DeliveryRecord | null => {
+      const flying = this.#inFlight.get(webhook)
+      // One held back by the limit of attempts at once can go now.
+      if (flying?.size === MAX_IN_FLIGHT) more = true
+      flying?.delete(seq)
+      const record = this.#retrying.get(webhook)?.get(seq)
+      if (record) return record
+      let fanned = attempted.get(seq)
+      if (!fanned) {
+        const event = this.#events.get(seq)
+        if (!event?.waiting?.length) return null
+        attempted.set(seq, (fanned = { event, waited: new Set(event.waiting), done: new Set() }))
+      }
+      if (!fanned.waited.has(webhook)) return null
+      fanned.done.add(webhook)
+      return freshDelivery(webhook, fanned.event, '')
     }
-    if (!this.#recorded.delete(was)) {
-      // Its first attempt: from now on the delivery is a record of its own (when still pending).
-      const event = this.#events.get(seq)!
-      this.#events.set(seq, notWaitingFor(event, webhook))
+    for (const outcome of delivered) {
+      const seq = outcome[0]!
+      const statusCode = outcome[1]!
+      for (let i = 2; i < outcome.length; i++) {
+        const webhook = outcome[i]!
+        const was = waiting(webhook, seq)
+        if (!was) continue
+        this.#unqueue(webhook, seq)
+        this.#finish({
+          webhook,
+          seq,
+          message_id: was.message_id,
+          status: 'delivered',
+          attempts: was.attempts + 1,
+          last_status_code: statusCode,
+          last_error: null,
+          next_attempt_at: null,
+        })
+      }
     }
-    if (finished) {
-      this.#unqueue(webhook, seq)
-      this.#finish(next)
-    } else {
-      this.#queueOf(webhook).set(seq, next)
-      this.#recorded.add(next)
+    const failures: Failure[] = [...failed]
+    if (lost !== undefined)
+      for (const [webhook, flying] of this.#inFlight)
+        for (const seq of flying) failures.push([seq, webhook, null, `The sending thread failed: ${lost}`])
+    const faulted: (readonly [number, number])[] = []
+    const failing = new Set<number>()
+    let now: number | undefined
+    for (const [seq, webhook, statusCode, error] of failures) {
+      try {
+        now ??= this.now().getTime()
+      } catch {
+        // The clock failed (a fault a test injects): the delivery stays pending as it was, under way a while.
+        faulted.push([webhook, seq])
+        continue
+      }
+      const was = waiting(webhook, seq)
+      if (!was) continue
+      more = true
+      const attempts = was.attempts + 1
+      const delay = this.#retryDelays[attempts - 1]
+      const next: DeliveryRecord = {
+        ...was,
+        status: delay === undefined ? 'failed' : 'pending',
+        attempts,
+        last_status_code: statusCode,
+        last_error: error,
+        next_attempt_at: delay === undefined ? null : new Date(now + delay).toISOString(),
+      }
+      if (delay === undefined) {
+        this.#unqueue(webhook, seq)
+        this.#finish(next)
+      } else this.#retriesOf(webhook).set(seq, next)
+      failing.add(webhook)
     }
-    if (!outcome.delivered) this.#giveUpPastLimit(webhook)
-    this.#saveSoon()
+    for (const [seq, { event, done }] of attempted) {
+      const rest = notWaitingFor(event, done)
+      // An event all sent goes now, not in the next snapshot: it is not written out again only to go.
+      if (rest.waiting?.length || this.#recorded(seq)) this.#events.set(seq, rest)
+      else this.#events.delete(seq)
+    }
+    for (const webhook of failing) this.#giveUpPastLimit(webhook)
+    if (attempted.size || failing.size || delivered.length) this.#saveSoon()
+    return { more, faulted }
   }
 
   /**
@@ -315,24 +425,31 @@ export class WebhookService {
    * then: a burst of events to a receiver that takes them is sent in full.
    */
   #giveUpPastLimit(webhook: number): void {
-    const queue = this.#pending.get(webhook)
     const hook = this.#hooks.get(webhook)
-    if (!queue || !hook || queue.size <= MAX_WAITING) return
+    if (!hook) return
+    const retries = this.#retrying.get(webhook)
+    const waiting: DeliveryRecord[] = [...(retries?.values() ?? [])]
+    const fresh = new Map<number, WebhookEventRecord>()
+    for (const event of this.#events.values())
+      if (event.waiting?.includes(webhook) && !retries?.has(event.seq)) fresh.set(event.seq, event)
+    if (waiting.length + fresh.size <= MAX_WAITING) return
+    for (const event of fresh.values()) waiting.push(freshDelivery(webhook, event, ''))
     const flying = this.#inFlight.get(webhook)
     // Oldest event first (a queue another instance filled is in the order it heard of them).
-    const oldest = [...queue.values()].filter(({ seq }) => !flying?.has(seq)).sort((a, b) => a.seq - b.seq)
-    const given = oldest.slice(0, queue.size - MAX_WAITING)
+    const oldest = waiting.filter(({ seq }) => !flying?.has(seq)).sort((a, b) => a.seq - b.seq)
+    const given = oldest.slice(0, waiting.length - MAX_WAITING)
     if (!given.length) return
+    const unhooked = new Set([webhook])
     for (const delivery of given) {
-      if (!this.#recorded.has(delivery))
-        this.#events.set(delivery.seq, notWaitingFor(this.#events.get(delivery.seq)!, webhook))
-      this.#unqueue(webhook, delivery.seq)
+      const event = fresh.get(delivery.seq)
+      if (event) this.#events.set(delivery.seq, notWaitingFor(event, unhooked))
+      else this.#unqueue(webhook, delivery.seq)
       const last_error = `Given up unsent: the receiver kept failing while ${MAX_WAITING} newer deliveries waited (GET /api/changes/?since=${delivery.seq - 1} has the event while the change log keeps it).`
       const record: DeliveryRecord = { ...delivery, status: 'failed', last_error, next_attempt_at: null }
       this.#givenUp.add(record)
       this.#finish(record)
     }
-    this.#hooks.set(webhook, { ...hook, dropped_deliveries: (hook.dropped_deliveries ?? 0) + given.length })
+    this.#setHook(webhook, { ...hook, dropped_deliveries: (hook.dropped_deliveries ?? 0) + given.length })
   }
 
   /**
@@ -359,24 +476,19 @@ export class WebhookService {
 
   /** Puts the webhook `id` as another instance left it (null: deleted). */
   putHook(id: number, record: WebhookRecord | null): void {
-    if (record) this.#hooks.set(id, record)
-    else {
-      this.#hooks.delete(id)
-      this.#finished.delete(id)
-    }
+    this.#setHook(id, record)
+    if (!record) this.#finished.delete(id)
   }
 
   /** Puts a delivery as another instance left it: attempted and pending, failed, or (null) no longer kept, delivered or gone with its webhook. */
   putDelivery(webhook: number, seq: number, record: DeliveryRecord | null): void {
     this.#unqueue(webhook, seq)
     // A finished one gone there (past the newest kept) goes here too, or this instance's next write would bring it back.
-    const finished = this.#finished.get(webhook)
-    const at = finished?.findIndex((delivery) => delivery.seq === seq) ?? -1
-    if (at >= 0) finished!.splice(at, 1)
-    if (record?.status === 'pending') {
-      this.#queueOf(webhook).set(seq, record)
-      this.#recorded.add(record)
-    } else if (record) this.#finish(record)
+    const finished = this.#kept(webhook)
+    const at = finished.findIndex((delivery) => delivery.seq === seq)
+    if (at >= 0) finished.splice(at, 1)
+    if (record?.status === 'pending') this.#retriesOf(webhook).set(seq, record)
+    else if (record) this.#finish(record)
   }
 
   /**
@@ -385,19 +497,8 @@ export class WebhookService {
    * there (their records, if still pending, come with putDelivery, in either order).
    */
   putEvent(seq: number, event: WebhookEventRecord | null): void {
-    const was = this.#events.get(seq)
-    for (const webhook of was?.waiting ?? [])
-      if (!event?.waiting?.includes(webhook)) {
-        const delivery = this.#pending.get(webhook)?.get(seq)
-        if (delivery && !this.#recorded.has(delivery)) this.#unqueue(webhook, seq)
-      }
-    if (event === null) return void this.#events.delete(seq)
-    this.#events.set(seq, event)
-    // Read from the body only for a delivery new here: an event's every attempt elsewhere puts it again.
-    let at: string | undefined
-    for (const webhook of event.waiting ?? [])
-      if (!this.#pending.get(webhook)?.has(seq))
-        this.#queueOf(webhook).set(seq, fresh(webhook, event, (at ??= queuedAt(event, this.now))))
+    if (event === null) this.#events.delete(seq)
+    else this.#events.set(seq, event)
   }
 
   snapshot(): {
@@ -409,16 +510,17 @@ export class WebhookService {
     // Loops, not flat(): this runs with every write, over up to a hundred finished per webhook.
     const kept: DeliveryRecord[] = []
     const needed = new Set<number>()
-    for (const delivery of this.#recorded) {
-      kept.push(delivery)
-      needed.add(delivery.seq)
-    }
+    for (const retries of this.#retrying.values())
+      for (const delivery of retries.values()) {
+        kept.push(delivery)
+        needed.add(delivery.seq)
+      }
     // Delivered ones are for reading while the service runs: on disk, fifty webhooks' hundred
     // each would weigh on every write. Failed ones, which an admin must see, stay, but for those
     // given up past the bound: one per event while a receiver is down, which its count stands for.
     for (const id of this.#failing) {
       let any = false
-      for (const delivery of this.#finished.get(id) ?? [])
+      for (const delivery of this.#kept(id))
         if (delivery.status === 'failed' && !this.#givenUp.has(delivery)) {
           kept.push(delivery)
           any = true
@@ -440,27 +542,77 @@ export class WebhookService {
     return hook
   }
 
-  #queueOf(webhook: number): Map<number, DeliveryRecord> {
-    let queue = this.#pending.get(webhook)
-    if (!queue) this.#pending.set(webhook, (queue = new Map()))
-    return queue
+  /** Sets (or, null, deletes) a webhook; the lists of webhooks wanting each type are made again. */
+  #setHook(id: number, record: WebhookRecord | null): void {
+    if (record) this.#hooks.set(id, record)
+    else this.#hooks.delete(id)
+    this.#wanting.clear()
   }
 
+  #wantingOf(type: string): readonly number[] {
+    let ids = this.#wanting.get(type)
+    if (!ids) {
+      ids = [...this.#hooks.values()].filter((hook) => (hook.events as string[]).includes(type)).map(({ id }) => id)
+      this.#wanting.set(type, ids)
+    }
+    return ids
+  }
+
+  /** Whether a delivery of event `seq` waits to be tried again (its record needs the event). */
+  #recorded(seq: number): boolean {
+    for (const retries of this.#retrying.values()) if (retries.has(seq)) return true
+    return false
+  }
+
+  /** Whether the first attempt of event `seq` to `webhook` may be handed out now. */
+  #sendable(webhook: number, seq: number): boolean {
+    const flying = this.#flying(webhook)
+    return (
+      flying.size < MAX_IN_FLIGHT &&
+      !flying.has(seq) &&
+      this.#hooks.has(webhook) &&
+      !this.#retrying.get(webhook)?.has(seq)
+    )
+  }
+
+  #flying(webhook: number): Set<number> {
+    let flying = this.#inFlight.get(webhook)
+    if (!flying) this.#inFlight.set(webhook, (flying = new Set()))
+    return flying
+  }
+
+  #retriesOf(webhook: number): Map<number, DeliveryRecord> {
+    let retries = this.#retrying.get(webhook)
+    if (!retries) this.#retrying.set(webhook, (retries = new Map()))
+    return retries
+  }
+
+  /** Drops the record of the delivery of `seq` to `webhook` waiting to be tried again, if any. */
   #unqueue(webhook: number, seq: number): void {
-    const queue = this.#pending.get(webhook)
-    const delivery = queue?.get(seq)
-    if (delivery) this.#recorded.delete(delivery)
-    queue?.delete(seq)
-    if (queue?.size === 0) this.#pending.delete(webhook)
+    const retries = this.#retrying.get(webhook)
+    retries?.delete(seq)
+    if (retries?.size === 0) this.#retrying.delete(webhook)
   }
 
-  /** Keeps a finished delivery among its webhook's newest KEPT_FINISHED. */
+  /**
+   * Keeps a finished delivery among its webhook's newest KEPT_FINISHED. The older ones go a
+   * hundred at a time (#kept goes on from there): one at a time, each delivery of a fan-out
+   * moved its webhook's hundred others.
+   */
   #finish(delivery: DeliveryRecord): void {
     let finished = this.#finished.get(delivery.webhook)
     if (!finished) this.#finished.set(delivery.webhook, (finished = []))
     finished.push(delivery)
-    if (finished.length > KEPT_FINISHED) finished.shift()
+    if (finished.length > 2 * KEPT_FINISHED) finished.splice(0, finished.length - KEPT_FINISHED)
     if (delivery.status === 'failed' && !this.#givenUp.has(delivery)) this.#failing.add(delivery.webhook)
+  }
+
+  /** The newest KEPT_FINISHED finished deliveries of `webhook`, oldest first. */
+  #kept(webhook: number): DeliveryRecord[] {
+    const finished = this.#finished.get(webhook)
+    if (!finished) return []
+    if (finished.length > KEPT_FINISHED) finished.splice(0, finished.length - KEPT_FINISHED)
+    return finished
   }
 
   /** The URL, or a 400 on `url`: not http(s), or (unless allowed) an address, or a name resolving to one, that is not public. */
@@ -506,12 +658,12 @@ function dueAt(delivery: DeliveryRecord): number {
   return time
 }
 
-/** A delivery of `event` to `webhook` not attempted yet: its message id is made from the event's nonce. */
-function fresh(webhook: number, event: WebhookEventRecord, at: string): DeliveryRecord {
+/** A delivery of `event` to `webhook` not attempted yet, queued `at`: its message id is made from the event's nonce. */
+function freshDelivery(webhook: number, event: WebhookEventRecord, at: string): DeliveryRecord {
   return {
     webhook,
     seq: event.seq,
-    message_id: `msg_${event.nonce}_${webhook}`,
+    message_id: messageIdOf(event.nonce ?? '', webhook),
     status: 'pending',
     attempts: 0,
     last_status_code: null,
@@ -520,9 +672,9 @@ function fresh(webhook: number, event: WebhookEventRecord, at: string): Delivery
   }
 }
 
-const notWaitingFor = (event: WebhookEventRecord, webhook: number): WebhookEventRecord => ({
+const notWaitingFor = (event: WebhookEventRecord, webhooks: ReadonlySet<number>): WebhookEventRecord => ({
   ...event,
-  waiting: event.waiting?.filter((id) => id !== webhook),
+  waiting: event.waiting?.filter((id) => !webhooks.has(id)),
 })
 
 /** When an event's deliveries were queued: the time the event itself says, read back from the data file or another instance. */

@@ -1,6 +1,5 @@
 import type { ChangeLog } from '../domain/change-log'
-import type { DueDelivery, WebhookService } from '../domain/webhooks'
-import type { Attempted } from './webhook-sender'
+import type { Due, Outcomes, WebhookService } from '../domain/webhooks'
 
 /** setTimeout's longest wait; a later delivery is looked at again then. */
 const LONGEST_WAIT_MS = 2 ** 31 - 1
@@ -9,7 +8,7 @@ const FAULT_PAUSE_MS = 5_000
 
 /** Where deliveries go to be attempted; what they came to is told to the function it was made with. */
 export interface Sender {
-  send(deliveries: readonly DueDelivery[]): void
+  send(due: Due): void
 }
 
 /**
@@ -21,7 +20,7 @@ export interface Sender {
 export function dispatchWebhooks(
   webhooks: WebhookService,
   changes: ChangeLog,
-  sender: (settled: (outcomes: readonly Attempted[]) => void) => Sender,
+  sender: (settled: (outcomes: Outcomes) => void) => Sender,
 ): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined
   let queued = false
@@ -33,21 +32,13 @@ export function dispatchWebhooks(
     setImmediate(pump)
   }
   const deliveries = sender((outcomes) => {
-    const faulted: DueDelivery[] = []
-    // Another look at what is due only when a webhook has deliveries not under way: after a
-    // fan-out's fifty are answered there are none, and the look would cost the request thread.
-    let more = false
-    for (const { delivery, outcome } of outcomes)
-      try {
-        webhooks.settle(delivery, outcome)
-        more = webhooks.release(delivery) || more
-      } catch {
-        // The clock failed (a fault a test injects): the delivery stays pending as it was, a while.
-        faulted.push(delivery)
-      }
+    // One pass over a batch of outcomes, however many; another look at what is due only when a
+    // webhook has deliveries not under way: after a fan-out's fifty are answered there are none,
+    // and the look would cost the request thread.
+    const { more, faulted } = webhooks.settle(outcomes)
     if (faulted.length)
       setTimeout(() => {
-        for (const delivery of faulted) webhooks.release(delivery)
+        for (const [webhook, seq] of faulted) webhooks.release(webhook, seq)
         soon()
       }, FAULT_PAUSE_MS).unref()
     if (more) soon()

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import { resolveTarget, TargetRefused } from '../domain/webhook-targets'
-import type { DueDelivery, Outcome } from '../domain/webhooks'
+import type { Due, DueDelivery, DueEvent, Outcome, Outcomes, Target } from '../domain/webhooks'
 
 /** How long one attempt may take, answer included (CONTRACT §18). */
 export const ATTEMPT_LIMIT_MS = 10_000
@@ -9,77 +9,53 @@ const ANSWER_BYTES_READ = 1024
 
 const failed = (statusCode: number | null, error: string): Outcome => ({ delivered: false, statusCode, error })
 
-/** Where a webhook's deliveries go, and the secret that signs them. */
-export interface Target {
-  readonly url: string
-  readonly secret: string
-}
 /**
- * Attempts as the sending thread is asked for them: each event's body once, however many webhooks
- * get it, and each webhook's target only when the thread does not know it as it is.
+ * Attempts as the sending thread is asked for them: each event once with the webhooks it goes to
+ * (its body once, however many), and each webhook's target only when the thread does not know it
+ * as it is. Ids, not objects or message ids per delivery: what the request thread writes out for
+ * a fan-out stays about one event's size however many webhooks get it.
  */
 export interface AttemptBatch {
   readonly allowPrivate: boolean
-  readonly bodies: Readonly<Record<number, string>>
   readonly targets: Readonly<Record<number, Target>>
-  /** Lists, not objects: fifty objects' keys, written out and read back, cost the request thread more than the rest of the batch. */
-  readonly attempts: readonly (readonly [id: number, webhook: number, seq: number, messageId: string])[]
-}
-/**
- * An attempt's outcome, as the sending thread answers it: the attempt, the status code, and why
- * it did not deliver (none: delivered). A list, not an object: a fan-out's fifty are parsed on
- * the request thread.
- */
-export type AttemptResult = readonly [id: number, statusCode: number | null, error?: string]
-
-export const resultOf = (id: number, outcome: Outcome): AttemptResult =>
-  outcome.delivered ? [id, outcome.statusCode] : [id, outcome.statusCode, outcome.error]
-
-const outcomeOf = ([, statusCode, error]: AttemptResult): Outcome =>
-  error === undefined ? { delivered: true, statusCode: statusCode! } : failed(statusCode, error)
-/** What an attempt came to, with the delivery it was for. */
-export interface Attempted {
-  readonly delivery: DueDelivery
-  readonly outcome: Outcome
+  readonly events: readonly DueEvent[]
 }
 
 /**
  * Makes attempts on a thread of their own (src/edge/webhook-worker.ts): a fan-out of one event to
  * fifty receivers is fifty signatures, connections and answers, which on the request thread would
  * slow the writes that come meanwhile. The attempts of one `send` go over as one message, and
- * their outcomes come back to `settled` a batch at a time: no promise or message per attempt.
- * Never fails: a lost thread is a failed attempt.
+ * their outcomes come back to `settled` a batch at a time (`Outcomes`: the webhooks an event was
+ * delivered to, as ids): no promise, message or object per attempt. Never fails: a lost thread
+ * is a failed attempt of everything under way.
  */
 export class WebhookSender {
   #worker: Worker | null = null
-  #next = 0
-  readonly #waiting = new Map<number, DueDelivery>()
   /** Each webhook's target as the thread last got it. */
   readonly #known = new Map<number, Target>()
 
   constructor(
     private readonly allowPrivate: boolean,
-    private readonly settled: (outcomes: readonly Attempted[]) => void,
+    private readonly settled: (outcomes: Outcomes) => void,
   ) {}
 
-  send(deliveries: readonly DueDelivery[]): void {
-    if (!deliveries.length) return
+  send({ events, targets }: Due): void {
+    if (!events.length) return
     const thread = this.#thread()
-    const bodies: Record<number, string> = {}
-    const targets: Record<number, Target> = {}
-    const attempts = deliveries.map((delivery) => {
-      const id = ++this.#next
-      this.#waiting.set(id, delivery)
-      const { webhook, seq, messageId, url, secret, body } = delivery
-      bodies[seq] = body
-      const known = this.#known.get(webhook)
-      if (known?.url !== url || known.secret !== secret) this.#known.set(webhook, (targets[webhook] = { url, secret }))
-      return [id, webhook, seq, messageId] as const
-    })
-    // As one text, each body and target once: cloning fifty objects, or fifty copies of one body,
-    // cost the request thread most of a millisecond per event in a CPU profile.
+    const told: Record<number, Target> = {}
+    const know = (webhook: number) => {
+      const target = targets.get(webhook)
+      if (target && this.#known.get(webhook) !== target) {
+        this.#known.set(webhook, target)
+        told[webhook] = { url: target.url, secret: target.secret }
+      }
+    }
+    for (const { fresh, again } of events) {
+      for (const webhook of fresh) know(webhook)
+      for (const [webhook] of again) know(webhook)
+    }
     thread.postMessage(
-      JSON.stringify({ allowPrivate: this.allowPrivate, bodies, targets, attempts } satisfies AttemptBatch),
+      JSON.stringify({ allowPrivate: this.allowPrivate, targets: told, events } satisfies AttemptBatch),
     )
   }
 
@@ -87,24 +63,12 @@ export class WebhookSender {
     if (this.#worker) return this.#worker
     // Idle, it keeps no process alive (a test's, or a server that is stopping).
     const worker = new Worker(new URL('./webhook-worker.ts', import.meta.url).href, { ref: false })
-    worker.onmessage = ({ data }: MessageEvent<string>) => {
-      const outcomes: Attempted[] = []
-      for (const result of JSON.parse(data) as AttemptResult[]) {
-        const delivery = this.#waiting.get(result[0])
-        if (!delivery) continue
-        this.#waiting.delete(result[0])
-        outcomes.push({ delivery, outcome: outcomeOf(result) })
-      }
-      this.settled(outcomes)
-    }
+    worker.onmessage = ({ data }: MessageEvent<string>) => this.settled(JSON.parse(data) as Outcomes)
     worker.onerror = (event) => {
       // The thread is gone: what it held failed, and the next attempt starts a new one.
-      const outcome = failed(null, `The sending thread failed: ${event.message}`)
-      const lost = [...this.#waiting.values()].map((delivery) => ({ delivery, outcome }))
-      this.#waiting.clear()
       this.#known.clear()
       this.#worker = null
-      this.settled(lost)
+      this.settled({ delivered: [], failed: [], lost: event.message })
     }
     return (this.#worker = worker)
   }
@@ -115,10 +79,14 @@ export class WebhookSender {
  * JSON, signed with the webhook's secret. The host is resolved and checked here, and the request
  * goes to that very address (with the Host header and, for https, the TLS server name and
  * certificate check of the host name), so that DNS answering otherwise a moment later changes
- * nothing. Redirects are not followed; never throws.
+ * nothing. Redirects are not followed; never throws. `signal` ends it after ATTEMPT_LIMIT_MS
+ * from its start: the attempts of a fan-out, started together, share one (one timer, not fifty).
  */
-export async function attemptDelivery(delivery: DueDelivery, allowPrivate: boolean): Promise<Outcome> {
-  const signal = AbortSignal.timeout(ATTEMPT_LIMIT_MS)
+export async function attemptDelivery(
+  delivery: DueDelivery,
+  allowPrivate: boolean,
+  signal: AbortSignal = AbortSignal.timeout(ATTEMPT_LIMIT_MS),
+): Promise<Outcome> {
   try {
     const target = await resolveTarget(new URL(delivery.url), allowPrivate)
     const sentAt = new Date()
@@ -157,6 +125,10 @@ export async function attemptDelivery(delivery: DueDelivery, allowPrivate: boole
   }
 }
 
+/** Each secret's key bytes, decoded once (a fan-out signs with each of fifty secrets every event); at most KEYS_KEPT. */
+const KEYS = new Map<string, Buffer>()
+const KEYS_KEPT = 1_000
+
 /**
  * The webhook-signature header as the Standard Webhooks specification says: "v1," and the base64
  * HMAC-SHA256 of "{id}.{timestamp}.{body}", keyed with the bytes the secret after "whsec_" encodes.
@@ -164,7 +136,14 @@ export async function attemptDelivery(delivery: DueDelivery, allowPrivate: boole
  * JavaScript), which was most of a fan-out's CPU; receivers verify it with that package.
  */
 export function signature(secret: string, messageId: string, sentAt: Date, body: string): string {
-  const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64')
+  let key = KEYS.get(secret)
+  if (!key) {
+    if (KEYS.size >= KEYS_KEPT) KEYS.clear()
+    KEYS.set(
+      secret,
+      (key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64')),
+    )
+  }
   const timestamp = Math.floor(sentAt.getTime() / 1000)
   return `v1,${createHmac('sha256', key).update(`${messageId}.${timestamp}.`).update(body).digest('base64')}`
 }

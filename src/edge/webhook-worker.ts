@@ -7,7 +7,8 @@
 // thread's own rare requests, an identity provider's keys, share it), run at the lowest priority,
 // so that on a busy machine the next write is not kept waiting for a core.
 import { runInBackground } from './background-priority'
-import { attemptDelivery, resultOf, type AttemptBatch, type AttemptResult, type Target } from './webhook-sender'
+import { ATTEMPT_LIMIT_MS, attemptDelivery, type AttemptBatch } from './webhook-sender'
+import { messageIdOf, type Failure, type Target } from '../domain/webhooks'
 
 declare const self: Worker
 
@@ -16,7 +17,9 @@ const OUTCOMES_HELD_MS = 20
 
 /** Each webhook's target, as the batches said last. */
 const targets = new Map<number, Target>()
-let outbox: AttemptResult[] = []
+/** The outcomes not told yet: each event's webhooks delivered to, by status code (a fan-out's fifty as one list of ids), and the failures. */
+let delivered = new Map<string, number[]>()
+let failed: Failure[] = []
 let underWay = 0
 let held: ReturnType<typeof setTimeout> | undefined
 /** Bun starts its HTTP client thread at the first request: lowered once that has been made. */
@@ -27,25 +30,45 @@ runInBackground()
 function post() {
   clearTimeout(held)
   held = undefined
-  const batch = outbox
-  outbox = []
-  self.postMessage(JSON.stringify(batch))
+  const outcomes = { delivered: [...delivered.values()], failed }
+  delivered = new Map()
+  failed = []
+  self.postMessage(JSON.stringify(outcomes))
+}
+
+function attempt(
+  webhook: number,
+  seq: number,
+  messageId: string,
+  body: string,
+  { allowPrivate }: AttemptBatch,
+  signal: AbortSignal,
+) {
+  underWay++
+  void attemptDelivery({ webhook, seq, messageId, ...targets.get(webhook)!, body }, allowPrivate, signal).then(
+    (outcome) => {
+      if (!lowered) runInBackground('HTTP Client')
+      lowered = true
+      underWay--
+      if (outcome.delivered) {
+        const key = `${seq} ${outcome.statusCode}`
+        const ids = delivered.get(key)
+        if (ids) ids.push(webhook)
+        else delivered.set(key, [seq, outcome.statusCode, webhook])
+      } else failed.push([seq, webhook, outcome.statusCode, outcome.error])
+      if (underWay === 0) post()
+      else held ??= setTimeout(post, OUTCOMES_HELD_MS)
+    },
+  )
 }
 
 self.onmessage = ({ data }: MessageEvent<string>) => {
   const batch = JSON.parse(data) as AttemptBatch
   for (const [webhook, target] of Object.entries(batch.targets)) targets.set(Number(webhook), target)
-  underWay += batch.attempts.length
-  for (const [id, webhook, seq, messageId] of batch.attempts)
-    void attemptDelivery(
-      { webhook, seq, messageId, ...targets.get(webhook)!, body: batch.bodies[seq]! },
-      batch.allowPrivate,
-    ).then((outcome) => {
-      if (!lowered) runInBackground('HTTP Client')
-      lowered = true
-      underWay--
-      outbox.push(resultOf(id, outcome))
-      if (underWay === 0) post()
-      else held ??= setTimeout(post, OUTCOMES_HELD_MS)
-    })
+  // The batch's attempts start now, together: one timer ends those not answered in time.
+  const signal = AbortSignal.timeout(ATTEMPT_LIMIT_MS)
+  for (const { seq, body, nonce, fresh, again } of batch.events) {
+    for (const webhook of fresh) attempt(webhook, seq, messageIdOf(nonce, webhook), body, batch, signal)
+    for (const [webhook, messageId] of again) attempt(webhook, seq, messageId, body, batch, signal)
+  }
 }

@@ -2,10 +2,12 @@
 import type { ComponentChildren } from 'preact'
 import type { Officer } from '../domain/members'
 import { HIDDEN_EMAIL } from '../domain/represent'
+import { clubPageUrl } from '../edge/qr-codes'
 import { Logo } from './club-card'
 import { ClubFacts, MeetingList } from './club-facts'
 import { CLUB_LINKS, type ClubDetailView } from './club-view'
 import { LastConfirmed } from './re-registration'
+import { clubSchema, scriptJson } from './json-ld'
 
 /** A long text as paragraphs, one per blank-line-separated block, its line breaks kept. */
 function Paragraphs({ text }: { text: string }) {
@@ -26,7 +28,8 @@ const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : 
 /**
  * A club's page (CONTRACT §20, §22): its name, subtitle, description, how to get involved, its
  * public facts, meetings (in the campus time zone, named), public officers, links, email, counts;
- * `actions` for a signed-in reader.
+ * `actions` for a signed-in reader. The same as schema.org JSON-LD for search engines (CONTRACT
+ * §24): data, not a script the browser runs, so the Content-Security-Policy has nothing to allow.
  */
 export function ClubPage({
   club,
@@ -46,8 +49,10 @@ export function ClubPage({
   interest?: ComponentChildren
 }) {
   const links = CLUB_LINKS.filter(([field]) => club[field] !== null)
+  const schema = scriptJson(clubSchema(club, clubPageUrl(origin, club.code), origin, timeZone))
   return (
     <article class="club">
+      <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: schema }} />
       <header class="club-head">
         <Logo club={club} origin={origin} size={96} />
         <div>

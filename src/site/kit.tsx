@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact'
 import { ANONYMOUS, type Caller } from '../domain/caller'
 import type { CalendarService } from '../domain/calendars'
+import type { ChangeLog } from '../domain/change-log'
 import type { ClubService } from '../domain/clubs'
 import { AccountDisabled } from '../domain/errors'
 import type { InterestService } from '../domain/interests'
@@ -44,6 +45,8 @@ export interface SiteDeps {
   readonly rounds: RegistrationRounds
   /** Each person's secret calendar address (CONTRACT §21). */
   readonly calendars: CalendarService
+  /** The change log (CONTRACT §18), which the Atom feed shows the newest of (§24). */
+  readonly changes: ChangeLog
   readonly sessions: SessionService
   /** The users and their tokens, for the office's pages. */
   readonly users: UserService

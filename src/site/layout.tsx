@@ -49,6 +49,14 @@ export function Layout({ frame, children, html }: { frame: PageFrame; children?:
         <title>{`${frame.title} · ${frame.site}`}</title>
         <link rel="icon" href="/site/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/site/site.css" />
+        {/* For feed readers and browsers (CONTRACT §24): the Atom feed of changes, the directory's search. */}
+        <link
+          rel="alternate"
+          type="application/atom+xml"
+          title={`${frame.site}: new and updated clubs`}
+          href="/feeds/clubs.atom"
+        />
+        <link rel="search" type="application/opensearchdescription+xml" title={frame.site} href="/opensearch.xml" />
         <script src="/site/site.js" defer />
       </head>
       <body>

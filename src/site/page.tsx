@@ -56,14 +56,28 @@ export function pageAnswer(
     ETag: page.etag,
     ...NOSNIFF,
   }
-  if (status === 200 && !signedIn && matchesEtag(request.headers.get('if-none-match'), page.etag))
+  return preparedAnswer(request, page, status, headers, status === 200 && !signedIn)
+}
+
+/**
+ * An answer of a prepared body with its `headers` (its Content-Type, ETag, Cache-Control and Vary
+ * among them): gzipped when the client takes it, and, when `conditional`, a 304 for its ETag.
+ */
+export function preparedAnswer(
+  request: Request,
+  body: Prepared,
+  status: number,
+  headers: Record<string, string>,
+  conditional: boolean,
+): Response | Promise<Response> {
+  if (conditional && matchesEtag(request.headers.get('if-none-match'), body.etag))
     return new Response(null, {
       status: 304,
-      headers: { ETag: page.etag, Vary: headers.Vary!, 'Cache-Control': 'no-cache' },
+      headers: { ETag: body.etag, Vary: headers.Vary!, 'Cache-Control': headers['Cache-Control']! },
     })
-  if (!page.compressible || !acceptsGzip(request.headers.get('accept-encoding')))
-    return new Response(page.body, { status, headers })
-  const gzip = page.gzip()
-  const send = (body: Blob) => new Response(body, { status, headers: { ...headers, 'Content-Encoding': 'gzip' } })
+  if (!body.compressible || !acceptsGzip(request.headers.get('accept-encoding')))
+    return new Response(body.body, { status, headers })
+  const gzip = body.gzip()
+  const send = (zipped: Blob) => new Response(zipped, { status, headers: { ...headers, 'Content-Encoding': 'gzip' } })
   return gzip instanceof Blob ? send(gzip) : gzip.then(send)
 }

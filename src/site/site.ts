@@ -15,6 +15,7 @@ import { reviewRoutes } from './review'
 import { signInRoutes } from './sign-in'
 import { officeRoutes } from './office'
 import { roundRoutes } from './rounds'
+import { webFormatRoutes } from './web-formats'
 
 /**
  * The campus site (CONTRACT §20): pages for people, rendered on the server from the same domain
@@ -37,5 +38,6 @@ export function siteRoutes(deps: SiteDeps) {
     .use(reviewRoutes(kit))
     .use(officeRoutes(kit))
     .use(roundRoutes(kit))
+    .use(webFormatRoutes(kit))
     .use(deps.campus ? campusSignInRoutes(kit, deps.campus) : new Elysia())
 }

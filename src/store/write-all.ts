@@ -21,14 +21,39 @@ export async function writeAll(
   text: string | Uint8Array,
   position?: number,
 ): Promise<void> {
-  const bytes = typeof text === 'string' ? Buffer.from(text) : text
-  let offset = 0
-  while (offset < bytes.byteLength) {
-    const at = position === undefined ? null : position + offset
-    const { bytesWritten } = await handle.write(bytes, offset, bytes.byteLength - offset, at)
-    if (bytesWritten <= 0) throw new ShortWrite(path, offset, bytes.byteLength)
-    offset += bytesWritten
+  const borrowed = typeof text === 'string' ? borrow(Buffer.byteLength(text)) : null
+  const bytes = borrowed
+    ? borrowed.subarray(0, borrowed.write(text as string))
+    : typeof text === 'string'
+      ? Buffer.from(text)
+      : text
+  try {
+    let offset = 0
+    while (offset < bytes.byteLength) {
+      const at = position === undefined ? null : position + offset
+      const { bytesWritten } = await handle.write(bytes, offset, bytes.byteLength - offset, at)
+      if (bytesWritten <= 0) throw new ShortWrite(path, offset, bytes.byteLength)
+      offset += bytesWritten
+    }
+  } finally {
+    if (borrowed) spare = borrowed
   }
+}
+
+/**
+ * One buffer that a snapshot's text is encoded into, chunk after chunk, write after write: a new
+ * megabyte each chunk was freed and given back to the system between writes, then faulted in
+ * again a page at a time by the next, on the thread that answers requests.
+ */
+let spare: Buffer | null = null
+const SPARE_BYTES = 4 << 20
+
+/** The spare buffer when free and `size` fits it, for the caller only until it gives it back. */
+function borrow(size: number): Buffer | null {
+  if (size > SPARE_BYTES || size < 1 << 16) return null
+  const buffer = spare ?? Buffer.allocUnsafeSlow(SPARE_BYTES)
+  spare = null
+  return buffer
 }
 
 /** The same, for a file descriptor at `position`, synchronously. */

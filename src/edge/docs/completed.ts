@@ -1,5 +1,7 @@
+import { WEBHOOKS } from './webhooks'
+
 // What the Swagger plugin's document lacks, added to each answer of /swagger/json: a HEAD beside
-// each GET, and the named sets of codes as components.
+// each GET, the named sets of codes as components, and the webhook deliveries (CONTRACT §24).
 
 type Operation = { operationId?: string; summary?: string; responses?: Record<string, ResponseObject> }
 type ResponseObject = { description: string; headers?: unknown; content?: unknown }
@@ -55,5 +57,5 @@ function withHeadOperations(doc: OpenApiDocument): OpenApiDocument {
   return { ...doc, paths: Object.fromEntries(paths) }
 }
 
-/** The plugin's document, completed. */
-export const completed = (doc: OpenApiDocument) => withNamedEnums(withHeadOperations(doc))
+/** The plugin's document, completed: 3.1's top-level `webhooks` holds the POSTs this service sends. */
+export const completed = (doc: OpenApiDocument) => ({ ...withNamedEnums(withHeadOperations(doc)), webhooks: WEBHOOKS })
