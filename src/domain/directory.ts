@@ -17,6 +17,7 @@ import { UserDirectory } from './user-directory'
 import { UserService } from './users'
 import { SessionService } from './sessions'
 import { CalendarService } from './calendars'
+import { FittingService } from './fitting'
 import { LogoService, type LogoStore } from './logos'
 import type { Commit, Undo } from './journal'
 import { ChangeLog, type LoggedChange, type PublicChange } from './change-log'
@@ -216,6 +217,7 @@ export function openDirectory(
     review: new ReviewDesk(clubs, relations),
     sessions,
     calendars: new CalendarService(clubs, relations.favorites, users, { timeZone, key, commit, now }),
+    fitting: new FittingService(clubs, { timeZone, now }),
     logos,
     changes: changeLog,
     webhooks,

@@ -1,6 +1,7 @@
 import { ValidationFailed } from './errors'
 import type { Catalog, Entry, Order } from './catalog'
 import { fold } from './code'
+import { fitsFreeSlots, parseDays, parseSlots } from './week-slots'
 import {
   APPLICATION_REQUIRED,
   DETAIL_FIELDS,
@@ -82,6 +83,20 @@ export function parseListQuery(params: URLSearchParams, catalog: Catalog): ListQ
     if (since === null)
       fail('updated_since', 'Enter a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDThh:mm:ss, then Z or an offset).')
     else predicates.push((e) => Date.parse(e.record.updated_at) >= since)
+  }
+
+  // By time (CONTRACT §24): from the minute ranges the catalog keeps per club.
+  const meetsOn = value('meets_on')
+  if (meetsOn !== undefined) {
+    const parsed = parseDays(meetsOn)
+    if ('problem' in parsed) fail('meets_on', parsed.problem)
+    else predicates.push((e) => (e.week.days & parsed.days) !== 0)
+  }
+  const free = value('free')
+  if (free !== undefined) {
+    const parsed = parseSlots(free)
+    if ('problem' in parsed) fail('free', parsed.problem)
+    else predicates.push((e) => fitsFreeSlots(e.week, parsed.slots))
   }
 
   for (const name of BOOLEAN_FILTERS) {

@@ -10,12 +10,14 @@ import { userDetail, userList, userMe, userSessions, userToken } from './users'
 import { changeList, changeStream } from './changes'
 import { calendarUrl, clubCalendar, directoryCalendar, userCalendar } from './calendars'
 import { clubQrCode } from './qr-codes'
+import { clubFitting } from './fitting'
 import { webhookDeliveries, webhookDetail, webhookList } from './webhooks'
 
 /** Every API endpoint, each declared once. */
 export const ENDPOINTS = [
   apiRoot,
   clubList,
+  clubFitting,
   clubDetail,
   clubHistory,
   clubResubmit,
