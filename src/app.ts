@@ -143,6 +143,7 @@ export function createApp({
             requests: directory.requests,
             review: directory.review,
             calendars: directory.calendars,
+            fitting: directory.fitting,
             sessions: directory.sessions,
             users: directory.users,
             authenticate: (token) => auth.authenticate(`Bearer ${token}`),

@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact'
 import { ANONYMOUS, type Caller } from '../domain/caller'
 import type { CalendarService } from '../domain/calendars'
 import type { ClubService } from '../domain/clubs'
+import type { FittingService } from '../domain/fitting'
 import { AccountDisabled } from '../domain/errors'
 import type { JoinRequestService } from '../domain/join-requests'
 import type { SavedClubs } from '../domain/saved-clubs'
@@ -35,6 +36,8 @@ export interface SiteDeps {
   readonly review: ReviewDesk
   /** Each person's secret calendar address (CONTRACT §21). */
   readonly calendars: CalendarService
+  /** Timetables against the clubs' meetings (CONTRACT §24). */
+  readonly fitting: FittingService
   readonly sessions: SessionService
   /** The users and their tokens, for the office's pages. */
   readonly users: UserService

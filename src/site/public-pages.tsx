@@ -7,7 +7,7 @@ import { ClubActions, SignInToJoin } from './club-actions'
 import { ClubPage } from './club-page'
 import { OfficePanel } from './office-panel'
 import { clubDetailView, clubView } from './club-view'
-import { DirectoryPage, SORTS, sortOf, type DirectoryState } from './directory'
+import { DirectoryPage, freeTimesOf, SORTS, sortOf, type DirectoryState } from './directory'
 import { ANONYMOUS } from '../domain/caller'
 import { callerOf, type Shown, type SiteKit, type Visit } from './kit'
 
@@ -29,6 +29,8 @@ export function publicPages(kit: SiteKit) {
     })
     if (search) query.set('search', search)
     if (chosenTags.length) query.set('tags', chosenTags.join(','))
+    const free = freeTimesOf(url.searchParams)
+    if (free.free && !free.problem) query.set('free', free.free)
     const sort = sortOf(url.searchParams.get('sort'), search)
     if (sort !== 'relevance') query.set('ordering', SORTS[sort].ordering)
     const found = clubs.list(caller, clubs.parseQuery(query))
@@ -42,6 +44,7 @@ export function publicPages(kit: SiteKit) {
       sort,
       tags: tags.list(caller).filter((tag) => tag.clubs > 0 || chosenTags.includes(tag.name)),
       origin: url.origin,
+      free,
     }
     return {
       title: search ? `Clubs matching “${search}”` : 'Student clubs',

@@ -8,6 +8,7 @@ import { officerPages } from './officer-pages'
 import { peopleRoutes } from './people-routes'
 import { posterRoutes } from './poster'
 import { publicPages } from './public-pages'
+import { timetablePages } from './timetable'
 import { registerRoutes } from './register'
 import { reviewRoutes } from './review'
 import { signInRoutes } from './sign-in'
@@ -23,6 +24,7 @@ export function siteRoutes(deps: SiteDeps) {
     .use(siteAssets())
     .use(registerRoutes(kit))
     .use(publicPages(kit))
+    .use(timetablePages(kit))
     .use(posterRoutes(kit))
     .use(clubActionRoutes(kit))
     .use(signInRoutes(kit))
