@@ -31,9 +31,9 @@ const minutesOf = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.
 
 const NO_MEETINGS: MeetingWeek = { spans: [], days: 0 }
 
-/** A club's meetings (times already checked "HH:MM", CONTRACT §21) as spans of its week. */
-export function meetingWeek(meetings: readonly Meeting[]): MeetingWeek {
-  if (meetings.length === 0) return NO_MEETINGS
+/** A club's meetings (times already checked "HH:MM", CONTRACT §21) as spans of its week; none for a record without. */
+export function meetingWeek(meetings: readonly Meeting[] | undefined): MeetingWeek {
+  if (!meetings?.length) return NO_MEETINGS
   let days = 0
   const spans = meetings.map(({ day, start, end }) => {
     const index = WEEKDAYS.indexOf(day)
