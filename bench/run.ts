@@ -16,6 +16,7 @@ import { benchExportStall, STALL_CLUBS } from './export-stall'
 import { benchSitePage, SITE_PAGE_CLUBS } from './site-page'
 import { benchMyClubsPage, MY_CLUBS_CLUBS } from './my-clubs-page'
 import { benchPosters, POSTER_CLUBS } from './posters'
+import { benchFitting, FITTING_CLUBS } from './fitting'
 import { benchChangeStreams, STREAMS_OPEN } from './change-streams'
 import { benchUnreadStreams } from './unread-streams'
 import { benchWebhookFanout, FANOUT_WRITES } from './webhook-fanout'
@@ -34,6 +35,7 @@ docs/perf-chart.svg and prints a summary. A full run takes 12 minutes or more.
   BENCH_SCALE=0            clubs in the scale profile (default 100000; 0 skips it)
   EXPORT_STALL_CLUBS=0     clubs in the export-stall row (default 20000; 0 skips it)
   SITE_PAGE_CLUBS=0        clubs in the directory page rows (default 1000; 0 skips them)
+  FITTING_CLUBS=0          clubs in the rows of clubs that fit a week (default 10000; 0 skips them)
   MY_CLUBS_CLUBS=0         clubs in the My clubs row (default 10000; 0 skips it)
   STREAMS_OPEN=0           change streams open for the lag row (default 1000; 0 skips the stream rows)
   UNREAD_STREAMS=60        streams that never read in the unread row, UNREAD_EVENTS=3000 events before them
@@ -116,6 +118,7 @@ async function main() {
   const sitePage = SITE_PAGE_CLUBS ? await benchSitePage(tmp, say) : null
   const myClubs = MY_CLUBS_CLUBS ? await benchMyClubsPage(tmp, say) : null
   const posters = POSTER_CLUBS ? await benchPosters(tmp, say) : null
+  const fitting = FITTING_CLUBS ? await benchFitting(tmp, say) : null
   const changeStreams = STREAMS_OPEN ? await benchChangeStreams(tmp, say) : null
   const unreadStreams = STREAMS_OPEN ? await benchUnreadStreams(tmp, say) : null
   const webhookFanout = FANOUT_WRITES ? await benchWebhookFanout(tmp, say) : null
@@ -132,6 +135,7 @@ async function main() {
     sitePage,
     myClubs,
     posters,
+    fitting,
     changeStreams,
     unreadStreams,
     webhookFanout,

@@ -49,6 +49,7 @@ describe('the OpenAPI document', () => {
   const operations = [
     ['/api/clubs/', 'get'],
     ['/api/clubs/', 'post'],
+    ['/api/clubs/fitting/', 'post'],
     ['/api/clubs/{code}/', 'get'],
     ['/api/clubs/{code}/', 'put'],
     ['/api/clubs/{code}/', 'patch'],

@@ -227,6 +227,18 @@ describe('POST /api/clubs/fitting/', () => {
         { day: 'thursday', start: '19:00', end: '21:00', location: '', note: '' },
       ],
     })
+    // Paged as the list is: the same timetable POSTed to next and previous.
+    const paged = await fitting(app, calendar(), `?code=${CODES}&ordering=code&page=2&page_size=2`)
+    expect(paged.headers.get('x-total-count')).toBe('6')
+    expect(paged.headers.get('link')).toContain('rel="next"')
+    const page = await readJson(paged)
+    expect([page.count, page.results.map((c: { code: string }) => c.code)]).toEqual([
+      6,
+      ['jazz-ensemble', 'penn-chess-society'],
+    ])
+    expect(new URL(page.next).searchParams.get('page')).toBe('3')
+    expect(new URL(page.previous).pathname).toBe('/api/clubs/fitting/')
+    expect((await fitting(app, calendar(), `?code=${CODES}&page=9`)).status).toBe(404)
     // Every club with meetings fits an empty timetable; a club that never meets fits none.
     const all = await fits(await fitting(app, calendar(), `?code=${CODES}&ordering=code`))
     expect(Object.keys(all)).toEqual([

@@ -171,7 +171,7 @@ export interface paths {
         put?: never;
         /**
          * Clubs that fit a timetable
-         * @description The body is a timetable: an iCalendar file (Content-Type text/calendar, at most 1 MiB), as calendar apps and student systems export them. Its events are expanded over the next four weeks from today in the campus time zone (CLUBS_TIMEZONE): weekly and other rules (RRULE, RDATE, EXDATE, changed occurrences), times in their own time zones; all-day and floating events on the campus clock; cancelled and transparent (free) events left out. The answer is every public club with at least one meeting none of whose four weekly occurrences overlaps an event, with those meetings as fitting_meetings, in the list's order. The list's filters and ordering apply (search, tags, meets_on, free, ...); page, page_size and fields do not. A body that is not iCalendar, or that expands into more than 10,000 occurrences in the four weeks, is a 400; over 1 MiB a 413. Anonymous callers may ask.
+         * @description The body is a timetable: an iCalendar file (Content-Type text/calendar, at most 1 MiB), as calendar apps and student systems export them. Its events are expanded over the next four weeks from today in the campus time zone (CLUBS_TIMEZONE): weekly and other rules (RRULE, RDATE, EXDATE, changed occurrences), times in their own time zones; all-day and floating events on the campus clock; cancelled and transparent (free) events left out. The answer is every public club with at least one meeting none of whose four weekly occurrences overlaps an event, with those meetings as fitting_meetings, in the list's order. The list's filters, ordering and paging apply (search, tags, meets_on, free, ..., page and page_size: with page, the answer is {count, next, previous, results}, next and previous being where to POST the same timetable for the other pages); fields does not. A body that is not iCalendar, or that expands into more than 10,000 occurrences in the four weeks, is a 400; over 1 MiB a 413. Anonymous callers may ask.
          */
         post: operations["postApiClubsFitting"];
         delete?: never;
@@ -2631,6 +2631,10 @@ export interface operations {
                 application_required?: string;
                 /** @description One value or several, comma-separated: 1 = Unknown, 2 = Fall, 3 = Spring, 4 = Both, 5 = Open. */
                 recruiting_cycle?: string;
+                /** @description Ask for a page (1-based): the answer becomes {count, next, previous, results}. Without it, a bare array. */
+                page?: number;
+                /** @description Clubs per page, default 15, at most 100 (a larger number counts as 100). */
+                page_size?: number;
                 /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
                 format?: "json" | "api";
             };
@@ -2657,9 +2661,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The clubs that fit, each with its meetings that do. */
+            /** @description The clubs that fit, each with its meetings that do: a bare array, or a page with ?page=. */
             200: {
                 headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    Link: components["headers"]["Link"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
@@ -2711,7 +2717,61 @@ export interface operations {
                             location: string;
                             note: string;
                         }[];
-                    }[];
+                    }[] | {
+                        /** @description How many clubs fit, on every page. */
+                        count: string | number;
+                        /** @description The next page (POST the timetable to it again), or null. */
+                        next: string | null;
+                        /** @description The previous page, or null. */
+                        previous: string | null;
+                        results: {
+                            accepting_members: boolean;
+                            active: boolean;
+                            address: string;
+                            application_required: components["schemas"]["ApplicationRequired"];
+                            appointment_needed: boolean;
+                            approved: boolean;
+                            available_virtually: boolean;
+                            /** @example penn-chess-society */
+                            code: string;
+                            /** @description The address, or "Hidden" when it is not public. */
+                            email: string;
+                            enables_subscription: boolean;
+                            favorite_count: number;
+                            founded: string | null;
+                            image_url: string | null;
+                            is_favorite: boolean;
+                            is_member: boolean;
+                            is_subscribe: boolean;
+                            is_school_unit: boolean;
+                            membership_count: number;
+                            recruiting_cycle: components["schemas"]["RecruitingCycle"];
+                            name: string;
+                            size: components["schemas"]["Size"];
+                            subtitle: string;
+                            tags: {
+                                id: number;
+                                name: string;
+                            }[];
+                            /** @description The meetings of the club that clash with nothing in the timetable, in the four weeks checked. */
+                            fitting_meetings: {
+                                /** @description monday to sunday. */
+                                day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                                /**
+                                 * @description HH:MM, 24-hour, in the campus time zone.
+                                 * @example 18:30
+                                 */
+                                start: string;
+                                /**
+                                 * @description HH:MM, 24-hour; after start.
+                                 * @example 20:00
+                                 */
+                                end: string;
+                                location: string;
+                                note: string;
+                            }[];
+                        }[];
+                    };
                 };
             };
             /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */

@@ -4,7 +4,7 @@
 // across a change of the clocks keeps its wall-clock hours), overlaps a busy time. Reading the
 // timetable itself (iCalendar) is the edge's work; this takes the busy times as instants.
 import { ANONYMOUS } from './caller'
-import type { ClubService } from './clubs'
+import type { ClubPage, ClubService } from './clubs'
 import type { ListQuery } from './list-query'
 import { wallClockInstant } from './time-zones'
 import type { MeetingWeek, WeekSpan } from './week-slots'
@@ -144,8 +144,13 @@ export class FitChecker {
   }
 }
 
+/** The clubs that fit, as the list pages them: `total` before paging, `page` when one was asked for. */
+export interface FittingPage extends Omit<ClubPage, 'records'> {
+  readonly clubs: readonly FittingClub[]
+}
+
 /**
- * The public clubs that `query` keeps (its filters and order; no page) with at least one meeting
+ * The public clubs that `query` keeps (its filters, order and page) with at least one meeting
  * that clashes with none of `busy` in `window`, each with those meetings.
  */
 export function fittingClubs(
@@ -153,25 +158,26 @@ export function fittingClubs(
   query: ListQuery,
   window: FitWindow,
   busy: readonly Interval[],
-): FittingClub[] {
+): FittingPage {
   const checker = new FitChecker(window, busy)
   const fitting = new Map<ClubRecord, number[]>()
-  const keeps = {
+  const keeps: ListQuery = {
     ...query,
-    page: null,
     predicates: [
       ...query.predicates,
-      (entry: { record: ClubRecord; week: MeetingWeek }) => {
+      (entry) => {
         const found = checker.fittingOf(entry.week)
         if (found.length) fitting.set(entry.record, found)
         return found.length > 0
       },
     ],
   }
-  return clubs.list(ANONYMOUS, keeps).records.map((record) => ({
-    record,
-    meetings: fitting.get(record)!.map((i) => record.meetings[i]!),
-  }))
+  const { records, total, page } = clubs.list(ANONYMOUS, keeps)
+  return {
+    clubs: records.map((record) => ({ record, meetings: fitting.get(record)!.map((i) => record.meetings[i]!) })),
+    total,
+    page,
+  }
 }
 
 /** Timetables against the directory's clubs, in the campus time zone, by the directory's clock. */
@@ -187,7 +193,7 @@ export class FittingService {
   }
 
   /** The public clubs `query` keeps with a meeting that clashes with none of `busy` in `window`. */
-  fitting(query: ListQuery, window: FitWindow, busy: readonly Interval[]): FittingClub[] {
+  fitting(query: ListQuery, window: FitWindow, busy: readonly Interval[]): FittingPage {
     return fittingClubs(this.clubs, query, window, busy)
   }
 }

@@ -96,7 +96,12 @@ export function parseListQuery(params: URLSearchParams, catalog: Catalog): ListQ
   if (free !== undefined) {
     const parsed = parseSlots(free)
     if ('problem' in parsed) fail('free', parsed.problem)
-    else predicates.push((e) => fitsFreeSlots(e.week, parsed.slots))
+    else {
+      const { slots } = parsed
+      // Most clubs meet on none of the slots' days: one AND turns them away.
+      const days = slots.reduce((mask, slot) => mask | (1 << slot.day), 0)
+      predicates.push((e) => (e.week.days & days) !== 0 && fitsFreeSlots(e.week, slots))
+    }
   }
 
   for (const name of BOOLEAN_FILTERS) {

@@ -105,7 +105,10 @@ export const within = (span: WeekSpan, slot: WeekSpan) =>
 
 /** Whether at least one of a club's meetings lies wholly inside one of the free slots. */
 export function fitsFreeSlots(week: MeetingWeek, slots: readonly WeekSpan[]): boolean {
-  for (const span of week.spans) for (const slot of slots) if (within(span, slot)) return true
+  // Indexed loops: this runs for every club of the directory on each request with free=.
+  const { spans } = week
+  for (let i = 0; i < spans.length; i++)
+    for (let j = 0; j < slots.length; j++) if (within(spans[i]!, slots[j]!)) return true
   return false
 }
 

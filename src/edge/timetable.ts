@@ -112,9 +112,17 @@ function expand(calendar: ICAL.Component, window: FitWindow): Interval[] {
 
   const busy: Interval[] = []
   let steps = 0
+  /** Its free-or-busy and wall-clock zone, read once per event (an occurrence changed by an override has its own). */
+  const readings = new Map<ICAL.Component, { free: boolean; zone: string }>()
+  const readingOf = (component: ICAL.Component) => {
+    let reading = readings.get(component)
+    if (!reading)
+      readings.set(component, (reading = { free: keepsFree(component), zone: wallZoneOf(component, window.zone) }))
+    return reading
+  }
   const add = (item: ICAL.Event, start: ICAL.Time, end: ICAL.Time) => {
-    if (keepsFree(item.component)) return
-    const zone = wallZoneOf(item.component, window.zone)
+    const { free, zone } = readingOf(item.component)
+    if (free) return
     const from = instantOf(start, zone)
     const to = instantOf(end, zone)
     if (to <= window.start || from >= window.end) return
@@ -125,13 +133,23 @@ function expand(calendar: ICAL.Component, window: FitWindow): Interval[] {
       add(event, event.startDate, event.endDate)
       continue
     }
-    const zone = wallZoneOf(event.component, window.zone)
+    const { zone } = readingOf(event.component)
+    // Without overrides an occurrence lasts as the event does: ical.js's details of each (made
+    // through its text) are needed only for the overridden ones.
+    const overridden = Object.keys(event.exceptions).length > 0
+    const duration = event.duration
     const iterator = event.iterator()
     for (let next = iterator.next(); next; next = iterator.next()) {
       if (++steps > MAX_STEPS) throw new BadRequest(TOO_MANY)
       if (instantOf(next, zone) >= window.end) break
-      const occurrence = event.getOccurrenceDetails(next)
-      add(occurrence.item, occurrence.startDate, occurrence.endDate)
+      if (overridden) {
+        const occurrence = event.getOccurrenceDetails(next)
+        add(occurrence.item, occurrence.startDate, occurrence.endDate)
+      } else {
+        const end = next.clone()
+        end.addDuration(duration)
+        add(event, next, end)
+      }
     }
   }
   return busy

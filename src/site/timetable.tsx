@@ -110,7 +110,7 @@ export function timetablePages(kit: SiteKit) {
       const window = fitting.window()
       const busy = busyTimes(new TextDecoder().decode(file), window)
       const query = clubs.parseQuery(new URLSearchParams())
-      const found = fitting.fitting(query, window, busy).map(({ record, meetings }) => ({
+      const found = fitting.fitting(query, window, busy).clubs.map(({ record, meetings }) => ({
         club: clubView(clubs.listItem(ANONYMOUS, record)),
         meetings,
       }))

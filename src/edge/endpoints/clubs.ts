@@ -98,8 +98,8 @@ export const FILTER_PARAMETERS = [
   }),
 ]
 
-const LIST_PARAMETERS = [
-  ...FILTER_PARAMETERS,
+/** Paging, as the list and the timetable match take it. */
+export const PAGE_PARAMETERS = [
   query(
     'page',
     'Ask for a page (1-based): the answer becomes {count, next, previous, results}. Without it, a bare array.',
@@ -110,6 +110,11 @@ const LIST_PARAMETERS = [
     `Clubs per page, default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE} (a larger number counts as ${MAX_PAGE_SIZE}).`,
     Type.Integer({ minimum: 1 }),
   ),
+]
+
+const LIST_PARAMETERS = [
+  ...FILTER_PARAMETERS,
+  ...PAGE_PARAMETERS,
   query(
     'fields',
     `Comma-separated fields to keep in each club, e.g. code,name; a field of the detail representation may be named too. ${FIELDS_ANSWER} In a spreadsheet: its columns, in the order given.`,
@@ -205,7 +210,7 @@ function* clubTable({ caller, services }: Call<unknown>, page: ClubPage, columns
 }
 
 /** X-Total-Count on every list answer; Link, with absolute URLs, on a page (CONTRACT §16). */
-function listHeaders({ total, page }: ClubPage, ex: Exchange): Record<string, string> {
+export function listHeaders({ total, page }: ClubPage, ex: Exchange): Record<string, string> {
   if (!page) return { 'X-Total-Count': String(total) }
   const rels: [string, number][] = [
     ['first', 1],
@@ -246,7 +251,7 @@ function pageUrl(ex: Exchange, n: number): string {
   return url.toString()
 }
 
-function pageLinks({ total, page }: ClubPage, ex: Exchange) {
+export function pageLinks({ total, page }: ClubPage, ex: Exchange) {
   const { number, last } = page!
   return {
     count: total,
