@@ -372,3 +372,50 @@ describe('POST /api/clubs/fitting/', () => {
     expect((await readJson(res)).code).toBe('fitting-2')
   })
 })
+
+describe("the site's directory and timetable page", () => {
+  const html = { accept: 'text/html' }
+  const cardNames = (page: string) => [...page.matchAll(/<h3><a href="\/clubs\/([^"]+)">/g)].map((m) => m[1]).sort()
+
+  it('takes meets_on= and free= in a link as the API does, and the form rows beside them', async () => {
+    const app = await campus()
+    const page = await (await app.req('/?meets_on=fri', { headers: html })).text()
+    expect(cardNames(page)).toContain('astronomy-society')
+    expect(cardNames(page)).not.toContain('penn-chess-society')
+    const both = await app.req('/?free=tue+19:00-22:00&free_day_1=thu&free_from_1=17:00&free_to_1=18:30', {
+      headers: html,
+    })
+    expect(cardNames(await both.text())).toEqual(['penn-chess-society', 'societe-francaise'])
+    const wrong = await (await app.req('/?meets_on=someday', { headers: html })).text()
+    expect(wrong).toContain('role="alert"')
+    expect(wrong).toContain('&quot;someday&quot; is not a day')
+  })
+
+  it('shows the clubs that fit an uploaded timetable, and says what is wrong with a bad file', async () => {
+    const app = await campus()
+    const upload = (content: string | Uint8Array, headers: Record<string, string> = {}) => {
+      const form = new FormData()
+      form.append('timetable', new Blob([content as BlobPart], { type: 'text/calendar' }), 'timetable.ics')
+      return app.req('/timetable', { method: 'POST', body: form, headers })
+    }
+    // Every day busy but Saturday (on the campus clock): the clubs meeting on Saturdays.
+    const busy = calendar(
+      event('weekdays', 'DTSTART:20261116T000000', 'DTEND:20261121T000000', 'RRULE:FREQ=WEEKLY'),
+      event('sunday', 'DTSTART;VALUE=DATE:20261122', 'RRULE:FREQ=WEEKLY'),
+    )
+    const fit = await upload(busy)
+    expect(fit.status).toBe(200)
+    const page = await fit.text()
+    expect(page).toContain('Clubs that fit your timetable')
+    expect(cardNames(page).filter((code) => code! in MEETINGS)).toEqual(['penn-chess-society'])
+    expect(page).toContain('Meetings that fit')
+
+    const notCalendar = await upload('my classes: maths, art')
+    expect(notCalendar.status).toBe(400)
+    expect(await notCalendar.text()).toContain('This is not an iCalendar file')
+    const tooBig = await upload(new Uint8Array(1024 * 1024 + 300 * 1024))
+    expect(tooBig.status).toBe(413)
+    expect(await tooBig.text()).toContain('That file is too big')
+    expect((await upload(busy, { origin: 'https://evil.example' })).status).toBe(403)
+  })
+})

@@ -1,6 +1,6 @@
 /** @jsxImportSource preact */
 import { DEFAULT_ORDERING } from '../domain/list-query'
-import { parseSlots } from '../domain/week-slots'
+import { parseDays, parseSlots } from '../domain/week-slots'
 import { WEEKDAYS } from '../model/club'
 import { ClubCard } from './club-card'
 import type { ClubView } from './club-view'
@@ -49,9 +49,14 @@ export interface FreeTime {
   readonly to: string
 }
 
-/** The form's free times, the list's `free=` they make ("" for none), and what is wrong with them. */
+/**
+ * The form's free times; `typed`, a link's own `free=` and `meets_on=` as the API takes them (kept
+ * beside the form's rows); the list's `free=` of both ("" for none), and what is wrong with them.
+ */
 export interface FreeTimes {
   readonly rows: readonly FreeTime[]
+  readonly typed: string
+  readonly meetsOn: string
   readonly free: string
   readonly problem: string | null
 }
@@ -61,7 +66,8 @@ const freeNames = (n: number) => ({ day: `free_day_${n}`, from: `free_from_${n}`
 
 /**
  * "When are you free?" from the directory's address: each row with a day becomes a slot of the
- * list's `free=` ("mon 18:00-21:00"), an empty from the start of the day, an empty to its end.
+ * list's `free=` ("mon 18:00-21:00"), an empty from the start of the day, an empty to its end; a
+ * link may also name `free=` and `meets_on=` as the API takes them (CONTRACT §24).
  */
 export function freeTimesOf(params: URLSearchParams): FreeTimes {
   const rows = Array.from({ length: FREE_TIME_ROWS }, (_, i) => {
@@ -69,12 +75,16 @@ export function freeTimesOf(params: URLSearchParams): FreeTimes {
     const value = (name: string) => (params.get(name) ?? '').trim().slice(0, 20)
     return { day: value(names.day), from: value(names.from), to: value(names.to) }
   })
-  const free = rows
-    .filter((row) => row.day !== '')
-    .map((row) => `${row.day} ${row.from || '00:00'}-${row.to || '24:00'}`)
-    .join(',')
-  const parsed = free ? parseSlots(free) : null
-  return { rows, free, problem: parsed && 'problem' in parsed ? parsed.problem : null }
+  const typed = (params.get('free') ?? '').trim().slice(0, 2000)
+  const meetsOn = (params.get('meets_on') ?? '').trim().slice(0, 200)
+  const free = [
+    ...rows.filter((row) => row.day !== '').map((row) => `${row.day} ${row.from || '00:00'}-${row.to || '24:00'}`),
+    ...(typed ? [typed] : []),
+  ].join(',')
+  const slots = free ? parseSlots(free) : null
+  const days = meetsOn ? parseDays(meetsOn) : null
+  const problem = slots && 'problem' in slots ? slots.problem : days && 'problem' in days ? days.problem : null
+  return { rows, typed, meetsOn, free, problem }
 }
 
 /** The free times a page's address keeps: only those that are used. */
@@ -83,6 +93,8 @@ function appendFreeTimes(query: URLSearchParams, free: FreeTimes) {
     const names = freeNames(i + 1)
     for (const key of ['day', 'from', 'to'] as const) if (row[key]) query.set(names[key], row[key])
   })
+  if (free.typed) query.set('free', free.typed)
+  if (free.meetsOn) query.set('meets_on', free.meetsOn)
 }
 
 /** The link to another page of the same search. */
@@ -117,7 +129,7 @@ function summary(state: DirectoryState): string {
 }
 
 const isFiltered = (state: DirectoryState) =>
-  state.search !== '' || state.chosenTags.length > 0 || state.free.free !== ''
+  state.search !== '' || state.chosenTags.length > 0 || state.free.free !== '' || state.free.meetsOn !== ''
 
 const DAY_LABELS = WEEKDAYS.map((day) => [day.slice(0, 3), day[0]!.toUpperCase() + day.slice(1)] as const)
 
@@ -134,6 +146,9 @@ function FreeTimeControl({ free }: { free: FreeTimes }) {
           {free.problem}
         </p>
       )}
+      {/* A link's own free= and meets_on= stay with the form's rows. */}
+      {free.typed && <input type="hidden" name="free" value={free.typed} />}
+      {free.meetsOn && <input type="hidden" name="meets_on" value={free.meetsOn} />}
       {free.rows.map((row, i) => {
         const names = freeNames(i + 1)
         return (

@@ -30,7 +30,10 @@ export function publicPages(kit: SiteKit) {
     if (search) query.set('search', search)
     if (chosenTags.length) query.set('tags', chosenTags.join(','))
     const free = freeTimesOf(url.searchParams)
-    if (free.free && !free.problem) query.set('free', free.free)
+    if (!free.problem) {
+      if (free.free) query.set('free', free.free)
+      if (free.meetsOn) query.set('meets_on', free.meetsOn)
+    }
     const sort = sortOf(url.searchParams.get('sort'), search)
     if (sort !== 'relevance') query.set('ordering', SORTS[sort].ordering)
     const found = clubs.list(caller, clubs.parseQuery(query))
