@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { fitsFreeSlots, meetingWeek, parseDays, parseSlots } from '../src/domain/week-slots'
+import { freeSlotsTest, meetingWeek, parseDays, parseSlots } from '../src/domain/week-slots'
 import { wallClockInstant } from '../src/domain/time-zones'
 
 // The parsers of `meets_on=` and `free=` (CONTRACT §24), as tables: what each input reads as,
@@ -92,7 +92,7 @@ describe("a club's week against free slots", () => {
     it(`${raw}: ${fits ? 'fits' : 'does not fit'}`, () => {
       const parsed = parseSlots(raw)
       if (!('slots' in parsed)) throw new Error(parsed.problem)
-      expect(fitsFreeSlots(week, parsed.slots)).toBe(fits)
+      expect(freeSlotsTest(parsed.slots)(week)).toBe(fits)
     })
 })
 

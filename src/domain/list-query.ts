@@ -1,7 +1,7 @@
 import { ValidationFailed } from './errors'
 import type { Catalog, Entry, Order } from './catalog'
 import { fold } from './code'
-import { fitsFreeSlots, parseDays, parseSlots } from './week-slots'
+import { freeSlotsTest, parseDays, parseSlots } from './week-slots'
 import {
   APPLICATION_REQUIRED,
   DETAIL_FIELDS,
@@ -97,10 +97,8 @@ export function parseListQuery(params: URLSearchParams, catalog: Catalog): ListQ
     const parsed = parseSlots(free)
     if ('problem' in parsed) fail('free', parsed.problem)
     else {
-      const { slots } = parsed
-      // Most clubs meet on none of the slots' days: one AND turns them away.
-      const days = slots.reduce((mask, slot) => mask | (1 << slot.day), 0)
-      predicates.push((e) => (e.week.days & days) !== 0 && fitsFreeSlots(e.week, slots))
+      const fits = freeSlotsTest(parsed.slots)
+      predicates.push((e) => fits(e.week))
     }
   }
 
@@ -254,7 +252,15 @@ function orderOf(keys: readonly Key[]): Order {
 /** The clubs of `sorted` (already in the query's order) that `visible` lets through and the query keeps. */
 export function applyListQuery(sorted: readonly Entry[], visible: Predicate, query: ListQuery): Entry[] {
   const { predicates } = query
-  return sorted.filter((entry) => visible(entry) && predicates.every((keep) => keep(entry)))
+  // Plain loops: this runs over every club on each list made (no closure per club and filter).
+  const kept: Entry[] = []
+  next: for (let i = 0; i < sorted.length; i++) {
+    const entry = sorted[i]!
+    if (!visible(entry)) continue
+    for (let p = 0; p < predicates.length; p++) if (!predicates[p]!(entry)) continue next
+    kept.push(entry)
+  }
+  return kept
 }
 
 /** `matched` (in the query's order) with the most relevant first when the query ranks; each tier keeps that order. */
