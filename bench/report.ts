@@ -30,6 +30,15 @@ import {
   webFormatsSection,
   type WebFormatsResult,
 } from './web-formats'
+import {
+  FREE_GOAL_RATIO,
+  fittingSection,
+  freeRatioMet,
+  TIMETABLE_GOAL_P99_MS,
+  timetableMet,
+  timetablePageMet,
+  type FittingResult,
+} from './fitting'
 import { GOAL_IDLE_KB, GOAL_LAG_P99_MS, type ChangeStreamsResult } from './change-streams'
 import { GOAL_UNREAD_MB, type UnreadStreamsResult } from './unread-streams'
 import { GOAL_SLOWDOWN, webhookFanoutLine, type WebhookFanoutResult } from './webhook-fanout'
@@ -73,6 +82,8 @@ export interface Results {
   readonly posters: PostersResult | null
   /** The Atom feed and the sitemap beside the list, at 10,000 clubs (issue 38); null when skipped. */
   readonly webFormats: WebFormatsResult | null
+  /** Clubs that fit a week (issue 38); null when skipped. */
+  readonly fitting: FittingResult | null
   /** The change stream: a write's lag to 1,000 open streams, and what an idle stream costs (issue 27); null when skipped. */
   readonly changeStreams: ChangeStreamsResult | null
   /** RSS while streams asking since=0 read nothing (issue 35); null when skipped. */
@@ -140,6 +151,7 @@ function targets({
   myClubs,
   posters,
   webFormats,
+  fitting,
   changeStreams,
   unreadStreams,
   webhookFanout,
@@ -338,6 +350,27 @@ function targets({
         `${rate(webFormats![answer].rps)} vs ${rate(webFormats!.list.rps)} req/s = ${times(webFormats![answer].rps, webFormats!.list.rps)}`,
     )
   check(
+    `\`free=\` with three slots ≥ ${FREE_GOAL_RATIO}× the plain list page (${num(fitting?.clubs ?? 10_000)} clubs; both made each time, and both cached)`,
+    !!fitting,
+    () => freeRatioMet(fitting!),
+    () =>
+      `made each time ${rate(fitting!.freeNew.rps)} vs ${rate(fitting!.plainNew.rps)} req/s = ${times(fitting!.freeNew.rps, fitting!.plainNew.rps)}; ` +
+      `cached ${rate(fitting!.freeSame.rps)} vs ${rate(fitting!.plain.rps)} req/s = ${times(fitting!.freeSame.rps, fitting!.plain.rps)}`,
+  )
+  check(
+    `A timetable of 40 weekly classes → \`/api/clubs/fitting/\`, every club that fits, p99 ≤ ${TIMETABLE_GOAL_P99_MS} ms (${num(fitting?.clubs ?? 10_000)} clubs)`,
+    !!fitting,
+    () => timetableMet(fitting!),
+    () =>
+      `p99 ${msText(fitting!.timetable.p99Ms)} (p50 ${msText(fitting!.timetable.p50Ms)}, ${num(fitting!.timetable.fitting)} clubs fit)`,
+  )
+  check(
+    `The same timetable, \`?page=1\`, p99 ≤ ${TIMETABLE_GOAL_P99_MS} ms`,
+    !!fitting,
+    () => timetablePageMet(fitting!),
+    () => `p99 ${msText(fitting!.timetablePage.p99Ms)} (p50 ${msText(fitting!.timetablePage.p50Ms)})`,
+  )
+  check(
     `A write reaches the last of ${num(changeStreams?.streams ?? 1000)} open change streams, p99 ≤ ${GOAL_LAG_P99_MS} ms from its acknowledgement`,
     !!changeStreams,
     () => changeStreams!.lag.p99 <= GOAL_LAG_P99_MS,
@@ -525,6 +558,7 @@ export function markdown(results: Results): string {
   if (results.posters) lines.push('', ...postersSection(results.posters))
   if (results.roundClose) lines.push('', ...roundCloseSection(results.roundClose))
   if (results.webFormats) lines.push('', ...webFormatsSection(results.webFormats))
+  if (results.fitting) lines.push('', ...fittingSection(results.fitting))
   if (results.postgres) lines.push('', ...postgresSection(results.postgres))
   return lines.join('\n') + '\n'
 }

@@ -17,6 +17,7 @@ import { benchSitePage, SITE_PAGE_CLUBS } from './site-page'
 import { benchMyClubsPage, MY_CLUBS_CLUBS } from './my-clubs-page'
 import { benchPosters, POSTER_CLUBS } from './posters'
 import { benchWebFormats, WEB_FORMATS_CLUBS } from './web-formats'
+import { benchFitting, FITTING_CLUBS } from './fitting'
 import { benchChangeStreams, STREAMS_OPEN } from './change-streams'
 import { benchUnreadStreams } from './unread-streams'
 import { benchWebhookFanout, FANOUT_WRITES } from './webhook-fanout'
@@ -36,6 +37,7 @@ docs/perf-chart.svg and prints a summary. A full run takes 12 minutes or more.
   BENCH_SCALE=0            clubs in the scale profile (default 100000; 0 skips it)
   EXPORT_STALL_CLUBS=0     clubs in the export-stall row (default 20000; 0 skips it)
   SITE_PAGE_CLUBS=0        clubs in the directory page rows (default 1000; 0 skips them)
+  FITTING_CLUBS=0          clubs in the rows of clubs that fit a week (default 10000; 0 skips them)
   MY_CLUBS_CLUBS=0         clubs in the My clubs row (default 10000; 0 skips it)
   WEB_FORMATS_CLUBS=0      clubs in the Atom feed and sitemap rows (default 10000; 0 skips them)
   STREAMS_OPEN=0           change streams open for the lag row (default 1000; 0 skips the stream rows)
@@ -121,6 +123,7 @@ async function main() {
   const myClubs = MY_CLUBS_CLUBS ? await benchMyClubsPage(tmp, say) : null
   const posters = POSTER_CLUBS ? await benchPosters(tmp, say) : null
   const webFormats = WEB_FORMATS_CLUBS ? await benchWebFormats(tmp, say) : null
+  const fitting = FITTING_CLUBS ? await benchFitting(tmp, say) : null
   const changeStreams = STREAMS_OPEN ? await benchChangeStreams(tmp, say) : null
   const unreadStreams = STREAMS_OPEN ? await benchUnreadStreams(tmp, say) : null
   const webhookFanout = FANOUT_WRITES ? await benchWebhookFanout(tmp, say) : null
@@ -139,6 +142,7 @@ async function main() {
     myClubs,
     posters,
     webFormats,
+    fitting,
     changeStreams,
     unreadStreams,
     webhookFanout,

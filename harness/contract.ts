@@ -118,6 +118,9 @@ export const LIST_PARAMS = [
   // CONTRACT §16
   'code',
   'updated_since',
+  // CONTRACT §24
+  'meets_on',
+  'free',
 ]
 
 /** CONTRACT §3.1: what a client sends back and the service ignores. */

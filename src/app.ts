@@ -151,6 +151,7 @@ export function createApp({
             rounds: directory.rounds,
             calendars: directory.calendars,
             changes: directory.changes,
+            fitting: directory.fitting,
             sessions: directory.sessions,
             users: directory.users,
             authenticate: (token) => auth.authenticate(`Bearer ${token}`),

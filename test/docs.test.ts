@@ -50,6 +50,7 @@ describe('the OpenAPI document', () => {
   const operations = [
     ['/api/clubs/', 'get'],
     ['/api/clubs/', 'post'],
+    ['/api/clubs/fitting/', 'post'],
     ['/api/clubs/{code}/', 'get'],
     ['/api/clubs/{code}/', 'put'],
     ['/api/clubs/{code}/', 'patch'],
@@ -293,7 +294,7 @@ describe('the OpenAPI document', () => {
     const bodies = ENDPOINTS.flatMap((endpoint) =>
       Object.values(endpoint.actions).flatMap((action) => action.body ?? []),
     )
-    expect(bodies.length).toBe(17)
+    expect(bodies.length).toBe(18)
     for (const { schema, example } of bodies) expect(Value.Check(schema, example)).toBe(true)
   })
 })

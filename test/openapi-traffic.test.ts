@@ -372,6 +372,33 @@ describe('the OpenAPI document describes the traffic', () => {
     await expectStatus(get('/api/clubs/no-such-club/qr.svg'), 404)
     await expectStatus(get(`${CLUB}qr.svg?format=json`), 404)
 
+    // Clubs that fit (CONTRACT §24): by time on the list, and a timetable; its refusals.
+    await expectStatus(get('/api/clubs/?meets_on=tue,sat&free=tue+18:00-22:00,sat+09:00-12:00'), 200)
+    await expectStatus(get('/api/clubs/?free=tue+22:00-18:00'), 400)
+    await expectStatus(get('/api/clubs/?meets_on=someday'), 400)
+    const timetable = [
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'PRODID:-//Test//Timetable//EN',
+      'BEGIN:VEVENT',
+      'UID:class@example.edu',
+      'DTSTART:20261103T180000Z',
+      'DTEND:20261103T193000Z',
+      'RRULE:FREQ=WEEKLY;BYDAY=TU,TH',
+      'END:VEVENT',
+      'END:VCALENDAR',
+      '',
+    ].join('\r\n')
+    const fitting = await send('POST', '/api/clubs/fitting/?tags=Games', { body: timetable, type: 'text/calendar' })
+    expect(fitting.status).toBe(200)
+    expect(fitting.json().length).toBeGreaterThan(0)
+    await expectStatus(send('POST', '/api/clubs/fitting/', { body: 'not a calendar', type: 'text/calendar' }), 400)
+    await expectStatus(send('POST', '/api/clubs/fitting/', { json: {} }), 415)
+    await expectStatus(
+      send('POST', '/api/clubs/fitting/', { body: timetable, type: 'text/calendar', token: 'not-a-token' }),
+      401,
+    )
+
     // The change log (CONTRACT §18): a page, its 304, bad numbers, a since gone; the stream ended by a reset.
     const changes = await get('/api/changes/?since=0&limit=5')
     expect(changes.status).toBe(200)

@@ -160,6 +160,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clubs/fitting/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Clubs that fit a timetable
+         * @description The body is a timetable: an iCalendar file (Content-Type text/calendar, at most 1 MiB), as calendar apps and student systems export them. Its events are expanded over the next four weeks from today in the campus time zone (CLUBS_TIMEZONE): weekly and other rules (RRULE, RDATE, EXDATE, changed occurrences), times in their own time zones; all-day and floating events on the campus clock; cancelled and transparent (free) events left out. The answer is every public club with at least one meeting none of whose four weekly occurrences overlaps an event, with those meetings as fitting_meetings, in the list's order. The list's filters, ordering and paging apply (search, tags, meets_on, free, ..., page and page_size: with page, the answer is {count, next, previous, results}, next and previous being where to POST the same timetable for the other pages); fields does not. A body that is not iCalendar, or that expands into more than 10,000 occurrences in the four weeks, is a 400; over 1 MiB a 413. Anonymous callers may ask.
+         */
+        post: operations["postApiClubsFitting"];
+        delete?: never;
+        /**
+         * The metadata of Clubs That Fit
+         * @description The methods this path serves, the media types it renders and parses, and the JSON schema of each body it takes. Also the answer to a CORS preflight.
+         */
+        options: operations["optionsApiClubsFitting"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clubs/{code}/": {
         parameters: {
             query?: never;
@@ -2218,6 +2242,10 @@ export interface operations {
                 updated_since?: string;
                 /** @description Tag ids or names, comma-separated; a club must carry all of them. */
                 tags?: string;
+                /** @description Days, comma-separated (mon, tue, wed, thu, fri, sat, sun, or in full): clubs with a meeting on any of them. */
+                meets_on?: string;
+                /** @description Free slots, comma-separated, each a day and a 24-hour time range (24:00 ends the day): clubs with at least one meeting lying wholly inside one of them, in the campus time zone. At most 50 slots. */
+                free?: string;
                 /** @description true: clubs taking new members now; false: those that are not. */
                 accepting_members?: boolean;
                 /** @description true: clubs that need an appointment; false: those that do not. */
@@ -2742,6 +2770,10 @@ export interface operations {
                 updated_since?: string;
                 /** @description Tag ids or names, comma-separated; a club must carry all of them. */
                 tags?: string;
+                /** @description Days, comma-separated (mon, tue, wed, thu, fri, sat, sun, or in full): clubs with a meeting on any of them. */
+                meets_on?: string;
+                /** @description Free slots, comma-separated, each a day and a 24-hour time range (24:00 ends the day): clubs with at least one meeting lying wholly inside one of them, in the campus time zone. At most 50 slots. */
+                free?: string;
                 /** @description true: clubs taking new members now; false: those that are not. */
                 accepting_members?: boolean;
                 /** @description true: clubs that need an appointment; false: those that do not. */
@@ -2859,6 +2891,387 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    postApiClubsFitting: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated fields, "-" for descending: name, favorite_count, membership_count, founded, code, size, created_at, updated_at. Default -favorite_count,name (with a search: the most relevant first); ties are broken by code. */
+                ordering?: string;
+                /** @description Whitespace-separated terms; each must match the name, subtitle, code, a tag name or the description (case and accents ignored). Without ordering, clubs whose name or code holds every term come first, then those matching in subtitle or tag names, then in the description. */
+                search?: string;
+                /** @description Club codes, comma-separated: only those clubs (a code that matches nothing is no error). */
+                code?: string;
+                /** @description A date (YYYY-MM-DD, from its first moment UTC) or a date-time (UTC unless it names an offset): clubs updated at or after it. */
+                updated_since?: string;
+                /** @description Tag ids or names, comma-separated; a club must carry all of them. */
+                tags?: string;
+                /** @description Days, comma-separated (mon, tue, wed, thu, fri, sat, sun, or in full): clubs with a meeting on any of them. */
+                meets_on?: string;
+                /** @description Free slots, comma-separated, each a day and a 24-hour time range (24:00 ends the day): clubs with at least one meeting lying wholly inside one of them, in the campus time zone. At most 50 slots. */
+                free?: string;
+                /** @description true: clubs taking new members now; false: those that are not. */
+                accepting_members?: boolean;
+                /** @description true: clubs that need an appointment; false: those that do not. */
+                appointment_needed?: boolean;
+                /** @description true: clubs available virtually; false: those that are not. */
+                available_virtually?: boolean;
+                /** @description true: clubs whose news one may subscribe to; false: those without. */
+                enables_subscription?: boolean;
+                /** @description true: clubs that belong to the school the directory marks; false: the others. */
+                is_school_unit?: boolean;
+                /** @description true: approved clubs; false: new or changed clubs awaiting approval, and rejected ones (the admins' approval queue). Callers other than admins only see approved clubs, besides their own clubs as owners and officers. */
+                approved?: boolean;
+                /** @description true: active clubs; false: clubs set inactive (active is the gentle alternative to deleting). Callers other than admins only see active clubs, besides their own clubs as owners and officers. */
+                active?: boolean;
+                /** @description One value or several, comma-separated: 1 = 1-20, 2 = 21-50, 3 = 51-100, 4 = 101+. */
+                size?: string;
+                /** @description One value or several, comma-separated: 1 = Open membership, 2 = Tryout required, 3 = Audition required, 4 = Application required, 5 = Application and interview required. */
+                application_required?: string;
+                /** @description One value or several, comma-separated: 1 = Unknown, 2 = Fall, 3 = Spring, 4 = Both, 5 = Open. */
+                recruiting_cycle?: string;
+                /** @description Ask for a page (1-based): the answer becomes {count, next, previous, results}. Without it, a bare array. */
+                page?: number;
+                /** @description Clubs per page, default 15, at most 100 (a larger number counts as 100). */
+                page_size?: number;
+                /** @description "json" (default), or "api" for the browsable HTML view (which a browser gets anyway: it prefers text/html). */
+                format?: "json" | "api";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example BEGIN:VCALENDAR
+                 *     VERSION:2.0
+                 *     PRODID:-//Example//Timetable//EN
+                 *     BEGIN:VEVENT
+                 *     UID:calculus@example.edu
+                 *     DTSTART:20260907T180000
+                 *     DTEND:20260907T200000
+                 *     RRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR
+                 *     SUMMARY:Calculus
+                 *     END:VEVENT
+                 *     END:VCALENDAR
+                 */
+                "text/calendar": string;
+            };
+        };
+        responses: {
+            /** @description The clubs that fit, each with its meetings that do: a bare array, or a page with ?page=. */
+            200: {
+                headers: {
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    Link: components["headers"]["Link"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accepting_members: boolean;
+                        active: boolean;
+                        address: string;
+                        application_required: components["schemas"]["ApplicationRequired"];
+                        appointment_needed: boolean;
+                        approved: boolean;
+                        available_virtually: boolean;
+                        /** @example penn-chess-society */
+                        code: string;
+                        /** @description The address, or "Hidden" when it is not public. */
+                        email: string;
+                        enables_subscription: boolean;
+                        favorite_count: number;
+                        founded: string | null;
+                        image_url: string | null;
+                        is_favorite: boolean;
+                        is_member: boolean;
+                        is_subscribe: boolean;
+                        is_school_unit: boolean;
+                        membership_count: number;
+                        recruiting_cycle: components["schemas"]["RecruitingCycle"];
+                        name: string;
+                        size: components["schemas"]["Size"];
+                        subtitle: string;
+                        tags: {
+                            id: number;
+                            name: string;
+                        }[];
+                        /** @description The meetings of the club that clash with nothing in the timetable, in the four weeks checked. */
+                        fitting_meetings: {
+                            /** @description monday to sunday. */
+                            day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                            /**
+                             * @description HH:MM, 24-hour, in the campus time zone.
+                             * @example 18:30
+                             */
+                            start: string;
+                            /**
+                             * @description HH:MM, 24-hour; after start.
+                             * @example 20:00
+                             */
+                            end: string;
+                            location: string;
+                            note: string;
+                        }[];
+                    }[] | {
+                        /** @description How many clubs fit, on every page. */
+                        count: string | number;
+                        /** @description The next page (POST the timetable to it again), or null. */
+                        next: string | null;
+                        /** @description The previous page, or null. */
+                        previous: string | null;
+                        results: {
+                            accepting_members: boolean;
+                            active: boolean;
+                            address: string;
+                            application_required: components["schemas"]["ApplicationRequired"];
+                            appointment_needed: boolean;
+                            approved: boolean;
+                            available_virtually: boolean;
+                            /** @example penn-chess-society */
+                            code: string;
+                            /** @description The address, or "Hidden" when it is not public. */
+                            email: string;
+                            enables_subscription: boolean;
+                            favorite_count: number;
+                            founded: string | null;
+                            image_url: string | null;
+                            is_favorite: boolean;
+                            is_member: boolean;
+                            is_subscribe: boolean;
+                            is_school_unit: boolean;
+                            membership_count: number;
+                            recruiting_cycle: components["schemas"]["RecruitingCycle"];
+                            name: string;
+                            size: components["schemas"]["Size"];
+                            subtitle: string;
+                            tags: {
+                                id: number;
+                                name: string;
+                            }[];
+                            /** @description The meetings of the club that clash with nothing in the timetable, in the four weeks checked. */
+                            fitting_meetings: {
+                                /** @description monday to sunday. */
+                                day: "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+                                /**
+                                 * @description HH:MM, 24-hour, in the campus time zone.
+                                 * @example 18:30
+                                 */
+                                start: string;
+                                /**
+                                 * @description HH:MM, 24-hour; after start.
+                                 * @example 20:00
+                                 */
+                                end: string;
+                                location: string;
+                                note: string;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: a field-by-field list, or {"detail"} for a body that is not JSON or a request that cannot be taken. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "size": [
+                     *         "\"9\" is not a valid choice."
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrors"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description No or wrong credentials: a token is needed, or the one sent is not known. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid token."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Known caller, not allowed; or a disabled account, whatever it sends. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "You do not have permission to perform this action."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource, one the caller may not see, or an unknown ?format=. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not found."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Method not allowed, or a write while the directory is read-only (CLUBS_READ_ONLY). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Method \"PATCH\" not allowed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB (over 10 MiB for an import). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body is larger than 1048576 bytes."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body not application/json (for an import: nor text/csv, or a charset other than UTF-8). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported media type \"text/plain\" in request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Try again after Retry-After: a change could not be saved (nothing was changed), more than 64 logo uploads are waiting, or, with campus sign-in, the identity provider could not be reached to check a token. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The change could not be saved; storage is unavailable. Try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    optionsApiClubsFitting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        /** @description The media types its answers come in. */
+                        renders: string[];
+                        /** @description The media types its bodies may be sent in. */
+                        parses: string[];
+                        /** @description As Allow lists them. */
+                        allowed_methods: string[];
+                        /** @description The JSON schema of the body each method takes, by method. */
+                        actions?: {
+                            [key: string]: Record<string, never>;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests from this token or address (only with CLUBS_RATE_LIMIT set), or more than 8 of the caller's logo uploads waiting. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request was throttled. Expected available in 3 seconds."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
             };
         };
     };

@@ -1,4 +1,5 @@
 import { fold } from './code'
+import { meetingWeek, type MeetingWeek } from './week-slots'
 import type { ClubRecord, Tag } from '../model/club'
 
 /** How many orders are kept sorted at once; the least recently used one goes first. */
@@ -13,6 +14,8 @@ export interface Entry {
   readonly haystack: string
   /** Folded description, for search (CONTRACT §16): made on the first search that needs it. */
   readonly description: string
+  /** Its meetings as minute ranges per weekday, for `meets_on`, `free` and timetables (CONTRACT §24). */
+  readonly week: MeetingWeek
 }
 
 /** A total order of clubs, named canonically ("-favorite_count,name") so it can be kept sorted. */
@@ -271,6 +274,7 @@ export class Catalog {
       record,
       nameKey: fold(record.name),
       haystack: fold([record.name, record.subtitle, record.code, ...tagNames].join('\n')),
+      week: meetingWeek(record.meetings),
       get description() {
         return (description ??= fold(record.description))
       },

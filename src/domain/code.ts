@@ -18,8 +18,11 @@ export function slugify(name: string): string {
   return slug || 'club'
 }
 
-/** Codes that name a page of the campus site under /clubs/ (`/clubs/new` registers a club), never a club. */
-export const RESERVED_CODES: ReadonlySet<string> = new Set(['new'])
+/**
+ * Codes that name a page of the campus site under /clubs/ (`/clubs/new` registers a club) or an
+ * endpoint under /api/clubs/ (`/api/clubs/fitting/` matches a timetable), never a club.
+ */
+export const RESERVED_CODES: ReadonlySet<string> = new Set(['new', 'fitting'])
 
 /** `base`, or the first of `base-2`, `base-3`, … that is free. */
 export function firstFreeCode(base: string, isTaken: (code: string) => boolean): string {

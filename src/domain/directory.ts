@@ -19,6 +19,7 @@ import { UserService } from './users'
 import { SessionService } from './sessions'
 import { InterestService } from './interests'
 import { CalendarService } from './calendars'
+import { FittingService } from './fitting'
 import { LogoService, type LogoStore } from './logos'
 import type { Commit, Undo } from './journal'
 import { ChangeLog, type LoggedChange, type PublicChange } from './change-log'
@@ -251,6 +252,7 @@ export function openDirectory(
     sessions,
     interests,
     calendars: new CalendarService(clubs, relations.favorites, users, { timeZone, key, commit, now }),
+    fitting: new FittingService(clubs, { timeZone, now }),
     logos,
     rounds,
     changes: changeLog,

@@ -1,6 +1,7 @@
 import { ValidationFailed } from './errors'
 import type { Catalog, Entry, Order } from './catalog'
 import { fold } from './code'
+import { freeSlotsTest, parseDays, parseSlots } from './week-slots'
 import {
   APPLICATION_REQUIRED,
   DETAIL_FIELDS,
@@ -82,6 +83,23 @@ export function parseListQuery(params: URLSearchParams, catalog: Catalog): ListQ
     if (since === null)
       fail('updated_since', 'Enter a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDThh:mm:ss, then Z or an offset).')
     else predicates.push((e) => Date.parse(e.record.updated_at) >= since)
+  }
+
+  // By time (CONTRACT §24): from the minute ranges the catalog keeps per club.
+  const meetsOn = value('meets_on')
+  if (meetsOn !== undefined) {
+    const parsed = parseDays(meetsOn)
+    if ('problem' in parsed) fail('meets_on', parsed.problem)
+    else predicates.push((e) => (e.week.days & parsed.days) !== 0)
+  }
+  const free = value('free')
+  if (free !== undefined) {
+    const parsed = parseSlots(free)
+    if ('problem' in parsed) fail('free', parsed.problem)
+    else {
+      const fits = freeSlotsTest(parsed.slots)
+      predicates.push((e) => fits(e.week))
+    }
   }
 
   for (const name of BOOLEAN_FILTERS) {
@@ -234,7 +252,15 @@ function orderOf(keys: readonly Key[]): Order {
 /** The clubs of `sorted` (already in the query's order) that `visible` lets through and the query keeps. */
 export function applyListQuery(sorted: readonly Entry[], visible: Predicate, query: ListQuery): Entry[] {
   const { predicates } = query
-  return sorted.filter((entry) => visible(entry) && predicates.every((keep) => keep(entry)))
+  // Plain loops: this runs over every club on each list made (no closure per club and filter).
+  const kept: Entry[] = []
+  next: for (let i = 0; i < sorted.length; i++) {
+    const entry = sorted[i]!
+    if (!visible(entry)) continue
+    for (let p = 0; p < predicates.length; p++) if (!predicates[p]!(entry)) continue next
+    kept.push(entry)
+  }
+  return kept
 }
 
 /** `matched` (in the query's order) with the most relevant first when the query ranks; each tier keeps that order. */

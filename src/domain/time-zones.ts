@@ -24,7 +24,7 @@ interface Transition {
 const formatters = new Map<string, Intl.DateTimeFormat>()
 
 /** The zone's offset from UTC at `at`, in minutes east. */
-function offsetAt(zone: string, at: number): number {
+export function offsetAt(zone: string, at: number): number {
   let format = formatters.get(zone)
   if (!format)
     formatters.set(zone, (format = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' })))
@@ -161,4 +161,41 @@ export function timeZoneLines(zone: string, from: number, to: number): string[] 
     ...(ruled < years.length ? years[ruled]!.flatMap((t, i) => observance(t, onsetOf(t), rules[i]!)) : []),
     'END:VTIMEZONE',
   ]
+}
+
+const yearStarts = new Map<string, number>()
+
+/**
+ * offsetAt from the zone's changes in the year, found once per zone and year (a timetable reads
+ * thousands of wall-clock times; each of offsetAt's readings asks Intl).
+ */
+function knownOffsetAt(zone: string, at: number): number {
+  const year = new Date(at).getUTCFullYear()
+  const key = `${zone} ${year}`
+  let offset = yearStarts.get(key)
+  if (offset === undefined) yearStarts.set(key, (offset = offsetAt(zone, Date.UTC(year, 0, 1))))
+  for (const transition of transitionsIn(zone, year)) {
+    if (transition.at > at) break
+    offset = transition.to
+  }
+  return offset
+}
+
+/**
+ * The instant (ms) at which the wall clock of `zone` shows `minutes` past midnight of the date
+ * `year`-`month`(1–12)-`day` (the day may run past the month's end: Date.UTC carries it). A time
+ * the clocks skip (spring forward) is read with the offset before the change, as calendar apps do;
+ * a time they show twice, at its first showing.
+ */
+export function wallClockInstant(zone: string, year: number, month: number, day: number, minutes: number): number {
+  const wall = Date.UTC(year, month - 1, day, 0, minutes)
+  const before = knownOffsetAt(zone, wall - DAY)
+  const after = knownOffsetAt(zone, wall + DAY)
+  const first = wall - before * MINUTE
+  if (before === after) return first
+  const second = wall - after * MINUTE
+  const shows = (at: number, offset: number) => knownOffsetAt(zone, at) === offset
+  if (shows(first, before)) return shows(second, after) ? Math.min(first, second) : first
+  // Shown only after the change, or (in a gap the clocks skip) never: the offset before it then.
+  return shows(second, after) ? second : first
 }

@@ -82,6 +82,11 @@ export interface Action<Params> {
    * browsable view, and no ?format= (a 404); its errors are JSON.
    */
   readonly fileOnly?: boolean
+  /**
+   * A POST that changes nothing (a timetable matched against the clubs, CONTRACT §24): a
+   * read-only directory serves it, and it takes no turn among the writes.
+   */
+  readonly readsOnly?: true
   /** Its successful answers, as OpenAPI responses. */
   readonly responses: Readonly<Record<number, ResponseDoc>>
   readonly errors: readonly ErrorStatus[]
@@ -170,7 +175,7 @@ export function mount(endpoints: readonly Endpoint[], services: Services, edge: 
 type Handler = (context: { request: Request; params: Record<string, string> }) => Response | Promise<Response>
 
 function handlerOf(page: Endpoint, method: Method, action: Action<{}>, services: Services, edge: Edge): Handler {
-  const writes = method !== 'GET'
+  const writes = method !== 'GET' && !action.readsOnly
   const negotiation = action.fileOnly ? FILE_ONLY : offering(action.spreadsheets)
   // No closure is made per request on the way to a synchronous answer: they add up in small ones.
   // Every error is answered here, so the answer is a Response or a promise that never rejects.

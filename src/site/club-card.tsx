@@ -1,4 +1,5 @@
 /** @jsxImportSource preact */
+import type { ComponentChildren } from 'preact'
 import { isOwnLogo } from '../domain/logos'
 import type { ClubView } from './club-view'
 
@@ -26,8 +27,11 @@ export function Logo({ club, origin, size }: { club: ClubView; origin: string; s
   )
 }
 
-/** One club in the directory: logo, name as the link to its page, subtitle, tags, whether it takes members. */
-export function ClubCard({ club, origin }: { club: ClubView; origin: string }) {
+/**
+ * One club in the directory: logo, name as the link to its page, subtitle, tags, whether it takes
+ * members, then `children` (the meetings that fit a timetable).
+ */
+export function ClubCard({ club, origin, children }: { club: ClubView; origin: string; children?: ComponentChildren }) {
   return (
     <li class="card">
       <Logo club={club} origin={origin} size={64} />
@@ -44,6 +48,7 @@ export function ClubCard({ club, origin }: { club: ClubView; origin: string }) {
           </ul>
         )}
         {club.accepting_members && <p class="badge">Accepting members</p>}
+        {children}
       </div>
     </li>
   )

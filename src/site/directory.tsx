@@ -1,7 +1,10 @@
 /** @jsxImportSource preact */
 import { DEFAULT_ORDERING } from '../domain/list-query'
+import { parseDays, parseSlots } from '../domain/week-slots'
+import { WEEKDAYS } from '../model/club'
 import { ClubCard } from './club-card'
 import type { ClubView } from './club-view'
+import { TimetableForm } from './timetable'
 
 /** The orders the directory offers (CONTRACT §22), as `?sort=` names them, each with the list's `ordering`. */
 export const SORTS = {
@@ -32,6 +35,66 @@ export interface DirectoryState {
   readonly chosenTags: readonly string[]
   readonly sort: Sort
   readonly origin: string
+  /** The "When are you free?" rows as the form holds them (CONTRACT §24). */
+  readonly free: FreeTimes
+}
+
+/** How many free times the directory's form offers. */
+export const FREE_TIME_ROWS = 3
+
+/** One row of "When are you free?": a day (mon … sun, or "" for none), from and to (HH:MM, or "" for the day's start or end). */
+export interface FreeTime {
+  readonly day: string
+  readonly from: string
+  readonly to: string
+}
+
+/**
+ * The form's free times; `typed`, a link's own `free=` and `meets_on=` as the API takes them (kept
+ * beside the form's rows); the list's `free=` of both ("" for none), and what is wrong with them.
+ */
+export interface FreeTimes {
+  readonly rows: readonly FreeTime[]
+  readonly typed: string
+  readonly meetsOn: string
+  readonly free: string
+  readonly problem: string | null
+}
+
+/** The form's fields of free time `n` (1-based), numbered so that the script may leave empty ones out. */
+const freeNames = (n: number) => ({ day: `free_day_${n}`, from: `free_from_${n}`, to: `free_to_${n}` })
+
+/**
+ * "When are you free?" from the directory's address: each row with a day becomes a slot of the
+ * list's `free=` ("mon 18:00-21:00"), an empty from the start of the day, an empty to its end; a
+ * link may also name `free=` and `meets_on=` as the API takes them (CONTRACT §24).
+ */
+export function freeTimesOf(params: URLSearchParams): FreeTimes {
+  const rows = Array.from({ length: FREE_TIME_ROWS }, (_, i) => {
+    const names = freeNames(i + 1)
+    const value = (name: string) => (params.get(name) ?? '').trim().slice(0, 20)
+    return { day: value(names.day), from: value(names.from), to: value(names.to) }
+  })
+  const typed = (params.get('free') ?? '').trim().slice(0, 2000)
+  const meetsOn = (params.get('meets_on') ?? '').trim().slice(0, 200)
+  const free = [
+    ...rows.filter((row) => row.day !== '').map((row) => `${row.day} ${row.from || '00:00'}-${row.to || '24:00'}`),
+    ...(typed ? [typed] : []),
+  ].join(',')
+  const slots = free ? parseSlots(free) : null
+  const days = meetsOn ? parseDays(meetsOn) : null
+  const problem = slots && 'problem' in slots ? slots.problem : days && 'problem' in days ? days.problem : null
+  return { rows, typed, meetsOn, free, problem }
+}
+
+/** The free times a page's address keeps: only those that are used. */
+function appendFreeTimes(query: URLSearchParams, free: FreeTimes) {
+  free.rows.forEach((row, i) => {
+    const names = freeNames(i + 1)
+    for (const key of ['day', 'from', 'to'] as const) if (row[key]) query.set(names[key], row[key])
+  })
+  if (free.typed) query.set('free', free.typed)
+  if (free.meetsOn) query.set('meets_on', free.meetsOn)
 }
 
 /** The link to another page of the same search. */
@@ -39,6 +102,7 @@ function pageHref(state: DirectoryState, page: number): string {
   const query = new URLSearchParams()
   if (state.search) query.set('search', state.search)
   for (const tag of state.chosenTags) query.append('tags', tag)
+  appendFreeTimes(query, state.free)
   if (!isDefaultSort(state)) query.set('sort', state.sort)
   if (page > 1) query.set('page', String(page))
   const text = query.toString()
@@ -64,7 +128,57 @@ function summary(state: DirectoryState): string {
   return isFiltered(state) ? `${clubs} found` : clubs
 }
 
-const isFiltered = (state: DirectoryState) => state.search !== '' || state.chosenTags.length > 0
+const isFiltered = (state: DirectoryState) =>
+  state.search !== '' || state.chosenTags.length > 0 || state.free.free !== '' || state.free.meetsOn !== ''
+
+const DAY_LABELS = WEEKDAYS.map((day) => [day.slice(0, 3), day[0]!.toUpperCase() + day.slice(1)] as const)
+
+/** "When are you free?" (CONTRACT §24): a few free times, each a day and hours; the clubs shown have a meeting inside one. */
+function FreeTimeControl({ free }: { free: FreeTimes }) {
+  return (
+    <fieldset class="free-times">
+      <legend>
+        When are you free?{' '}
+        <span class="help">(clubs with a meeting wholly inside one of these times, on the campus clock)</span>
+      </legend>
+      {free.problem && (
+        <p class="notice error-notice" role="alert">
+          {free.problem}
+        </p>
+      )}
+      {/* A link's own free= and meets_on= stay with the form's rows. */}
+      {free.typed && <input type="hidden" name="free" value={free.typed} />}
+      {free.meetsOn && <input type="hidden" name="meets_on" value={free.meetsOn} />}
+      {free.rows.map((row, i) => {
+        const names = freeNames(i + 1)
+        return (
+          <fieldset class="free-time">
+            <legend>Free time {i + 1}</legend>
+            <span class="field">
+              <label for={names.day}>Day</label>
+              <select id={names.day} name={names.day}>
+                <option value="">(none)</option>
+                {DAY_LABELS.map(([value, label]) => (
+                  <option value={value} selected={row.day === value}>
+                    {label}
+                  </option>
+                ))}
+              </select>
+            </span>
+            <span class="field">
+              <label for={names.from}>From</label>
+              <input id={names.from} name={names.from} type="time" value={row.from} />
+            </span>
+            <span class="field">
+              <label for={names.to}>To</label>
+              <input id={names.to} name={names.to} type="time" value={row.to} />
+            </span>
+          </fieldset>
+        )
+      })}
+    </fieldset>
+  )
+}
 
 /** How the results are ordered: a search adds its own order, best match. */
 function SortControl({ state }: { state: DirectoryState }) {
@@ -115,9 +229,11 @@ export function DirectoryPage({ state }: { state: DirectoryState }) {
             ))}
           </fieldset>
         )}
+        <FreeTimeControl free={state.free} />
         <SortControl state={state} />
         <button type="submit">Show clubs</button>
       </form>
+      <TimetableForm />
       <section id="results" aria-labelledby="results-heading">
         <h2 id="results-heading" class="count" aria-live="polite">
           {summary(state)}

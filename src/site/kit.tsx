@@ -4,6 +4,7 @@ import { ANONYMOUS, type Caller } from '../domain/caller'
 import type { CalendarService } from '../domain/calendars'
 import type { ChangeLog } from '../domain/change-log'
 import type { ClubService } from '../domain/clubs'
+import type { FittingService } from '../domain/fitting'
 import { AccountDisabled } from '../domain/errors'
 import type { InterestService } from '../domain/interests'
 import type { InviteService } from '../domain/invites'
@@ -47,6 +48,8 @@ export interface SiteDeps {
   readonly calendars: CalendarService
   /** The change log (CONTRACT §18), which the Atom feed shows the newest of (§24). */
   readonly changes: ChangeLog
+  /** Timetables against the clubs' meetings (CONTRACT §24). */
+  readonly fitting: FittingService
   readonly sessions: SessionService
   /** The users and their tokens, for the office's pages. */
   readonly users: UserService

@@ -9,7 +9,7 @@ import { InterestSection, interestPost, interestStateOf, type InterestState } fr
 import { OfficePanel } from './office-panel'
 import { LapsedPanel } from './rounds-page'
 import { clubDetailView, clubView } from './club-view'
-import { DirectoryPage, SORTS, sortOf, type DirectoryState } from './directory'
+import { DirectoryPage, freeTimesOf, SORTS, sortOf, type DirectoryState } from './directory'
 import { ANONYMOUS } from '../domain/caller'
 import { callerOf, type Shown, type SiteKit, type Visit } from './kit'
 
@@ -31,6 +31,11 @@ export function publicPages(kit: SiteKit) {
     })
     if (search) query.set('search', search)
     if (chosenTags.length) query.set('tags', chosenTags.join(','))
+    const free = freeTimesOf(url.searchParams)
+    if (!free.problem) {
+      if (free.free) query.set('free', free.free)
+      if (free.meetsOn) query.set('meets_on', free.meetsOn)
+    }
     const sort = sortOf(url.searchParams.get('sort'), search)
     if (sort !== 'relevance') query.set('ordering', SORTS[sort].ordering)
     const found = clubs.list(caller, clubs.parseQuery(query))
@@ -44,6 +49,7 @@ export function publicPages(kit: SiteKit) {
       sort,
       tags: tags.list(caller).filter((tag) => tag.clubs > 0 || chosenTags.includes(tag.name)),
       origin: url.origin,
+      free,
     }
     return {
       title: search ? `Clubs matching “${search}”` : 'Student clubs',

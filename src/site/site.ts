@@ -10,6 +10,7 @@ import { posterRoutes } from './poster'
 import { interestedRoutes } from './interest-form'
 import { inviteRoutes } from './invite-routes'
 import { publicPages } from './public-pages'
+import { timetablePages } from './timetable'
 import { registerRoutes } from './register'
 import { reviewRoutes } from './review'
 import { signInRoutes } from './sign-in'
@@ -27,6 +28,7 @@ export function siteRoutes(deps: SiteDeps) {
     .use(siteAssets())
     .use(registerRoutes(kit))
     .use(publicPages(kit))
+    .use(timetablePages(kit))
     .use(posterRoutes(kit))
     .use(clubActionRoutes(kit))
     .use(signInRoutes(kit))

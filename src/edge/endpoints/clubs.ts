@@ -13,6 +13,7 @@ import {
   parseFieldSelection,
 } from '../../domain/list-query'
 import { rowsOf } from '../../domain/cells'
+import { MAX_FREE_SLOTS } from '../../domain/week-slots'
 import {
   CLUB_DEFAULTS,
   DETAIL_FIELDS,
@@ -49,7 +50,8 @@ const BOOLEAN_FILTER_MEANINGS: Record<(typeof BOOLEAN_FILTERS)[number], string> 
     'true: active clubs; false: clubs set inactive (active is the gentle alternative to deleting). Callers other than admins only see active clubs, besides their own clubs as owners and officers.',
 }
 
-const LIST_PARAMETERS = [
+/** The list's filters and order: what the club list and the timetable match both take. */
+export const FILTER_PARAMETERS = [
   query(
     'ordering',
     `Comma-separated fields, "-" for descending: ${ORDERING_FIELDS.join(', ')}. Default ${DEFAULT_ORDERING} (with a search: the most relevant first); ties are broken by code.`,
@@ -75,6 +77,16 @@ const LIST_PARAMETERS = [
     'Tag ids or names, comma-separated; a club must carry all of them.',
     t.String({ examples: ['Games,Social'] }),
   ),
+  query(
+    'meets_on',
+    'Days, comma-separated (mon, tue, wed, thu, fri, sat, sun, or in full): clubs with a meeting on any of them.',
+    t.String({ examples: ['mon,wed'] }),
+  ),
+  query(
+    'free',
+    `Free slots, comma-separated, each a day and a 24-hour time range (24:00 ends the day): clubs with at least one meeting lying wholly inside one of them, in the campus time zone. At most ${MAX_FREE_SLOTS} slots.`,
+    t.String({ examples: ['mon 18:00-21:00,wed 12:00-14:00'] }),
+  ),
   ...BOOLEAN_FILTERS.map((name) => query(name, BOOLEAN_FILTER_MEANINGS[name], t.Boolean())),
   ...Object.entries(CODED_FILTERS).map(([name, codes]) => {
     const digit = `[${Object.keys(codes).join('')}]`
@@ -84,6 +96,10 @@ const LIST_PARAMETERS = [
       t.String({ pattern: `^${digit}(,${digit})*$`, examples: ['1,2'] }),
     )
   }),
+]
+
+/** Paging, as the list and the timetable match take it. */
+export const PAGE_PARAMETERS = [
   query(
     'page',
     'Ask for a page (1-based): the answer becomes {count, next, previous, results}. Without it, a bare array.',
@@ -94,6 +110,11 @@ const LIST_PARAMETERS = [
     `Clubs per page, default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE} (a larger number counts as ${MAX_PAGE_SIZE}).`,
     Type.Integer({ minimum: 1 }),
   ),
+]
+
+const LIST_PARAMETERS = [
+  ...FILTER_PARAMETERS,
+  ...PAGE_PARAMETERS,
   query(
     'fields',
     `Comma-separated fields to keep in each club, e.g. code,name; a field of the detail representation may be named too. ${FIELDS_ANSWER} In a spreadsheet: its columns, in the order given.`,
@@ -189,7 +210,7 @@ function* clubTable({ caller, services }: Call<unknown>, page: ClubPage, columns
 }
 
 /** X-Total-Count on every list answer; Link, with absolute URLs, on a page (CONTRACT §16). */
-function listHeaders({ total, page }: ClubPage, ex: Exchange): Record<string, string> {
+export function listHeaders({ total, page }: ClubPage, ex: Exchange): Record<string, string> {
   if (!page) return { 'X-Total-Count': String(total) }
   const rels: [string, number][] = [
     ['first', 1],
@@ -230,7 +251,7 @@ function pageUrl(ex: Exchange, n: number): string {
   return url.toString()
 }
 
-function pageLinks({ total, page }: ClubPage, ex: Exchange) {
+export function pageLinks({ total, page }: ClubPage, ex: Exchange) {
   const { number, last } = page!
   return {
     count: total,

@@ -12,6 +12,7 @@ import { userDetail, userList, userMe, userSessions, userToken } from './users'
 import { changeList, changeStream } from './changes'
 import { calendarUrl, clubCalendar, directoryCalendar, userCalendar } from './calendars'
 import { clubQrCode } from './qr-codes'
+import { clubFitting } from './fitting'
 import { webhookDeliveries, webhookDetail, webhookList } from './webhooks'
 import { closeRound, clubRegistration, currentRound, currentRoundClubs, roundList } from './registration-rounds'
 
@@ -19,6 +20,7 @@ import { closeRound, clubRegistration, currentRound, currentRoundClubs, roundLis
 export const ENDPOINTS = [
   apiRoot,
   clubList,
+  clubFitting,
   clubDetail,
   clubHistory,
   clubResubmit,
