@@ -25,6 +25,32 @@ export interface LoggedRequest {
   readonly at: string
 }
 
+/** A request as the ring holds it, raw: made into a LoggedRequest only when the log is read. */
+class Entry {
+  responseBytes = 0
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    readonly status: number,
+    readonly ms: number,
+    readonly requestBytes: string | null,
+    readonly at: number,
+  ) {}
+
+  shown(): LoggedRequest {
+    const url = this.url
+    return {
+      method: this.method,
+      path: url.slice(url.indexOf('/', url.indexOf('//') + 2)),
+      status: this.status,
+      duration_ms: Math.round(this.ms * 100) / 100,
+      request_bytes: Number(this.requestBytes ?? 0),
+      response_bytes: this.responseBytes,
+      at: new Date(this.at).toISOString(),
+    }
+  }
+}
+
 /** What the sandbox's endpoints reach: the reset, and the log. */
 export interface SandboxControls {
   /** The directory back to its seed in one write; how many clubs it has then. */
@@ -34,23 +60,50 @@ export interface SandboxControls {
 
 /** The newest requests, KEPT_REQUESTS at most, in a ring. */
 export class RequestLog {
-  #ring: (LoggedRequest | undefined)[] = new Array(KEPT_REQUESTS)
+  #ring: (Entry | undefined)[] = new Array(KEPT_REQUESTS)
   #next = 0
 
-  add(entry: LoggedRequest): void {
+  /**
+   * Logs `request` and its answer `response`, begun at `started` (performance.now()); answers the
+   * response to send. An answer without Content-Length is read whole (a stream of events is not: it
+   * has no end, and counts 0) and sent as the bytes read, so it is measured without a copy.
+   */
+  add(request: Request, response: Response, started: number): Response | Promise<Response> {
+    const entry = new Entry(
+      request.method,
+      request.url,
+      response.status,
+      performance.now() - started,
+      request.headers.get('content-length'),
+      Date.now(),
+    )
     this.#ring[this.#next++ % KEPT_REQUESTS] = entry
+    const length = response.headers.get('content-length')
+    if (length !== null) entry.responseBytes = Number(length)
+    else if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      const read = response.blob()
+      // A body in memory is read at once (Bun.peek takes it without waiting a turn).
+      const blob = Bun.peek(read)
+      if (blob instanceof Blob) return sized(entry, blob, response)
+      return read.then((blob) => sized(entry, blob, response))
+    }
+    return response
   }
 
   /** The newest `limit`, newest first. */
   newest(limit: number): LoggedRequest[] {
     const out: LoggedRequest[] = []
     for (let i = this.#next - 1; i >= 0 && i >= this.#next - KEPT_REQUESTS && out.length < limit; i--)
-      out.push(this.#ring[i % KEPT_REQUESTS]!)
+      out.push(this.#ring[i % KEPT_REQUESTS]!.shown())
     return out
   }
 }
 
-type Fetch = (request: Request) => Response | Promise<Response>
+/** The answer `response` was, its body `blob`: the entry takes its size. */
+function sized(entry: Entry, blob: Blob, response: Response): Response {
+  entry.responseBytes = blob.size
+  return new Response(blob.size ? blob : null, { status: response.status, headers: response.headers })
+}
 
 /** Writes take turns with a reset: any number at once, none while a reset runs. */
 export class WriteTurns {
@@ -85,6 +138,8 @@ export class WriteTurns {
   }
 }
 
+type Fetch = (request: Request) => Response | Promise<Response>
+
 const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 /**
@@ -93,40 +148,33 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
  * reset; every answer is logged. `app()` is the app of the moment (a reset makes a new one).
  */
 export function sandboxFetch(app: () => Fetch, log: RequestLog, turns: WriteTurns): Fetch {
-  return async (request) => {
+  const answer = (request: Request) =>
+    // A reset takes its own turn, after the writes under way (sandboxReset).
+    READS.has(request.method) || request.url.includes('/api/_sandbox/')
+      ? app()(request)
+      : turns.write(() => app()(request))
+  return (request) => {
     const started = performance.now()
-    let response: Response
-    try {
-      const { delay, fail } = asked(request)
-      if (delay) await Bun.sleep(delay)
-      if (fail) response = failure(fail)
-      // A reset takes its own turn, after the writes under way (sandboxReset).
-      else if (READS.has(request.method) || request.url.includes('/api/_sandbox/')) response = await app()(request)
-      else response = await turns.write(() => app()(request))
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error
-      response = Response.json(error.body, { status: error.status, headers: error.headers })
-    }
+    // No parameter, no Prefer: straight to the app (a string scan, no URL parse).
     const url = request.url
-    log.add({
-      method: request.method,
-      path: url.slice(url.indexOf('/', url.indexOf('//') + 2)),
-      status: response.status,
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
-      request_bytes: Number(request.headers.get('content-length') ?? 0),
-      response_bytes: await sizeOf(response),
-      at: new Date().toISOString(),
-    })
-    return response
+    if (!url.includes('_delay=') && !url.includes('_fail=') && !request.headers.has('prefer')) {
+      const response = answer(request)
+      if (!(response instanceof Promise)) return log.add(request, response, started)
+      return response.then((r) => log.add(request, r, started))
+    }
+    return (async () => {
+      let response: Response
+      try {
+        const { delay, fail } = asked(request)
+        if (delay) await Bun.sleep(delay)
+        response = fail ? failure(fail) : await answer(request)
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error
+        response = Response.json(error.body, { status: error.status, headers: error.headers })
+      }
+      return log.add(request, response, started)
+    })()
   }
-}
-
-/** An answer's size in bytes: its Content-Length, or its body measured (a stream of events: 0, it has no end). */
-async function sizeOf(response: Response): Promise<number> {
-  const length = response.headers.get('content-length')
-  if (length !== null) return Number(length)
-  if (!response.body || response.headers.get('content-type')?.startsWith('text/event-stream')) return 0
-  return (await response.clone().arrayBuffer()).byteLength
 }
 
 /** The delay and fault a request asks for, by query parameter or Prefer header; a 400 naming a bad one. */
