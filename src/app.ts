@@ -181,6 +181,6 @@ export function createApp({
         edge,
       ),
     )
-    .use(docsRoutes(version))
+    .use(docsRoutes(version, sandbox !== null))
     .use(browsableAssets())
 }

@@ -3,6 +3,7 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
 import { join } from 'node:path'
+import { spawnSync } from 'node:child_process'
 import { freePort, runToEnd, spawnService, stopService, waitForHealth, ENTRY, ROOT } from '../harness/service'
 import { SseReader } from '../harness/sse'
 import { tempDir } from '../harness/temp-dirs'
@@ -78,6 +79,12 @@ describe('the sandbox on', () => {
     expect(second).toEqual(first)
     expect((await (await send('POST', '/api/_sandbox/reset')).json()).clubs).toBe(first.clubs)
     expect((await send('GET', '/api/clubs/suite-club/')).status).toBe(404)
+    // The seed's logos are back, and served.
+    const logos = (await (await send('GET', '/api/clubs/?fields=image_url')).json())
+      .map((c: { image_url: string | null }) => c.image_url)
+      .filter(Boolean)
+    expect(logos.length).toBeGreaterThan(0)
+    for (const url of logos) expect((await fetch(url)).status).toBe(200)
   })
 
   it('answers a delayed request no sooner than asked, and holds no other request meanwhile', async () => {
@@ -229,5 +236,32 @@ describe('a generated campus: CLUBS_SEED_FILE=demo', () => {
     })
     expect(code).toBe(1)
     expect(stderr).toContain(name)
+  })
+})
+
+describe('the guide (docs/hackathon.md)', () => {
+  it('git-ignores its data files and what each keeps beside it, the secret .key included', () => {
+    const paths = [
+      'data/mine.json',
+      'data/mine.json.key',
+      'data/mine.json.changes',
+      'data/mine.json.logos/a.webp',
+      'data/empty.json',
+      'data/empty.json.key',
+      'elsewhere/db.json.key',
+    ]
+    const ignored = spawnSync('git', ['check-ignore', ...paths], { cwd: ROOT, encoding: 'utf8' }).stdout.split('\n')
+    expect(ignored.filter(Boolean)).toEqual(paths)
+  })
+
+  it('names every field of a seed row the directory does not have, and what to do', async () => {
+    const seed = join(tempDir(), 'mine.json')
+    await Bun.write(seed, JSON.stringify([{ name: 'Go Club', tags: ['Games'], colour: 'red', mascot: 'owl' }]))
+    const { code, stderr } = await runToEnd([process.execPath, ENTRY], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: '0', CLUBS_DATA_FILE: ':memory:', CLUBS_SEED_FILE: seed },
+    })
+    expect(code).toBe(1)
+    expect(stderr).toContain('row 1: colour, mascot: the directory has no such fields; remove them from the seed')
   })
 })

@@ -68,13 +68,15 @@ export class RequestLog {
    * response to send. An answer without Content-Length is read whole (a stream of events is not: it
    * has no end, and counts 0) and sent as the bytes read, so it is measured without a copy.
    */
-  add(request: Request, response: Response, started: number): Response | Promise<Response> {
+  add(request: Request, url: string, response: Response, started: number): Response | Promise<Response> {
+    const method = request.method
     const entry = new Entry(
-      request.method,
-      request.url,
+      method,
+      url,
       response.status,
       performance.now() - started,
-      request.headers.get('content-length'),
+      // A GET has no body: its headers are not searched.
+      method === 'GET' ? null : request.headers.get('content-length'),
       Date.now(),
     )
     this.#ring[this.#next++ % KEPT_REQUESTS] = entry
@@ -148,31 +150,29 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
  * reset; every answer is logged. `app()` is the app of the moment (a reset makes a new one).
  */
 export function sandboxFetch(app: () => Fetch, log: RequestLog, turns: WriteTurns): Fetch {
-  const answer = (request: Request) =>
+  const answer = (request: Request, url: string) =>
     // A reset takes its own turn, after the writes under way (sandboxReset).
-    READS.has(request.method) || request.url.includes('/api/_sandbox/')
-      ? app()(request)
-      : turns.write(() => app()(request))
+    READS.has(request.method) || url.includes('/api/_sandbox/') ? app()(request) : turns.write(() => app()(request))
   return (request) => {
     const started = performance.now()
     // No parameter, no Prefer: straight to the app (a string scan, no URL parse).
     const url = request.url
     if (!url.includes('_delay=') && !url.includes('_fail=') && !request.headers.has('prefer')) {
-      const response = answer(request)
-      if (!(response instanceof Promise)) return log.add(request, response, started)
-      return response.then((r) => log.add(request, r, started))
+      const response = answer(request, url)
+      if (!(response instanceof Promise)) return log.add(request, url, response, started)
+      return response.then((r) => log.add(request, url, r, started))
     }
     return (async () => {
       let response: Response
       try {
         const { delay, fail } = asked(request)
         if (delay) await Bun.sleep(delay)
-        response = fail ? failure(fail) : await answer(request)
+        response = fail ? failure(fail) : await answer(request, url)
       } catch (error) {
         if (!(error instanceof ApiError)) throw error
         response = Response.json(error.body, { status: error.status, headers: error.headers })
       }
-      return log.add(request, response, started)
+      return log.add(request, url, response, started)
     })()
   }
 }
