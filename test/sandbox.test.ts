@@ -5,6 +5,7 @@ import type { Subprocess } from 'bun'
 import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { freePort, runToEnd, spawnService, stopService, waitForHealth, ENTRY, ROOT } from '../harness/service'
+import { startPostgres, type Postgres } from '../harness/postgres'
 import { SseReader } from '../harness/sse'
 import { tempDir } from '../harness/temp-dirs'
 
@@ -237,6 +238,23 @@ describe('a generated campus: CLUBS_SEED_FILE=demo', () => {
     expect(code).toBe(1)
     expect(stderr).toContain(name)
   })
+})
+
+describe('the sandbox on PostgreSQL', () => {
+  let pg: Postgres | null = null
+  afterAll(() => pg?.stop())
+
+  it('refuses a reset with a 409 that says what to do instead; delays, failures and the log work', async () => {
+    pg = await startPostgres()
+    const { send } = await start({ CLUBS_DATABASE_URL: await pg.createDatabase(), CLUBS_SANDBOX: 'true' })
+    const reset = await send('POST', '/api/_sandbox/reset')
+    expect(reset.status).toBe(409)
+    expect((await reset.json()).detail).toContain('npm run reset')
+    expect((await send('POST', '/api/clubs/?_fail=502', club('Never Made'))).status).toBe(502)
+    expect((await send('GET', '/api/clubs/never-made/')).status).toBe(404)
+    const [logged] = await (await send('GET', '/api/_sandbox/requests?limit=1')).json()
+    expect(logged).toMatchObject({ path: '/api/clubs/never-made/', status: 404 })
+  }, 60_000)
 })
 
 describe('the guide (docs/hackathon.md)', () => {

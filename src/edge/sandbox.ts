@@ -64,11 +64,12 @@ export class RequestLog {
   #next = 0
 
   /**
-   * Logs `request` and its answer `response`, begun at `started` (performance.now()); answers the
-   * response to send. An answer without Content-Length is read whole (a stream of events is not: it
-   * has no end, and counts 0) and sent as the bytes read, so it is measured without a copy.
+   * Logs `request` (its URL read once) and its answer `response`, begun at `started`
+   * (performance.now()). An answer without Content-Length is measured on a copy: a body in memory at
+   * once (Bun.peek takes it without waiting a turn), a stream as its copy is read; a stream of
+   * events has no end, and counts 0.
    */
-  add(request: Request, url: string, response: Response, started: number): Response | Promise<Response> {
+  add(request: Request, url: string, response: Response, started: number): Response {
     const method = request.method
     const entry = new Entry(
       method,
@@ -82,12 +83,11 @@ export class RequestLog {
     this.#ring[this.#next++ % KEPT_REQUESTS] = entry
     const length = response.headers.get('content-length')
     if (length !== null) entry.responseBytes = Number(length)
-    else if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
-      const read = response.blob()
-      // A body in memory is read at once (Bun.peek takes it without waiting a turn).
+    else if (response.body !== null && !response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      const read = response.clone().blob()
       const blob = Bun.peek(read)
-      if (blob instanceof Blob) return sized(entry, blob, response)
-      return read.then((blob) => sized(entry, blob, response))
+      if (blob instanceof Blob) entry.responseBytes = blob.size
+      else void read.then((blob) => (entry.responseBytes = blob.size)).catch(() => undefined)
     }
     return response
   }
@@ -99,12 +99,6 @@ export class RequestLog {
       out.push(this.#ring[i % KEPT_REQUESTS]!.shown())
     return out
   }
-}
-
-/** The answer `response` was, its body `blob`: the entry takes its size. */
-function sized(entry: Entry, blob: Blob, response: Response): Response {
-  entry.responseBytes = blob.size
-  return new Response(blob.size ? blob : null, { status: response.status, headers: response.headers })
 }
 
 /** Writes take turns with a reset: any number at once, none while a reset runs. */
