@@ -65,11 +65,11 @@ export class RequestLog {
 
   /**
    * Logs `request` (its URL read once) and its answer `response`, begun at `started`
-   * (performance.now()). An answer without Content-Length is measured on a copy: a body in memory at
-   * once (Bun.peek takes it without waiting a turn), a stream as its copy is read; a stream of
-   * events has no end, and counts 0.
+   * (performance.now()); answers the response to send. An answer without Content-Length is read
+   * whole and sent as read, measured without a copy (a body in memory at once: Bun.peek takes it
+   * without waiting a turn); a stream of events is not read, it has no end, and counts 0.
    */
-  add(request: Request, url: string, response: Response, started: number): Response {
+  add(request: Request, url: string, response: Response, started: number): Response | Promise<Response> {
     const method = request.method
     const entry = new Entry(
       method,
@@ -84,10 +84,10 @@ export class RequestLog {
     const length = response.headers.get('content-length')
     if (length !== null) entry.responseBytes = Number(length)
     else if (response.body !== null && !response.headers.get('content-type')?.startsWith('text/event-stream')) {
-      const read = response.clone().blob()
+      const read = response.blob()
       const blob = Bun.peek(read)
-      if (blob instanceof Blob) entry.responseBytes = blob.size
-      else void read.then((blob) => (entry.responseBytes = blob.size)).catch(() => undefined)
+      if (blob instanceof Blob) return sized(entry, blob, response)
+      return read.then((blob) => sized(entry, blob, response))
     }
     return response
   }
@@ -99,6 +99,12 @@ export class RequestLog {
       out.push(this.#ring[i % KEPT_REQUESTS]!.shown())
     return out
   }
+}
+
+/** The answer `response` was, its body read as `blob`: the entry takes its size. */
+function sized(entry: Entry, blob: Blob, response: Response): Response {
+  entry.responseBytes = blob.size
+  return new Response(blob, { status: response.status, headers: response.headers })
 }
 
 /** Writes take turns with a reset: any number at once, none while a reset runs. */
