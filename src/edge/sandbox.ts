@@ -4,6 +4,8 @@
 import { t } from 'elysia'
 import { ApiError, BadRequest, PermissionDenied } from '../domain/errors'
 import type { Caller } from '../domain/caller'
+import { answerSizes } from './answer-sizes'
+import { urlOf } from './request-facts'
 import { json, query } from './docs/openapi'
 import { endpoint } from './endpoint'
 
@@ -81,6 +83,12 @@ export class RequestLog {
       Date.now(),
     )
     this.#ring[this.#next++ % KEPT_REQUESTS] = entry
+    // An answer made from a prepared body had its size noted (answer-sizes.ts); any other is measured.
+    const noted = answerSizes.of.get(response)
+    if (noted !== undefined) {
+      entry.responseBytes = noted
+      return response
+    }
     const length = response.headers.get('content-length')
     if (length !== null) entry.responseBytes = Number(length)
     else if (response.body !== null && !response.headers.get('content-type')?.startsWith('text/event-stream')) {
@@ -150,13 +158,15 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
  * reset; every answer is logged. `app()` is the app of the moment (a reset makes a new one).
  */
 export function sandboxFetch(app: () => Fetch, log: RequestLog, turns: WriteTurns): Fetch {
+  answerSizes.measuring = true
   const answer = (request: Request, url: string) =>
     // A reset takes its own turn, after the writes under way (sandboxReset).
     READS.has(request.method) || url.includes('/api/_sandbox/') ? app()(request) : turns.write(() => app()(request))
   return (request) => {
     const started = performance.now()
-    // No parameter, no Prefer: straight to the app (a string scan, no URL parse).
-    const url = request.url
+    // No parameter, no Prefer: straight to the app (a string scan, no URL parse). The URL as
+    // serve.ts read it: each read of request.url makes a new string.
+    const url = urlOf(request)
     if (!url.includes('_delay=') && !url.includes('_fail=') && !request.headers.has('prefer')) {
       const response = answer(request, url)
       if (!(response instanceof Promise)) return log.add(request, url, response, started)
