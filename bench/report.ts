@@ -49,6 +49,15 @@ import {
   roundCloseSection,
   type RoundCloseResult,
 } from './round-close'
+import {
+  DEMO_START_GOAL_MS,
+  READS_GOAL,
+  RESET_GOAL_MS,
+  sandboxLines,
+  sandboxSection,
+  readRatios,
+  type SandboxResult,
+} from './sandbox'
 import { GOAL_READ_RATIO, GOAL_REPLICATION_P99_MS, lagLine, mixLine, type PostgresResult } from './postgres'
 
 export interface Results {
@@ -93,6 +102,7 @@ export interface Results {
   /** Several instances on one PostgreSQL beside one node on the data file (issue 28); null when skipped. */
   /** Closing a re-registration round at 10,000 clubs (issue 37); null when skipped. */
   readonly roundClose?: RoundCloseResult | null
+  readonly sandbox?: SandboxResult | null
   readonly postgres: PostgresResult | null
 }
 
@@ -156,6 +166,7 @@ function targets({
   unreadStreams,
   webhookFanout,
   roundClose,
+  sandbox,
   postgres,
 }: Results): Target[] {
   const at = (size: number) => sizes.find((r) => r.size === size)
@@ -411,6 +422,25 @@ function targets({
     () => roundCloseMet(roundClose!),
     () => roundCloseLine(roundClose!),
   )
+  const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+  check(
+    `Reads with CLUBS_SANDBOX=true and no sandbox parameter: ≥ ${READS_GOAL}× those with it off`,
+    !!sandbox,
+    () => readRatios(sandbox!).every((ratio) => ratio >= READS_GOAL),
+    () => sandboxLines(sandbox!)[0]!,
+  )
+  check(
+    `POST /api/_sandbox/reset at ${num(sandbox?.clubs ?? 10_000)} clubs: ≤ ${num(RESET_GOAL_MS)} ms`,
+    !!sandbox,
+    () => median(sandbox!.resetMs) <= RESET_GOAL_MS,
+    () => sandboxLines(sandbox!)[1]!,
+  )
+  check(
+    `CLUBS_SEED_FILE=demo:${sandbox?.clubs ?? 10_000}, first start: ≤ ${num(DEMO_START_GOAL_MS)} ms`,
+    !!sandbox,
+    () => median(sandbox!.demoStartMs) <= DEMO_START_GOAL_MS,
+    () => sandboxLines(sandbox!)[2]!,
+  )
   check(
     `Two instances on one PostgreSQL: a write on one reaches the other's change stream, p99 ≤ ${GOAL_REPLICATION_P99_MS} ms from its answer`,
     !!postgres,
@@ -559,6 +589,7 @@ export function markdown(results: Results): string {
   if (results.roundClose) lines.push('', ...roundCloseSection(results.roundClose))
   if (results.webFormats) lines.push('', ...webFormatsSection(results.webFormats))
   if (results.fitting) lines.push('', ...fittingSection(results.fitting))
+  if (results.sandbox) lines.push('', ...sandboxSection(results.sandbox))
   if (results.postgres) lines.push('', ...postgresSection(results.postgres))
   return lines.join('\n') + '\n'
 }

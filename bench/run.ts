@@ -23,6 +23,7 @@ import { benchUnreadStreams } from './unread-streams'
 import { benchWebhookFanout, FANOUT_WRITES } from './webhook-fanout'
 import { benchPostgres, POSTGRES_ROWS } from './postgres'
 import { benchRoundClose, ROUND_CLOSE_CLUBS } from './round-close'
+import { benchSandbox, SANDBOX_CLUBS } from './sandbox'
 import { ROOT } from './servers'
 
 const USAGE = `usage: npm run bench [-- --help]
@@ -44,6 +45,7 @@ docs/perf-chart.svg and prints a summary. A full run takes 12 minutes or more.
   UNREAD_STREAMS=60        streams that never read in the unread row, UNREAD_EVENTS=3000 events before them
   WEBHOOK_FANOUT_WRITES=0  writes in the webhook fan-out row (default 300; 0 skips it)
   ROUND_CLOSE_CLUBS=0      clubs in the re-registration close row (default 10000; 0 skips it)
+  SANDBOX_CLUBS=0          clubs in the sandbox rows: reads on/off, reset, demo first start (default 10000; 0 skips them)
   BENCH_POSTGRES=0         skips the PostgreSQL rows (issue 28: lag, reads, creates, the mix)
   BENCH_POSTGRES_WRITES=200  writes in the lag row; BENCH_POSTGRES_CREATES=100 creates per size
   BENCH_KEEP=1             keep the temp folder (data sets, server logs)
@@ -128,6 +130,7 @@ async function main() {
   const unreadStreams = STREAMS_OPEN ? await benchUnreadStreams(tmp, say) : null
   const webhookFanout = FANOUT_WRITES ? await benchWebhookFanout(tmp, say) : null
   const roundClose = ROUND_CLOSE_CLUBS ? await benchRoundClose(tmp, say) : null
+  const sandbox = SANDBOX_CLUBS ? await benchSandbox(tmp, say) : null
   const postgres = POSTGRES_ROWS ? await benchPostgres(tmp, say) : null
   const results: Results = {
     date: new Date().toISOString(),
@@ -147,6 +150,7 @@ async function main() {
     unreadStreams,
     webhookFanout,
     roundClose,
+    sandbox,
     postgres,
   }
   const files = await writeReport(results)

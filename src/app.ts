@@ -24,6 +24,7 @@ import { siteRoutes } from './site/site'
 import { dispatchWebhooks } from './edge/webhook-dispatch'
 import { sweepInterests } from './edge/interest-sweep'
 import { WebhookSender } from './edge/webhook-sender'
+import { SANDBOX_ENDPOINTS, type SandboxControls } from './edge/sandbox'
 
 /** The site as it is when the config does not say (tests that build the app without one). */
 const DEFAULT_SITE = { title: 'Club Directory' }
@@ -53,6 +54,8 @@ export interface AppDeps {
   readonly webhookRetries?: readonly number[]
   /** Whether the bootstrap admin's development token in the data file opens the API (outside production, no CLUBS_ADMIN_TOKEN). */
   readonly developmentAdmin?: boolean
+  /** The sandbox for prototyping (CONTRACT §25), when CLUBS_SANDBOX is on: its endpoints are mounted. */
+  readonly sandbox?: SandboxControls | null
 }
 
 const logToStderr: LogFault = (error, request) =>
@@ -82,6 +85,7 @@ export function createApp({
   campus = null,
   developmentAdmin = false,
   webhookRetries,
+  sandbox = null,
 }: AppDeps) {
   const allowPrivate = config.webhookAllowPrivate ?? false
   const directory = openDirectory(store, data, {
@@ -169,11 +173,16 @@ export function createApp({
     )
     .use(
       mount(
-        ENDPOINTS,
-        { ...directory, answers, streams: new ChangeStreams(directory.changes, stopping, config.maxStreams) },
+        sandbox ? [...ENDPOINTS, ...SANDBOX_ENDPOINTS] : ENDPOINTS,
+        {
+          ...directory,
+          answers,
+          streams: new ChangeStreams(directory.changes, stopping, config.maxStreams),
+          ...(sandbox && { sandbox }),
+        },
         edge,
       ),
     )
-    .use(docsRoutes(version))
+    .use(docsRoutes(version, sandbox !== null))
     .use(browsableAssets())
 }

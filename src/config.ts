@@ -40,6 +40,8 @@ export interface Config {
   readonly timezone: string
   /** Webhooks may reach loopback, private and link-local addresses (CONTRACT §18): a receiver on this host or network. */
   readonly webhookAllowPrivate: boolean
+  /** The sandbox for prototyping (CONTRACT §25): reset over HTTP, delays and faults on request, a request log. */
+  readonly sandbox: boolean
 }
 
 /** A setting that stops the start; the message says which variable and why. */
@@ -128,6 +130,7 @@ export const VARIABLES = [
   'CLUBS_TIMEZONE',
   'CLUBS_MAX_STREAMS',
   'CLUBS_WEBHOOK_ALLOW_PRIVATE',
+  'CLUBS_SANDBOX',
 ] as const
 
 /** `env` with each NAME_FILE read into NAME (its content less one trailing newline); both set is an error. */
@@ -212,6 +215,7 @@ export function loadConfig(rawEnv: Env = process.env): Config {
   const adminToken = env.CLUBS_ADMIN_TOKEN || null
   if (adminToken !== null && (adminToken.length < 8 || /\s/.test(adminToken)))
     throw new ConfigError('CLUBS_ADMIN_TOKEN', '<hidden>', 'at least 8 characters, no spaces')
+  const sandbox = flag(env, 'CLUBS_SANDBOX')
   const logLevel = (env.CLUBS_LOG_LEVEL || 'info').toLowerCase()
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel))
     throw new ConfigError('CLUBS_LOG_LEVEL', env.CLUBS_LOG_LEVEL ?? '', `one of ${LOG_LEVELS.join(', ')}`)
@@ -220,9 +224,10 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     host: host(env),
     dataFile: text(env, 'CLUBS_DATA_FILE', 'data/db.json'),
     databaseUrl: databaseUrl(env),
-    seedFile: text(env, 'CLUBS_SEED_FILE', 'data/seed.json'),
+    seedFile: seedFile(env),
     adminToken,
-    autoApprove: flag(env, 'CLUBS_AUTO_APPROVE'),
+    // In the sandbox an admin's new club is public at once, unless CLUBS_AUTO_APPROVE=false says otherwise.
+    autoApprove: env.CLUBS_AUTO_APPROVE ? flag(env, 'CLUBS_AUTO_APPROVE') : sandbox,
     readOnly: flag(env, 'CLUBS_READ_ONLY'),
     logLevel: logLevel as LogLevel,
     rateLimit: rateLimit(env),
@@ -236,7 +241,34 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     timezone: timezone(env),
     maxStreams: maxStreams(env),
     webhookAllowPrivate: flag(env, 'CLUBS_WEBHOOK_ALLOW_PRIVATE'),
+    sandbox,
   }
+}
+
+/** A generated campus of this many clubs when CLUBS_SEED_FILE=demo names none (CONTRACT §25). */
+export const DEMO_CLUBS = 300
+/** The most clubs a generated campus may have. */
+export const MAX_DEMO_CLUBS = 100_000
+const DEMO_SEED = /^demo(?::(.*))?$/
+
+/** How many clubs CLUBS_SEED_FILE=demo[:N] asks for, or null when it names a file (or none). */
+export function demoClubs(seedFile: string): number | null {
+  const match = DEMO_SEED.exec(seedFile)
+  if (!match) return null
+  return match[1] === undefined ? DEMO_CLUBS : Number(match[1])
+}
+
+/** CLUBS_SEED_FILE: a file, none, or demo[:N] with N from 1 to 100,000. */
+function seedFile(env: Env): string {
+  const raw = text(env, 'CLUBS_SEED_FILE', 'data/seed.json')
+  const match = DEMO_SEED.exec(raw)
+  if (match && match[1] !== undefined && (!/^\d{1,6}$/.test(match[1]) || +match[1] < 1 || +match[1] > MAX_DEMO_CLUBS))
+    throw new ConfigError(
+      'CLUBS_SEED_FILE',
+      raw,
+      `demo or demo:N, a generated campus of N clubs, N a whole number from 1 to ${MAX_DEMO_CLUBS.toLocaleString('en-US')} (or a seed file, or none)`,
+    )
+  return raw
 }
 
 /** CLUBS_DATABASE_URL: a postgres:// URL, never with CLUBS_DATA_FILE too. Messages hide its password. */

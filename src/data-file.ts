@@ -10,7 +10,9 @@ import { recordKeys } from './domain/replica'
 import { snapshotProblem, upgradeSnapshot } from './domain/snapshot-format'
 import { IN_MEMORY, Store, StoreError } from './store/store'
 import { PostgresStore } from './store/postgres-store'
-import type { Config } from './config'
+import { demoClubs, type Config } from './config'
+import { demoCampus, demoColour, initialsOf } from './domain/demo-campus'
+import { drawLogo } from './store/demo-logos'
 
 /** CLUBS_SEED_FILE=none: a new data file starts empty. */
 export const NO_SEED = 'none'
@@ -65,6 +67,8 @@ export const seedSnapshot = async (seedFile: string) => upgradeSnapshot(await re
 /** What a new data file starts from (CONTRACT §15): nothing, a list of clubs in the write shape, or a data file. */
 async function readSeed(file: string): Promise<StoredSnapshot> {
   if (file === NO_SEED) return emptySnapshot()
+  const demo = demoClubs(file)
+  if (demo !== null) return demoCampus(demo)
   let text: string
   try {
     text = await Bun.file(file).text()
@@ -100,6 +104,8 @@ const LOGO_FILE = /^([a-z0-9]+(?:-[a-z0-9]+)*)\.(?:png|jpe?g|webp)$/i
  */
 export async function readSeedLogos(seedFile: string): Promise<SeedLogo[]> {
   if (seedFile === NO_SEED) return []
+  const demo = demoClubs(seedFile)
+  if (demo !== null) return demoLogos(demo)
   const dir = seedLogosDir(seedFile)
   try {
     const files = (await readdir(dir)).filter((name) => LOGO_FILE.test(name)).sort()
@@ -111,6 +117,21 @@ export async function readSeedLogos(seedFile: string): Promise<SeedLogo[]> {
     if (code === 'ENOENT' || code === 'ENOTDIR') return []
     throw new SeedError(seedFile, `its logos in ${dir} cannot be read (${code ?? String(e)})`)
   }
+}
+
+/**
+ * How many clubs of a generated campus get a logo drawn at its first start: a logo takes some
+ * 10 ms to draw and keep, so drawing 10,000 would take minutes; the first clubs show what a logo
+ * looks like everywhere (cards, pages, the API), the others have none, as new clubs do.
+ */
+export const DEMO_LOGOS = 40
+
+/** The logos of a generated campus's first DEMO_LOGOS clubs: their initials in their colour. */
+async function demoLogos(count: number): Promise<SeedLogo[]> {
+  const { clubs } = demoCampus(Math.min(count, DEMO_LOGOS))
+  return Promise.all(
+    clubs.map(async (club, i) => ({ code: club.code, bytes: await drawLogo(initialsOf(club.name), demoColour(i)) })),
+  )
 }
 
 /**

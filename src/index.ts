@@ -1,5 +1,5 @@
 import pkg from '../package.json'
-import { createApp } from './app'
+import { createApp, type AppDeps } from './app'
 import { ConfigError, configWarnings, IN_MEMORY, loadConfig, type Config } from './config'
 import { needsDevelopmentAdmin, withDevelopmentAdmin } from './domain/development-admin'
 import { logoNamesOf } from './domain/logos'
@@ -8,6 +8,7 @@ import type { Snapshot } from './model/snapshot'
 import { CampusSignIn, type OidcSettings } from './edge/oidc'
 import { createLogger, type Logger } from './log'
 import { serve } from './serve'
+import { openSandbox } from './sandbox'
 import { openDirectoryStore, readSeedLogos } from './data-file'
 import { withSeedLogos } from './domain/seed'
 import { Backups } from './store/backups'
@@ -58,30 +59,45 @@ async function main() {
   store.onWrite = snapshotWriteWatch(store.file, log, metrics, config.databaseUrl !== null)
   let stopping = false
   const campus = config.oidc ? campusSignIn(config.oidc, log) : null
-  const app = createApp({
-    store,
-    data,
-    changes: opened.changes,
-    logos,
-    key: opened.key ?? (await openSecretKey(config.dataFile, { readOnly: config.readOnly })),
-    config,
-    version: pkg.version,
-    metrics: metrics && { registry: metrics, token: config.metricsToken },
-    stopping: () => stopping,
-    campus,
-    developmentAdmin: development,
-    logFault: (error, request) =>
-      log.error('unexpected fault', {
-        method: request.method,
-        path: new URL(request.url).pathname,
-        error: String(error),
-      }),
-  })
+  const build = (over: Pick<AppDeps, 'store' | 'data' | 'changes' | 'stopping' | 'sandbox'>) =>
+    createApp({
+      ...over,
+      logos,
+      key,
+      config,
+      version: pkg.version,
+      metrics: metrics && { registry: metrics, token: config.metricsToken },
+      stopping: () => stopping || over.stopping!(),
+      campus,
+      developmentAdmin: development,
+      logFault: (error, request) =>
+        log.error('unexpected fault', {
+          method: request.method,
+          path: new URL(request.url).pathname,
+          error: String(error),
+        }),
+    })
+  const key = opened.key ?? (await openSecretKey(config.dataFile, { readOnly: config.readOnly }))
+  // The sandbox (CONTRACT §25) is a fetch over the app of the moment; off, the app serves alone.
+  const sandbox = config.sandbox
+    ? openSandbox(
+        { config, store, logos, build, origin: () => baseUrl(config.host, server?.port) },
+        data,
+        opened.changes,
+      )
+    : null
+  const app = sandbox?.app ?? build({ store, data, changes: opened.changes, stopping: () => false })
   // Loading parses the whole data file; let that garbage go before serving, so RSS starts lean.
   Bun.gc(true)
-  let server: ReturnType<typeof serve>
+  let server: ReturnType<typeof serve> | undefined
   try {
-    server = serve(app, { port: config.port, host: config.host, log, trustProxy: config.trustProxy, metrics })
+    server = serve(sandbox ?? app, {
+      port: config.port,
+      host: config.host,
+      log,
+      trustProxy: config.trustProxy,
+      metrics,
+    })
   } catch (error) {
     // The data file is ours until we exit: let the next start (or an operator command) have it.
     await store.close()
@@ -129,6 +145,9 @@ async function main() {
     clubs: data.clubs.filter((c) => c.archived_at === null).length,
     writes: writesNote(config, devAdmin !== null, data),
     campus_sign_in: config.oidc ? config.oidc.issuer : 'off',
+    ...(config.sandbox && {
+      sandbox: 'on: POST /api/_sandbox/reset, _delay= and _fail= on any request, GET /api/_sandbox/requests',
+    }),
     ...(opened.upgradedFrom && {
       upgraded: `from data format version ${opened.upgradedFrom.version}${opened.upgradedFrom.copy ? `; the file as it was is kept as ${opened.upgradedFrom.copy}` : ''}`,
     }),

@@ -24,7 +24,7 @@ export interface ServeOptions {
  * (never its headers or body) and its metrics. Behind a trusted proxy, links, the rate limit
  * and the log use the client's scheme, host and address.
  */
-export function serve(app: ReturnType<typeof createApp>, options: ServeOptions): Server<undefined> {
+export function serve(app: Pick<ReturnType<typeof createApp>, 'fetch'>, options: ServeOptions): Server<undefined> {
   const { log, trustProxy, metrics } = options
   const logRequests = log.enabled('info')
   return Bun.serve({

@@ -46,6 +46,7 @@ describe('loadConfig', () => {
       timezone: 'UTC',
       maxStreams: 1000,
       webhookAllowPrivate: false,
+      sandbox: false,
     })
   })
 
@@ -74,6 +75,7 @@ describe('loadConfig', () => {
         CLUBS_RATE_LIMIT: '600',
         CLUBS_MAX_STREAMS: '50',
         CLUBS_WEBHOOK_ALLOW_PRIVATE: 'true',
+        CLUBS_SANDBOX: 'true',
       }),
     ).toEqual({
       port: 8080,
@@ -96,6 +98,7 @@ describe('loadConfig', () => {
       timezone: 'UTC',
       maxStreams: 50,
       webhookAllowPrivate: true,
+      sandbox: true,
     })
   })
 
@@ -151,6 +154,32 @@ describe('loadConfig', () => {
   })
 
   it.each([
+    [{}, false, false],
+    [{ CLUBS_SANDBOX: 'true' }, true, true],
+    [{ CLUBS_SANDBOX: 'true', CLUBS_AUTO_APPROVE: 'false' }, true, false],
+    [{ CLUBS_SANDBOX: 'false', CLUBS_AUTO_APPROVE: 'true' }, false, true],
+  ])('reads the sandbox of %p, new clubs approved at once in it unless said otherwise', (env, sandbox, autoApprove) => {
+    expect(loadConfig(env)).toMatchObject({ sandbox, autoApprove })
+  })
+
+  it.each([
+    ['demo', 'demo'],
+    ['demo:1', 'demo:1'],
+    ['demo:100000', 'demo:100000'],
+  ])('takes CLUBS_SEED_FILE=%p, a generated campus', (raw, seed) => {
+    expect(loadConfig({ CLUBS_SEED_FILE: raw }).seedFile).toBe(seed)
+  })
+
+  it.each(['demo:0', 'demo:100001', 'demo:', 'demo:ten', 'demo:-3', 'demo:1.5'])(
+    'refuses CLUBS_SEED_FILE=%p, naming it and the range',
+    (raw) => {
+      const { message } = configError({ CLUBS_SEED_FILE: raw })
+      expect(message).toContain('CLUBS_SEED_FILE')
+      expect(message).toContain('1 to 100,000')
+    },
+  )
+
+  it.each([
     ['true', true],
     ['false', false],
   ])('parses CLUBS_READ_ONLY=%p', (raw, value) => {
@@ -173,6 +202,7 @@ describe('loadConfig', () => {
     ['CLUBS_AUTO_APPROVE', 'maybe'],
     ['CLUBS_AUTO_APPROVE', 'truee'],
     ['CLUBS_READ_ONLY', 'perhaps'],
+    ['CLUBS_SANDBOX', 'sometimes'],
     ['CLUBS_LOG_LEVEL', 'loud'],
     ['CLUBS_LOG_LEVEL', 'verbose'],
     ['CLUBS_ADMIN_TOKEN', 'short'],

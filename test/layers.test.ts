@@ -47,6 +47,7 @@ const LAYERS: readonly LayerRule[] = [
       'src/healthcheck.ts',
       'src/data-file.ts',
       'src/storage-log.ts',
+      'src/sandbox.ts',
     ],
     // package.json: the release the docs name.
     imports: ['src', 'package.json'],
@@ -596,6 +597,7 @@ describe('the layer rules on small trees', () => {
       'wiring: src/log.ts is not in src/',
       'wiring: src/healthcheck.ts is not in src/',
       'wiring: src/storage-log.ts is not in src/',
+      'wiring: src/sandbox.ts is not in src/',
     ])
   })
 })

@@ -21,6 +21,7 @@ import { freePort, ROOT } from '../harness/service'
 // `npm start` (bun src/index.ts) with nothing set but a free port and a new data file, the
 // development admin token read from its start-up output — each command in bash with
 // `set -euo pipefail`, each answer's status checked: the one its comment states, or below 400.
+// The hackathon guide's examples run against a second server, with the sandbox on (issue 39).
 // The commands run with no bun on PATH, as on a fresh machine (issue 35): bun is a dev dependency,
 // in node_modules/.bin, which `npx bun ...` finds.
 // harness/readme-examples.ts says which blocks and lines run and how placeholders are filled.
@@ -36,6 +37,10 @@ const dir = tempDir('clubs-readme-')
 const headersFile = join(dir, '.headers')
 const stateFile = join(dir, '.variables')
 let service: StartedService
+/** The server of docs/hackathon.md's examples, with CLUBS_SANDBOX=true. */
+let sandbox: StartedService
+/** The guide whose examples run against `sandbox`. */
+const SANDBOX_GUIDE = 'docs/hackathon.md'
 /** The shell variables the examples have set so far. */
 const variables = new Map<string, string>()
 /** What each example printed. */
@@ -49,23 +54,31 @@ beforeAll(async () => {
   for (const name of ['examples', 'node_modules']) symlinkSync(join(ROOT, name), join(dir, name))
   service = await npmStart(freePort(), { CLUBS_DATA_FILE: join(dir, 'db.json') })
   if (service.developmentToken === null) throw new Error(`npm start printed no token:\n${service.stdout()}`)
+  // The hackathon guide runs its examples on a server with the sandbox on (CONTRACT §25), which its
+  // resets put back to the seed; the same admin token opens both.
+  sandbox = await npmStart(freePort(), {
+    CLUBS_DATA_FILE: join(dir, 'sandbox.json'),
+    CLUBS_SANDBOX: 'true',
+    CLUBS_ADMIN_TOKEN: service.developmentToken,
+  })
   issued.set('admin', service.developmentToken)
 })
 
 afterAll(async () => {
   await service?.stop()
+  await sandbox?.stop()
   rmSync(dir, { recursive: true, force: true })
 })
 
 /** Bash around one command: curl dumps its headers where the test reads the status; the variables are kept. */
-function script(command: Command): string {
+function script(command: Example): string {
   const save = VARIABLES.map((name) => `if [[ -v ${name} ]]; then printf '%s=%s\\0' ${name} "$${name}"; fi; `).join('')
   return [
     `curl() { command curl --silent --show-error --dump-header ${JSON.stringify(headersFile)} "$@"; }`,
     `keep() { { ${save}true; } > ${JSON.stringify(stateFile)}; }`,
     'trap keep EXIT',
     'set -euo pipefail',
-    command.text.replaceAll(README_BASE, service.base),
+    command.text.replaceAll(README_BASE, (command.file === SANDBOX_GUIDE ? sandbox : service).base),
   ].join('\n')
 }
 
@@ -80,7 +93,7 @@ function lastStatus(): number | null {
 const EXAMPLE_ENVIRONMENT = () =>
   shellEnvironment({ ...Object.fromEntries(variables), PATH: pathWithoutBun(process.env.PATH ?? '') })
 
-async function run(command: Command) {
+async function run(command: Example) {
   rmSync(headersFile, { force: true })
   rmSync(stateFile, { force: true })
   const proc = Bun.spawn(['bash', '-c', script(command)], {

@@ -144,7 +144,9 @@ describe('CLUBS_SEED_FILE', () => {
       env: { ...env, CLUBS_SEED_FILE: bad },
     })
     expect(refused.code).toBe(1)
-    expect(refused.stderr.trim()).toBe(`CLUBS_SEED_FILE ${bad}: row 1: colour: Unknown field.`)
+    expect(refused.stderr.trim()).toBe(
+      `CLUBS_SEED_FILE ${bad}: row 1: colour: the directory has no such field; remove it from the seed, and keep fields of your own in a file beside it, by club code (docs/hackathon.md: fields of your own).`,
+    )
     expect(JSON.parse(readFileSync(dataFile, 'utf8')).clubs).toEqual([])
   }, 30_000)
 })

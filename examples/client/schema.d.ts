@@ -3019,7 +3019,7 @@ export interface operations {
                         }[];
                     }[] | {
                         /** @description How many clubs fit, on every page. */
-                        count: string | number;
+                        count: number;
                         /** @description The next page (POST the timetable to it again), or null. */
                         next: string | null;
                         /** @description The previous page, or null. */

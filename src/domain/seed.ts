@@ -43,10 +43,19 @@ export async function snapshotOfClubs(rows: readonly unknown[], now: () => Date)
   return { ...empty, tags, clubs: clubs.map((club) => ({ ...club, membership_count: 0 })) }
 }
 
-/** `row 3: size: "9" is not a valid choice.` from an import's refusal. */
+/** What an import says of a field the club write shape does not have. */
+const UNKNOWN_FIELD = 'Unknown field.'
+
+/**
+ * `row 3: size: "9" is not a valid choice.` from an import's refusal; fields the directory does
+ * not have are named together, with what to do about them.
+ */
 function firstProblem(body: Record<string, unknown>): string {
   const rows = (body.rows ?? {}) as Record<string, Record<string, string[]>>
   const [number, errors] = Object.entries(rows)[0] ?? ['', body as Record<string, string[]>]
+  const unknown = Object.keys(errors).filter((field) => errors[field]?.[0] === UNKNOWN_FIELD)
+  if (unknown.length)
+    return `${number ? `row ${number}: ` : ''}${unknown.join(', ')}: the directory has no such ${unknown.length === 1 ? 'field' : 'fields'}; remove ${unknown.length === 1 ? 'it' : 'them'} from the seed, and keep fields of your own in a file beside it, by club code (docs/hackathon.md: fields of your own).`
   const [field, [message] = []] = Object.entries(errors)[0] ?? []
   const where = [number && `row ${number}`, field && field !== 'non_field_errors' && field].filter(Boolean)
   return [...where, message ?? 'not a club'].join(': ')

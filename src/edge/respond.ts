@@ -1,3 +1,4 @@
+import { sized } from './answer-sizes'
 import { HTML_HEADERS, renderBrowsable } from './browsable/render'
 import { acceptsGzip, matchesEtag } from './conditional'
 import type { BrowsableNotes, Exchange } from './exchange'
@@ -64,10 +65,10 @@ function replyToAnyone(
   if (body.compressible && acceptsGzip(ex.request.headers.get('accept-encoding'))) {
     const gzip = body.gzip()
     return gzip instanceof Blob
-      ? new Response(gzip, { status, headers: headers.of('gzip') })
-      : gzip.then((made) => new Response(made, { status, headers: headers.of('gzip') }))
+      ? sized(new Response(gzip, { status, headers: headers.of('gzip') }), gzip.size)
+      : gzip.then((made) => sized(new Response(made, { status, headers: headers.of('gzip') }), made.size))
   }
-  return new Response(body.body, { status, headers: headers.of('plain') })
+  return sized(new Response(body.body, { status, headers: headers.of('plain') }), body.body.size)
 }
 
 /** What an answer's headers depend on besides its body. */

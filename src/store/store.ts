@@ -125,6 +125,15 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
     return this.db ? this.#commits.commit() : Promise.resolve()
   }
 
+  /**
+   * Empties the change log, every event up to `trimmedUpTo` dropped, once the writes under way
+   * have landed: the directory it logged is being replaced whole (the sandbox's reset).
+   */
+  async restartLog(trimmedUpTo: number): Promise<void> {
+    await this.#commits.idle()
+    await this.#changeFile?.rewrite([], trimmedUpTo)
+  }
+
   /** Waits for the writes under way, then lets other processes use the file. */
   async close(): Promise<void> {
     await this.#commits.idle()

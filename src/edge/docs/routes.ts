@@ -45,8 +45,8 @@ const PAGE_HEADERS = {
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'",
 }
 
-/** `/swagger` (the UI, from local assets) and `/swagger/json` (the OpenAPI 3 document). */
-export function docsRoutes(version: string) {
+/** `/swagger` (the UI, from local assets) and `/swagger/json` (the OpenAPI 3 document); the sandbox's tag when it is on. */
+export function docsRoutes(version: string, sandbox = false) {
   return (
     new Elysia({ name: 'docs' })
       // Local to the docs, so the plugin's /swagger/json answer carries it too.
@@ -100,6 +100,16 @@ export function docsRoutes(version: string) {
                   'Re-registration rounds: the activities office asks every active club to confirm it, and closes the round (admins); owners and officers confirm their club.',
               },
               { name: 'operations', description: 'The API root, health and readiness probes, and metrics.' },
+              // Only when the sandbox is on (CLUBS_SANDBOX=true), as its operations are.
+              ...(sandbox
+                ? [
+                    {
+                      name: 'sandbox',
+                      description:
+                        'The sandbox for prototypes and client tests: a reset to the seed and a log of the requests (admins). Any request may also add _delay=<ms> or _fail=<status>.',
+                    },
+                  ]
+                : []),
             ],
             components: {
               schemas: SCHEMAS,

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { ClubListItem, Meeting } from '../../model/club'
 import { headerRefs } from '../docs/components'
@@ -73,7 +74,7 @@ export const clubFitting = endpoint({
               t.Array(FITTING_CLUB),
               t.Object(
                 {
-                  count: t.Integer({ minimum: 0, description: 'How many clubs fit, on every page.' }),
+                  count: Type.Integer({ minimum: 0, description: 'How many clubs fit, on every page.' }),
                   next: t.Union([t.String({ format: 'uri' }), t.Null()], {
                     description: 'The next page (POST the timetable to it again), or null.',
                   }),
