@@ -1,4 +1,5 @@
 import { fold } from './code'
+import { weekIndex, type WeekIndex } from './week-index'
 import { meetingWeek, type MeetingWeek } from './week-slots'
 import type { ClubRecord, Tag } from '../model/club'
 
@@ -16,6 +17,18 @@ export interface Entry {
   readonly description: string
   /** Its meetings as minute ranges per weekday, for `meets_on`, `free` and timetables (CONTRACT §24). */
   readonly week: MeetingWeek
+  /**
+   * Its number among the catalog's entries, small and dense, for arrays indexed by club such as the
+   * week index: twice its club's slot number for the record as it stands, one more for a distinct
+   * public version. A club keeps its slot number while it is stored; only a removed club's is reused.
+   */
+  readonly position: number
+}
+
+/** The week index of a catalog's state, and the entry each of its positions indexes (none where it indexes nothing). */
+export interface WeekIndexed {
+  readonly index: WeekIndex
+  readonly entries: readonly (Entry | undefined)[]
 }
 
 /** A total order of clubs, named canonically ("-favorite_count,name") so it can be kept sorted. */
@@ -32,6 +45,8 @@ export type View = 'current' | 'public'
 
 /** A club's entry in each view; `public` is absent for a club never approved. */
 interface Slot {
+  /** The club's slot number (see `Entry.position`). */
+  readonly number: number
   readonly current: Entry
   readonly public: Entry | undefined
 }
@@ -66,6 +81,11 @@ export class Catalog {
   #version = 0
   /** Live clubs of a view in each order asked for, kept in order on every change instead of sorted per request. */
   #sorted = new Map<string, { view: View; order: Order; entries: Entry[] }>()
+  /** Slot numbers: the next new one, and those of removed clubs, to reuse. */
+  #slotNumbers = 0
+  #freeSlotNumbers: number[] = []
+  /** The week index of one state (`version`), made on the first call after a change. */
+  #weekIndexed: { version: number; indexed: WeekIndexed } | null = null
   /** Told the code of each club about to change, while a change set is being recorded. */
   #beforeChange: ((code: string) => void) | null = null
 
@@ -91,6 +111,27 @@ export class Catalog {
     }
     this.#sorted.set(key, sorted)
     return sorted.entries
+  }
+
+  /**
+   * The meetings of every live club, in both views, indexed for `free=` (CONTRACT §24): made on the
+   * first call after a change and kept until the next, so writes never pay for it and one index
+   * is kept at a time. Entries of another state are not its `entries`: check before reading a mark.
+   */
+  weekIndexed(): WeekIndexed {
+    const kept = this.#weekIndexed
+    if (kept && kept.version === this.#version) return kept.indexed
+    const entries: (Entry | undefined)[] = new Array(2 * this.#slotNumbers).fill(undefined)
+    for (const slot of this.#slots.values()) {
+      if (isLive(slot.current)) entries[slot.current.position] = slot.current
+      if (slot.public && slot.public !== slot.current && isLive(slot.public))
+        entries[slot.public.position] = slot.public
+    }
+    const index = weekIndex(entries.map((entry) => entry?.week))
+    for (let p = 0; p < entries.length; p++) if (!index.covers(p)) entries[p] = undefined
+    const indexed = { index, entries }
+    this.#weekIndexed = { version: this.#version, indexed }
+    return indexed
   }
 
   /** Live (not archived) clubs, as `view` shows them. */
@@ -189,10 +230,12 @@ export class Catalog {
     if (record.archived_at === null)
       for (const name of namesOf(record)) this.#names.set(nameIdentity(name), record.code)
     const publicRecord = publicRecordOf(record)
-    const current = this.#entry(record)
+    const number = before?.number ?? this.#freeSlotNumbers.pop() ?? this.#slotNumbers++
+    const current = this.#entry(record, 2 * number)
     const slot: Slot = {
+      number,
       current,
-      public: publicRecord === record ? current : publicRecord && this.#entry(publicRecord),
+      public: publicRecord === record ? current : publicRecord && this.#entry(publicRecord, 2 * number + 1),
     }
     this.#resort(before, slot)
     this.#slots.set(record.code, slot)
@@ -208,6 +251,7 @@ export class Catalog {
     this.#releaseNames(slot.current.record)
     this.#resort(slot, undefined)
     this.#slots.delete(code)
+    this.#freeSlotNumbers.push(slot.number)
     this.#version++
   }
 
@@ -267,7 +311,7 @@ export class Catalog {
     return { clubs: Array.from(this.#slots.values(), (slot) => slot.current.record), tags: this.tags() }
   }
 
-  #entry(record: ClubRecord): Entry {
+  #entry(record: ClubRecord, position: number): Entry {
     const tagNames = record.tags.map((id) => this.#tags.get(id)?.name ?? '')
     let description: string | undefined
     return {
@@ -275,6 +319,7 @@ export class Catalog {
       nameKey: fold(record.name),
       haystack: fold([record.name, record.subtitle, record.code, ...tagNames].join('\n')),
       week: meetingWeek(record.meetings),
+      position,
       get description() {
         return (description ??= fold(record.description))
       },

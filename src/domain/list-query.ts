@@ -1,7 +1,7 @@
 import { ValidationFailed } from './errors'
 import type { Catalog, Entry, Order } from './catalog'
 import { fold } from './code'
-import { freeSlotsTest, parseDays, parseSlots } from './week-slots'
+import { freeSlotsTest, parseDays, parseSlots, type WeekSpan } from './week-slots'
 import {
   APPLICATION_REQUIRED,
   DETAIL_FIELDS,
@@ -96,10 +96,7 @@ export function parseListQuery(params: URLSearchParams, catalog: Catalog): ListQ
   if (free !== undefined) {
     const parsed = parseSlots(free)
     if ('problem' in parsed) fail('free', parsed.problem)
-    else {
-      const fits = freeSlotsTest(parsed.slots)
-      predicates.push((e) => fits(e.week))
-    }
+    else predicates.push(freePredicate(parsed.slots, catalog))
   }
 
   for (const name of BOOLEAN_FILTERS) {
@@ -126,6 +123,19 @@ export function parseListQuery(params: URLSearchParams, catalog: Catalog): ListQ
   if (Object.keys(errors).length) throw new ValidationFailed(errors)
 
   return { order, predicates, relevance, page, fields }
+}
+
+/**
+ * `free=` over the catalog's week index: the clubs that fit marked once per query by reading only
+ * the meetings that start inside a slot, so each club costs one typed-array read. A club the index
+ * does not hold as it is given (another state of the catalog, or not from it) takes the
+ * straightforward test, so the answer is the same either way.
+ */
+function freePredicate(slots: readonly WeekSpan[], catalog: Catalog): Predicate {
+  const { index, entries } = catalog.weekIndexed()
+  const marks = index.fitting(slots)
+  const fits = freeSlotsTest(slots)
+  return (e) => (entries[e.position] === e ? marks[e.position] === 1 : fits(e.week))
 }
 
 /**
