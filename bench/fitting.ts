@@ -1,4 +1,4 @@
-// Issue 38: clubs that fit a student's week (CONTRACT §24). Two rows, from one server over
+// Issue 38: clubs that fit a student's week (docs/reference.md §24). Two rows, from one server over
 // FITTING_CLUBS clubs (10,000), each club given one to three weekly meetings:
 // - throughput: `GET /api/clubs/?page=1&free=<three slots>`, the slots differing on every request
 //   (bench/wrk/free-slots.lua) so that no answer comes from the list's cache and each filters the

@@ -1,4 +1,4 @@
-// Issue 37: the club fair's QR codes and posters (CONTRACT §23). Two rows, from one server over
+// Issue 37: the club fair's QR codes and posters (docs/reference.md §23). Two rows, from one server over
 // POSTER_CLUBS clubs (1,000):
 // - throughput: `GET /api/clubs/{code}/qr.svg` (gzip, anonymous) beside the retrieve of the same
 //   club, `GET /api/clubs/{code}/`. The SVG is kept by the URL it encodes, so after the first it

@@ -1,4 +1,4 @@
-// Issue 28: several instances on one PostgreSQL (CONTRACT §19), beside one node on the data file.
+// Issue 28: several instances on one PostgreSQL (docs/reference.md §19), beside one node on the data file.
 // (1) Replication lag: a club PATCHed on instance A, one write after another, timed from A's
 // answer until B's change stream has its event. Goal: p99 ≤ 100 ms. (2) Reads: the list and one club on an
 // instance on the database and one on the data file, same data set, runs alternating. Goal: each

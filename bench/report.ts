@@ -116,7 +116,7 @@ const SCENARIOS: [key: string, title: string, ceiling: boolean][] = [
   ['not-modified', 'Conditional list: `If-None-Match` = the list ETag (304)', false],
   ['create', 'Durable creates: `POST /api/clubs/` with the admin token, json-server `POST /clubs`', false],
   ['mix', 'Mix: 95% anonymous reads (list, page, search, retrieve) / 5% creates', false],
-  ['review-list', 'List while 10% of the clubs have a change awaiting review (CONTRACT §11)', true],
+  ['review-list', 'List while 10% of the clubs have a change awaiting review (docs/reference.md §11)', true],
   ['small-retrieve-gzip', 'One club, `Accept-Encoding: gzip`, access log on (issue 18)', true],
   ['small-list-gzip', 'The list of 1,000 clubs, gzip, access log on (issue 18)', true],
   ['small-list-304', 'A 304 on the list, access log on (issue 18)', true],
@@ -126,7 +126,7 @@ const SCENARIOS: [key: string, title: string, ceiling: boolean][] = [
   ['review-retrieve-other', 'Retrieve a club not under review, in the same run', false],
   [
     'csv-export',
-    'CSV export of the whole list, from the cache: `?format=csv` (CONTRACT §15); CEILING serves its bytes',
+    'CSV export of the whole list, from the cache: `?format=csv` (docs/reference.md §15); CEILING serves its bytes',
     true,
   ],
   ['csv-json', 'The JSON list of the same bytes as that CSV (a `?fields=` selection), in the same run', false],
@@ -630,7 +630,7 @@ function scaleSection(s: ScaleResult, postgres: PostgresResult | null): string[]
     'snapshot write (group commit), so under load writes queue rather than fail. A campus (hundreds to a few',
     'thousand clubs) is far inside these bounds. Past them the next step is a store that writes a changed record',
     'alone, not a bigger node: memory is the first limit a small container meets, and a whole-snapshot write the',
-    'first a busy one does. PostgreSQL (CONTRACT §19) is that store: a write commits the rows it changed, and more',
+    'first a busy one does. PostgreSQL (docs/reference.md §19) is that store: a write commits the rows it changed, and more',
     'instances can share the reads.',
   ]
 }

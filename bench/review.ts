@@ -1,4 +1,4 @@
-// CONTRACT §11 under load: 10% of the clubs have a change awaiting review. The public list is
+// docs/reference.md §11 under load: 10% of the clubs have a change awaiting review. The public list is
 // still one cached answer per data version (against its own Bun.serve ceiling), and a club
 // under review is retrieved as fast as any other.
 import { join } from 'node:path'

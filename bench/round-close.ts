@@ -1,4 +1,4 @@
-// Issue 37: closing a re-registration round (CONTRACT §23) at ROUND_CLOSE_CLUBS clubs (10,000), the
+// Issue 37: closing a re-registration round (docs/reference.md §23) at ROUND_CLOSE_CLUBS clubs (10,000), the
 // worst case: no club confirmed, so every one lapses in the close's one commit (each made
 // inactive, its history `lapsed`, its removal numbered in the change log, the round closed) and
 // one snapshot write. The Store and app in process, as bench/snapshot-write.ts: a fresh copy of

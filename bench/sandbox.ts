@@ -1,4 +1,4 @@
-// Issue 39: the sandbox for prototyping (CONTRACT §25). Three rows:
+// Issue 39: the sandbox for prototyping (docs/reference.md §25). Three rows:
 // - reads with CLUBS_SANDBOX=true and no _delay/_fail/Prefer, against the same server with it off:
 //   GET /api/clubs/?page=1&page_size=20 and a club's detail by wrk, on and off in turn, RUNS times each, the
 //   median of each; goal on/off ≥ 0.95;

@@ -11,9 +11,9 @@ import { capture } from './procs'
 import { ROOT } from './servers'
 
 const SNAPSHOT_CREATES = 15
-/** The size at which 10% of the clubs are put under review (CONTRACT §11). */
+/** The size at which 10% of the clubs are put under review (docs/reference.md §11). */
 const REVIEW_AT = 1000
-/** The size at which the CSV export and an import of 1,000 rows are measured (CONTRACT §15). */
+/** The size at which the CSV export and an import of 1,000 rows are measured (docs/reference.md §15). */
 const SPREADSHEETS_AT = 10_000
 /** Share of the CPUs other work may use before a data set starts without waiting for it. */
 const QUIET = 0.15

@@ -70,7 +70,7 @@ export function startOursOn(
   })
 }
 
-/** OURS on PostgreSQL (CONTRACT §19): `databaseUrl`, loaded from `seedFile` on a first start over an empty database; its output in `<log>.out`, `<log>.err`. */
+/** OURS on PostgreSQL (docs/reference.md §19): `databaseUrl`, loaded from `seedFile` on a first start over an empty database; its output in `<log>.out`, `<log>.err`. */
 export function startOursOnDatabase(
   databaseUrl: string,
   seedFile: string,

@@ -1,4 +1,4 @@
-// CONTRACT §15 under load: the CSV export of the whole list, timed on its first answer, then served
+// docs/reference.md §15 under load: the CSV export of the whole list, timed on its first answer, then served
 // from the cache, against the JSON list of the same bytes (a `?fields=` selection as long as the
 // CSV) in the same server and against a Bun.serve of the CSV's bytes; and an import of 1,000 rows,
 // timed, counting the snapshot writes it made.

@@ -1,4 +1,4 @@
-// Issue 38: the web's own formats (CONTRACT §24), served from the answers kept per data version.
+// Issue 38: the web's own formats (docs/reference.md §24), served from the answers kept per data version.
 // One server over WEB_FORMATS_CLUBS clubs (10,000), 60 public changes made first so the feed is
 // full (50 entries); three answers, gzip, anonymous:
 // - `GET /feeds/clubs.atom`: the newest 50 public changes;

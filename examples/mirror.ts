@@ -1,5 +1,5 @@
 // A mirror of the club directory: list every club once, then follow the change stream from the
-// number the list answer carries; it misses nothing (CONTRACT §18).
+// number the list answer carries; it misses nothing (docs/reference.md §18).
 // `npx bun examples/mirror.ts [N]` stops after N changes.
 const base = process.env.BASE ?? 'http://localhost:3000'
 let left = Number(process.argv[2] ?? Infinity)

@@ -24,7 +24,7 @@ export type TestConfig = Partial<
 
 /**
  * CLUBS_TEST_STORE=postgres: every app made without a data file keeps the directory in a fresh
- * database of one PostgreSQL this process starts (CONTRACT §19), so that the contract's tests run
+ * database of one PostgreSQL this process starts (docs/reference.md §19), so that the API suites run
  * on both stores. The oldest of those apps are closed as new ones come (each holds connections).
  */
 export const ON_POSTGRES = process.env.CLUBS_TEST_STORE === 'postgres'
@@ -95,11 +95,11 @@ export async function makeApp(
     developmentAdmin?: boolean
     /** The service's secret key; the same for every test app unless told (a key file that outlives restarts). */
     key?: Uint8Array
-    /** How many change log events to keep at least (CONTRACT §18 keeps 10,000). */
+    /** How many change log events to keep at least (docs/reference.md §18 keeps 10,000). */
     keepChanges?: number
-    /** The waits between a failed webhook delivery's attempts (CONTRACT §18's are hours long). */
+    /** The waits between a failed webhook delivery's attempts (docs/reference.md §18's are hours long). */
     webhookRetries?: readonly number[]
-    /** A PostgreSQL database (CONTRACT §19) in place of the data file: each app on it is another instance. */
+    /** A PostgreSQL database (docs/reference.md §19) in place of the data file: each app on it is another instance. */
     databaseUrl?: string
   } = {},
 ) {

@@ -127,7 +127,7 @@ export async function watchPage(browser: Browser, host: string, viewport = VIEWP
     if (message.type() === 'debug' && message.text().startsWith(LOADED))
       return void watched.requests.push(message.text().slice(LOADED.length))
     if (message.type() !== 'error') return
-    // A 404 for the icon counts too: the site serves one (CONTRACT §22).
+    // A 404 for the icon counts too: the site serves one (docs/reference.md §22).
     const at = message.location().url
     watched.problems.push(`console error: ${message.text()}${at ? ` (${at})` : ''}`)
   })
@@ -195,7 +195,7 @@ export const sidewaysScroll = (page: Page) =>
 export const NARROW = { width: 375, height: 800 }
 
 /**
- * The visible checkboxes and radio buttons whose label text does not sit beside them (CONTRACT
+ * The visible checkboxes and radio buttons whose label text does not sit beside them (docs/reference.md
  * §22): on the same line, at most `gap` CSS pixels away. One line each: the label's text, and where
  * the two are.
  */

@@ -1,7 +1,7 @@
-// The contract's field lists, written out from CONTRACT.md rather than imported from src,
-// so the suites pin the contract and not whatever the code happens to say.
+// The reference's field lists, written out from docs/reference.md rather than imported from src,
+// so the suites pin the reference and not whatever the code happens to say.
 
-/** CONTRACT §1.1: the list representation, in order. */
+/** docs/reference.md §1.1: the list representation, in order. */
 export const LIST_FIELDS = [
   'accepting_members',
   'active',
@@ -28,7 +28,7 @@ export const LIST_FIELDS = [
   'tags',
 ]
 
-/** CONTRACT §1.2: what the detail representation adds. */
+/** docs/reference.md §1.2: what the detail representation adds. */
 export const DETAIL_ONLY_FIELDS = [
   'description',
   'website',
@@ -46,15 +46,15 @@ export const DETAIL_ONLY_FIELDS = [
   'approved_on',
   'created_at',
   'updated_at',
-  // CONTRACT §11
+  // docs/reference.md §11
   'approved_version',
-  // CONTRACT §21
+  // docs/reference.md §21
   'meetings',
-  // CONTRACT §23
+  // docs/reference.md §23
   'last_confirmed_on',
 ]
 
-/** CONTRACT §3.1 without `code` (create only): what a PUT must carry. */
+/** docs/reference.md §3.1 without `code` (create only): what a PUT must carry. */
 export const WRITABLE_FIELDS = [
   'name',
   'subtitle',
@@ -83,20 +83,20 @@ export const WRITABLE_FIELDS = [
   'listserv',
   'tags',
   'active',
-  // CONTRACT §21
+  // docs/reference.md §21
   'meetings',
 ]
 
-/** The writable fields a PUT must carry (CONTRACT §3.4): all but §21's meetings, which a client from before them leaves as they are. */
+/** The writable fields a PUT must carry (docs/reference.md §3.4): all but docs/reference.md §21's meetings, which a client from before them leaves as they are. */
 export const PUT_REQUIRED_FIELDS = WRITABLE_FIELDS.filter((field) => field !== 'meetings')
 
-/** Case- and accent-insensitive, as a person compares names (CONTRACT §6). */
+/** Case- and accent-insensitive, as a person compares names (docs/reference.md §6). */
 export const fold = (s: string) => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase()
 
-/** CONTRACT §6: the fields the list orders by. */
+/** docs/reference.md §6: the fields the list orders by. */
 export const ORDERING_FIELDS = ['name', 'favorite_count', 'membership_count', 'founded', 'code', 'size'] as const
 
-/** CONTRACT §6 and §16: every query parameter of the list. */
+/** docs/reference.md §6 and §16: every query parameter of the list. */
 export const LIST_PARAMS = [
   'ordering',
   'search',
@@ -115,15 +115,15 @@ export const LIST_PARAMS = [
   'page_size',
   'fields',
   'format',
-  // CONTRACT §16
+  // docs/reference.md §16
   'code',
   'updated_since',
-  // CONTRACT §24
+  // docs/reference.md §24
   'meets_on',
   'free',
 ]
 
-/** CONTRACT §3.1: what a client sends back and the service ignores. */
+/** docs/reference.md §3.1: what a client sends back and the service ignores. */
 export const READ_ONLY_FIELDS = [
   'favorite_count',
   'membership_count',

@@ -1,4 +1,4 @@
-// Join requests among the crash rounds' writes (CONTRACT §9, §12): each client has a user who,
+// Join requests among the crash rounds' writes (docs/reference.md §9, §12): each client has a user who,
 // club by club, asks to join (with a message unique to that ask) and withdraws again. What the
 // client knows of each (user, club) pair is kept here: a request acknowledged pending, one
 // acknowledged gone, or one in flight when the process was killed (either may be true).

@@ -1,4 +1,4 @@
-// Crash rounds for the real service (CONTRACT §9): many clients write (creates, PATCHes, join
+// Crash rounds for the real service (docs/reference.md §9): many clients write (creates, PATCHes, join
 // requests asked and withdrawn) while the process is killed with SIGKILL at a random moment;
 // after each kill the service restarts on the same data file and every acknowledged write must
 // still be there, and nothing half-applied may show.
@@ -18,7 +18,7 @@ export interface CrashOptions {
   readonly adminToken: string
   /**
    * Concurrent writing clients; each owns one club that only it PATCHes, and a user who asks to
-   * join the clubs (at most 50 pending, as CONTRACT §12 allows). Default 50.
+   * join the clubs (at most 50 pending, as docs/reference.md §12 allows). Default 50.
    */
   readonly clients?: number
   /** The kill comes this many ms into the load, uniformly at random. Default [100, 400]. */

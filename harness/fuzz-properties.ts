@@ -1,8 +1,8 @@
 // Property-based fuzzing of the whole service through `app.handle` (in memory), shared by
 // test/fuzz.test.ts (bounded for CI) and scripts/fuzz.ts (long runs). Requests are built from
-// arbitraries for every part of HTTP the service reads; the properties are CONTRACT §8's
+// arbitraries for every part of HTTP the service reads; the properties are docs/reference.md §8's
 // (never a 5xx, error bodies in one of two shapes, JSON that parses) and, after random
-// sequences of admin writes, the list invariants of CONTRACT §2, §5 and §6.
+// sequences of admin writes, the list invariants of docs/reference.md §2, §5 and §6.
 import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
 import { hasEventHandler } from './html-checks'
@@ -557,7 +557,7 @@ const validValue: Record<string, fc.Arbitrary<string>> = {
   how_to_get_involved: anyText(40).map((s) => JSON.stringify(s)),
   listserv: anyText(20).map((s) => JSON.stringify(s)),
   approved_comment: anyText(20).map((s) => JSON.stringify(s)),
-  // CONTRACT §21: at most 10 weekly meetings, each ending after it starts.
+  // docs/reference.md §21: at most 10 weekly meetings, each ending after it starts.
   meetings: fc
     .array(
       fc
@@ -824,7 +824,7 @@ export function toRequest(r: FuzzRequest): Request | null {
 // Response properties
 // ---------------------------------------------------------------------------------------------
 
-/** CONTRACT §8: `{"detail": string}`, or an object whose values are non-empty lists of strings. */
+/** docs/reference.md §8: `{"detail": string}`, or an object whose values are non-empty lists of strings. */
 export function isErrorBody(body: unknown): boolean {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false
   const entries = Object.entries(body)
@@ -836,7 +836,7 @@ export function isErrorBody(body: unknown): boolean {
 }
 
 /**
- * What is wrong with one response (null when nothing is): no 5xx, JSON that parses, §8 error
+ * What is wrong with one response (null when nothing is): no 5xx, JSON that parses, docs/reference.md §8 error
  * bodies, and HTML that runs nothing the request put in it.
  */
 export async function problemWith(method: string, res: Response): Promise<string | null> {
@@ -860,7 +860,7 @@ export async function problemWith(method: string, res: Response): Promise<string
       return `answered ${res.status} with Content-Type ${type} and a body that is not JSON: ${shorten(text)}`
     }
     if (res.status >= 400 && !isErrorBody(parsed))
-      return `answered ${res.status} with an error body outside CONTRACT §8: ${shorten(text, 300)}`
+      return `answered ${res.status} with an error body outside docs/reference.md §8: ${shorten(text, 300)}`
   }
   if (type.startsWith('text/html') && hasBody) {
     // Whatever the request carried, the page runs no script but its own files, and no handler attribute.
@@ -882,7 +882,7 @@ export async function freshApp(): Promise<Handle> {
   return (request) => app.handle(request)
 }
 
-/** The property: a sequence of requests to a fresh app, each answered within CONTRACT §8. */
+/** The property: a sequence of requests to a fresh app, each answered within docs/reference.md §8. */
 export function requestsProperty(
   arb: fc.Arbitrary<FuzzRequest> = requestArb,
   maxLength = 4,
@@ -1034,7 +1034,7 @@ const fail = (message: string): never => {
 }
 const same = (a: unknown, b: unknown) => Bun.deepEquals(a, b, true)
 
-/** CONTRACT §6: ascending compare of one ordering field; names folded; nulls last. */
+/** docs/reference.md §6: ascending compare of one ordering field; names folded; nulls last. */
 function compareField(a: Json, b: Json, field: (typeof ORDERING_FIELDS)[number]): number {
   const va = field === 'name' ? fold(a.name) : a[field]
   const vb = field === 'name' ? fold(b.name) : b[field]
@@ -1198,7 +1198,7 @@ async function checkInvariants(
         )
   }
 
-  // Live counts follow the writes (CONTRACT §5).
+  // Live counts follow the writes (docs/reference.md §5).
   const before = new Map(start.map((c) => [c.code, c]))
   for (const item of list) {
     const base = before.get(item.code)
@@ -1244,7 +1244,7 @@ async function checkInvariants(
   }
 
   // Anonymous callers see every active club with a public version: approved, or holding an
-  // approved version while a change awaits review (CONTRACT §11), in the default order of what they see.
+  // approved version while a change awaits review (docs/reference.md §11), in the default order of what they see.
   const anonymous: Json[] = await client.json('/api/clubs/', null)
   const publicCodes: string[] = []
   for (const club of list) {

@@ -2,7 +2,7 @@
 //
 //   1. Spectral (spectral:oas, .spectral.yaml) and Redocly (recommended, redocly.yaml) lint the
 //      served /swagger/json: no errors.
-//   2. The contract's conformance suite runs through Prism as a validating proxy in front of a
+//   2. The conformance suite runs through Prism as a validating proxy in front of a
 //      real service: no violation (see `classify` for what counts as one). The suite's own
 //      verdicts through the proxy are printed, not counted: Prism answers a HEAD whose GET answers
 //      JSON with a 500 of its own (it parses the empty body as JSON), which fails the suite's
@@ -10,8 +10,8 @@
 //   3. Orval generates a fetch client, and its list call must be typed as the JSON answer: a
 //      small file that says so type-checks (strict).
 //
-// The conformance suite is not part of this repository: it is looked for in $CONFORMANCE_DIR,
-// then in ../shared/conformance and ../../shared/conformance. Without it step 2 is skipped, saying so.
+// The conformance suite is not part of this repository: give its folder as
+// $CONFORMANCE_DIR. Without it step 2 is skipped, saying so.
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -21,7 +21,7 @@ import { freePort, ROOT, sleep, spawnService, stopService, waitForHealth } from 
 answerHelp(`usage: npm run check:openapi
 
 Lints the served OpenAPI document with Spectral and Redocly, runs the conformance suite
-($CONFORMANCE_DIR, or ../shared/conformance) through Prism as a validating proxy, and type-checks
+($CONFORMANCE_DIR) through Prism as a validating proxy, and type-checks
 an Orval-generated list call. Prints what each found; exits 1 on any error or violation.`)
 
 const BIN = join(ROOT, 'node_modules', '.bin')
@@ -209,7 +209,7 @@ function recorder(target: string, exchanges: Exchange[]) {
 const SUITES = (process.env.CONFORMANCE_SUITES ?? 'conformance.mjs').split(',')
 
 function conformanceDir(): string | null {
-  const candidates = [process.env.CONFORMANCE_DIR, '../shared/conformance', '../../shared/conformance']
+  const candidates = [process.env.CONFORMANCE_DIR]
   for (const candidate of candidates) {
     if (!candidate) continue
     const dir = resolve(ROOT, candidate)

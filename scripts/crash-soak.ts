@@ -1,4 +1,4 @@
-// SIGKILL soak for the real service (CONTRACT §9): N crash rounds (default 200) of 50 writing
+// SIGKILL soak for the real service (docs/reference.md §9): N crash rounds (default 200) of 50 writing
 // clients, each round killing the process at a random moment and checking, after a restart on
 // the same data file, that every acknowledged write survived and nothing is half-applied.
 // A fresh data folder every 20 rounds keeps the file (and the checks) small.

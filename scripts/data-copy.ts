@@ -1,4 +1,4 @@
-// Copies a whole directory between a data file and a PostgreSQL database (CONTRACT §19), either
+// Copies a whole directory between a data file and a PostgreSQL database (docs/reference.md §19), either
 // way, losing nothing: every collection, the change log (followers' numbers stay valid) and the
 // secret key (tokens and calendar addresses keep working).
 //   npm run data:copy -- <from> <to> [--replace]

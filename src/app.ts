@@ -50,11 +50,11 @@ export interface AppDeps {
   readonly stopping?: () => boolean
   /** Campus sign-in (CLUBS_OIDC_*): its JWTs authenticate beside the service's own tokens. */
   readonly campus?: CampusSignIn | null
-  /** The waits between a failed webhook delivery's attempts; CONTRACT §18's schedule when absent. */
+  /** The waits between a failed webhook delivery's attempts; docs/reference.md §18's schedule when absent. */
   readonly webhookRetries?: readonly number[]
   /** Whether the bootstrap admin's development token in the data file opens the API (outside production, no CLUBS_ADMIN_TOKEN). */
   readonly developmentAdmin?: boolean
-  /** The sandbox for prototyping (CONTRACT §25), when CLUBS_SANDBOX is on: its endpoints are mounted. */
+  /** The sandbox for prototyping (docs/reference.md §25), when CLUBS_SANDBOX is on: its endpoints are mounted. */
   readonly sandbox?: SandboxControls | null
 }
 
@@ -107,7 +107,7 @@ export function createApp({
   if (!config.readOnly) {
     dispatchWebhooks(directory.webhooks, directory.changes, (settled) => new WebhookSender(allowPrivate, settled))
   }
-  // Interested students' entries a year old go now and every hour (CONTRACT §23); the app's stop ends the timer.
+  // Interested students' entries a year old go now and every hour (docs/reference.md §23); the app's stop ends the timer.
   const stopSweeping = config.readOnly ? () => {} : sweepInterests(directory.interests)
   const { clubs } = directory
   const answers = new AnswerCaches(

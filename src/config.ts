@@ -12,7 +12,7 @@ export interface Config {
   readonly host: string
   /** A path, or ":memory:" to keep everything in memory. */
   readonly dataFile: string
-  /** PostgreSQL in place of the data file (CONTRACT §19); null: the data file. */
+  /** PostgreSQL in place of the data file (docs/reference.md §19); null: the data file. */
   readonly databaseUrl: string | null
   readonly seedFile: string
   readonly adminToken: string | null
@@ -21,26 +21,26 @@ export interface Config {
   readonly logLevel: LogLevel
   /** Requests a minute per token or address; null: no limit. */
   readonly rateLimit: number | null
-  /** Whose X-Forwarded-* headers to believe: nobody, any peer, or these proxy addresses (CONTRACT §17). */
+  /** Whose X-Forwarded-* headers to believe: nobody, any peer, or these proxy addresses (docs/reference.md §17). */
   readonly trustProxy: boolean | readonly string[]
   readonly metrics: boolean
   /** The bearer token /metrics asks for; null: none. */
   readonly metricsToken: string | null
   /** Timestamped copies of the data file: where, how often, how many; null dir: none. */
   readonly backups: { readonly dir: string; readonly intervalMs: number; readonly keep: number } | null
-  /** Campus sign-in (CONTRACT §13); null when CLUBS_OIDC_ISSUER is not set. */
+  /** Campus sign-in (docs/reference.md §13); null when CLUBS_OIDC_ISSUER is not set. */
   readonly oidc: OidcSettings | null
   /** NODE_ENV=production (as the Docker image sets): no development admin token is made or taken. */
   readonly production: boolean
-  /** The campus site (CONTRACT §20), with the campus's name; null when CLUBS_SITE=false. */
+  /** The campus site (docs/reference.md §20), with the campus's name; null when CLUBS_SITE=false. */
   readonly site: { readonly title: string } | null
-  /** How many change streams (CONTRACT §18) may be open at once. */
+  /** How many change streams (docs/reference.md §18) may be open at once. */
   readonly maxStreams: number
-  /** The campus time zone, an IANA name as the platform spells it: meeting times are in it (CONTRACT §21). */
+  /** The campus time zone, an IANA name as the platform spells it: meeting times are in it (docs/reference.md §21). */
   readonly timezone: string
-  /** Webhooks may reach loopback, private and link-local addresses (CONTRACT §18): a receiver on this host or network. */
+  /** Webhooks may reach loopback, private and link-local addresses (docs/reference.md §18): a receiver on this host or network. */
   readonly webhookAllowPrivate: boolean
-  /** The sandbox for prototyping (CONTRACT §25): reset over HTTP, delays and faults on request, a request log. */
+  /** The sandbox for prototyping (docs/reference.md §25): reset over HTTP, delays and faults on request, a request log. */
   readonly sandbox: boolean
 }
 
@@ -100,7 +100,7 @@ function text(env: Env, name: string, fallback: string): string {
   return raw
 }
 
-/** Every variable the service reads; each may also come from a file as NAME_FILE (CONTRACT §17). */
+/** Every variable the service reads; each may also come from a file as NAME_FILE (docs/reference.md §17). */
 export const VARIABLES = [
   'PORT',
   'HOST',
@@ -209,7 +209,7 @@ function clientSecret(env: Env): string | null {
   return raw
 }
 
-/** Reads the variables of CONTRACT §10 and §17 (each also as NAME_FILE); throws ConfigError on the first invalid one. */
+/** Reads the variables of docs/reference.md §10 and §17 (each also as NAME_FILE); throws ConfigError on the first invalid one. */
 export function loadConfig(rawEnv: Env = process.env): Config {
   const env = withFileVariables(rawEnv)
   const adminToken = env.CLUBS_ADMIN_TOKEN || null
@@ -245,7 +245,7 @@ export function loadConfig(rawEnv: Env = process.env): Config {
   }
 }
 
-/** A generated campus of this many clubs when CLUBS_SEED_FILE=demo names none (CONTRACT §25). */
+/** A generated campus of this many clubs when CLUBS_SEED_FILE=demo names none (docs/reference.md §25). */
 export const DEMO_CLUBS = 300
 /** The most clubs a generated campus may have. */
 export const MAX_DEMO_CLUBS = 100_000

@@ -64,7 +64,7 @@ function keptChanges(dataFile: string, { lines, trimmedUpTo, issued }: ReadLog):
 /** What a new directory starts from, in this release's format (a database's first start, a reset). */
 export const seedSnapshot = async (seedFile: string) => upgradeSnapshot(await readSeed(seedFile))
 
-/** What a new data file starts from (CONTRACT §15): nothing, a list of clubs in the write shape, or a data file. */
+/** What a new data file starts from (docs/reference.md §15): nothing, a list of clubs in the write shape, or a data file. */
 async function readSeed(file: string): Promise<StoredSnapshot> {
   if (file === NO_SEED) return emptySnapshot()
   const demo = demoClubs(file)
@@ -136,7 +136,7 @@ async function demoLogos(count: number): Promise<SeedLogo[]> {
 
 /**
  * Where the directory is kept, chosen in this one place: PostgreSQL when CLUBS_DATABASE_URL is
- * set (CONTRACT §19), the data file otherwise. The database also keeps the secret key and the
+ * set (docs/reference.md §19), the data file otherwise. The database also keeps the secret key and the
  * logos, so that every instance makes the same calendar addresses and serves the same images.
  */
 export async function openDirectoryStore(config: Pick<Config, 'dataFile' | 'databaseUrl' | 'seedFile' | 'readOnly'>) {

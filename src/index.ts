@@ -78,7 +78,7 @@ async function main() {
         }),
     })
   const key = opened.key ?? (await openSecretKey(config.dataFile, { readOnly: config.readOnly }))
-  // The sandbox (CONTRACT §25) is a fetch over the app of the moment; off, the app serves alone.
+  // The sandbox (docs/reference.md §25) is a fetch over the app of the moment; off, the app serves alone.
   const sandbox = config.sandbox
     ? openSandbox(
         { config, store, logos, build, origin: () => baseUrl(config.host, server?.port) },

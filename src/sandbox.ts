@@ -1,4 +1,4 @@
-// The sandbox for prototyping (CONTRACT §25), wired: the app of the moment behind the sandbox's
+// The sandbox for prototyping (docs/reference.md §25), wired: the app of the moment behind the sandbox's
 // fetch (src/edge/sandbox.ts), and the reset that replaces it with a new one over the seed.
 import type { createApp, AppDeps } from './app'
 import type { Config } from './config'

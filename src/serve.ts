@@ -8,7 +8,7 @@ import type { Logger } from './log'
 
 /** Seconds a connection may stay silent (a stalled upload, an idle keep-alive) before it is closed. */
 const IDLE_TIMEOUT_S = 30
-/** A client's own X-Request-Id is kept when it is 1–128 visible characters (CONTRACT §17). */
+/** A client's own X-Request-Id is kept when it is 1–128 visible characters (docs/reference.md §17). */
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/
 
 export interface ServeOptions {

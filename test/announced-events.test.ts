@@ -9,7 +9,7 @@ import { fillUp, mountTmpfs, SKIP_TMPFS, umount } from '../harness/tmpfs'
 import { startReceiver, until } from '../harness/webhook-receiver'
 
 // An event is announced — on the stream, at /api/changes/, in X-Changes-Seq, to webhooks — only
-// once the write that numbered it is on disk (CONTRACT §18). Against real servers: a nearly full
+// once the write that numbered it is on disk (docs/reference.md §18). Against real servers: a nearly full
 // disk refusing some of many concurrent writes, and SIGKILLs under writers with a stream follower
 // and a webhook receiver watching.
 

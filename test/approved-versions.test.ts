@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmdirSync } from 'no
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, tempDir } from '../harness/app'
 
-// CONTRACT §11: a club approved once keeps its approved version public while a change to its
+// docs/reference.md §11: a club approved once keeps its approved version public while a change to its
 // reviewed fields awaits review; the history records who did what.
 
 type App = Awaited<ReturnType<typeof makeApp>>
@@ -291,7 +291,7 @@ describe('GET /api/clubs/{code}/history/', () => {
       { event: 'created', at: NOW_ISO, by: 'owner', comment: '', fields: [] },
     ])
     expect((await w.as('owner')(w.url, { method: 'DELETE' })).status).toBe(204)
-    // An archived club is gone from every endpoint (CONTRACT §3.5), its history too; the file keeps it.
+    // An archived club is gone from every endpoint (docs/reference.md §3.5), its history too; the file keeps it.
     expect((await w.as('admin')(`${w.url}history/`)).status).toBe(404)
     const stored = JSON.parse(readFileSync(dataFile, 'utf8')).history.filter((e: Json) => e.club === w.code)
     expect(stored.at(-1)).toEqual({

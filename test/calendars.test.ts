@@ -5,7 +5,7 @@ import ICAL from 'ical.js'
 import { ADMIN_TOKEN, makeApp, readJson, tempDir, type TestConfig } from '../harness/app'
 import { sha256 } from '../src/domain/user-directory'
 
-// Meetings as calendars (CONTRACT §21), read as a calendar app reads them: every feed parsed by
+// Meetings as calendars (docs/reference.md §21), read as a calendar app reads them: every feed parsed by
 // ical.js (Mozilla's iCalendar library), its events, weekly rules and times checked in UTC, so
 // a wrong VTIMEZONE shows as a wrong hour. The seed's Penn Chess Society was made on
 // 2024-02-07 (a Wednesday).
@@ -87,7 +87,7 @@ describe("a club's calendar", () => {
     expect(weeks).toContain('2026-03-10T22:00:00.000Z')
   })
 
-  it('is named and says how often to read it again (RFC 7986 NAME and REFRESH-INTERVAL, CONTRACT §24)', async () => {
+  it('is named and says how often to read it again (RFC 7986 NAME and REFRESH-INTERVAL, docs/reference.md §24)', async () => {
     const app = await appWith()
     const named = async (path: string) => {
       const { calendar } = parse((await calendarOf(app, path)).text)

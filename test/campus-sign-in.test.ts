@@ -7,7 +7,7 @@ import { makeApp, readJson, tempDir } from '../harness/app'
 import { fitUsername } from '../src/domain/users'
 import { CampusSignIn } from '../src/edge/oidc'
 
-// Campus sign-in (CONTRACT §13) against a real OpenID provider on loopback: its tokens come from
+// Campus sign-in (docs/reference.md §13) against a real OpenID provider on loopback: its tokens come from
 // its token endpoint (client credentials with a resource indicator, so the access token is a JWT
 // for the API's audience). The refusals are tokens the test signs with jose, most of them with
 // the provider's own key, so that each breaks exactly one rule.

@@ -1,4 +1,4 @@
-// A club as spreadsheet cells and back (src/domain/cells.ts, CONTRACT §15): what an export writes
+// A club as spreadsheet cells and back (src/domain/cells.ts, docs/reference.md §15): what an export writes
 // in a cell, and what an imported cell means for its column.
 import { describe, expect, test } from 'bun:test'
 import { defuse, fromCell, isWritableColumn, tableOf, toCell, undefuse, xmlCell } from '../src/domain/cells'

@@ -9,7 +9,7 @@ import { SocketReader, SseReader } from '../harness/sse'
 import { rssMb, sampleRss } from '../harness/rss'
 import { MAX_UNREAD } from '../src/edge/change-streams'
 
-// CONTRACT §18's stream: Server-Sent Events of the change log, against real servers (and a real
+// docs/reference.md §18's stream: Server-Sent Events of the change log, against real servers (and a real
 // nginx in front, configured as docs/campus.md says), with real connections held open.
 
 const SKIP_PROXY = process.env.SKIP_PROXY_TESTS === '1'

@@ -3,7 +3,7 @@ import { appendFileSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } fro
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
 
-// CONTRACT §18: every change to what the public sees is an event with the next number; a mirror
+// docs/reference.md §18: every change to what the public sees is an event with the next number; a mirror
 // that lists and then follows the log holds exactly what the public sees.
 
 type App = Awaited<ReturnType<typeof makeApp>>

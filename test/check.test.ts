@@ -1,5 +1,5 @@
 // The checks of write bodies (src/domain/check.ts): TypeBox schemas compiled once, their errors
-// turned into the contract's {field: [messages]} (CONTRACT §3, §8). Each row is a JSON body, what
+// turned into the reference's {field: [messages]} (docs/reference.md §3, §8). Each row is a JSON body, what
 // checks it, and exactly the errors it must give (none is `{}`), and, where it says, exactly the
 // fields that pass.
 import { describe, expect, test } from 'bun:test'
@@ -136,7 +136,7 @@ const rows: Row[] = [
     errors: { non_field_errors: ['Invalid data. Expected a dictionary, but got number.'] },
   },
 
-  // No coercion (CONTRACT §3.2).
+  // No coercion (docs/reference.md §3.2).
   {
     name: 'no coercion: "3" is not a size',
     check: 'patch',

@@ -3,7 +3,7 @@ import { DETAIL_ONLY_FIELDS, LIST_FIELDS, PUT_REQUIRED_FIELDS } from '../harness
 import { ADMIN_TOKEN, makeApp, NOW, readJson } from '../harness/app'
 
 // Writing clubs through `app.handle`: create, update (PUT), partial update (PATCH), destroy,
-// approval and read-only mode (CONTRACT §3, §4, §8, §10).
+// approval and read-only mode (docs/reference.md §3, §4, §8, §10).
 
 type App = Awaited<ReturnType<typeof makeApp>>
 type Json = Record<string, any>
@@ -94,12 +94,12 @@ describe('create', () => {
     expect(res.status).toBe(201)
     expect(res.headers.get('location')).toEndWith('/api/clubs/origami-circle/')
     const body = await readJson(res)
-    // Its creator, an owner, is also shown the latest decision on it (CONTRACT §22).
+    // Its creator, an owner, is also shown the latest decision on it (docs/reference.md §22).
     expect(Object.keys(body)).toEqual([...LIST_FIELDS, ...DETAIL_ONLY_FIELDS, 'last_decision'])
     expect(await detailOf(app, 'origami-circle')).toEqual(body)
   })
 
-  it('fills every field not sent with the defaults of §3.3', async () => {
+  it('fills every field not sent with the defaults of docs/reference.md §3.3', async () => {
     const app = await makeApp()
     const body = await create(app, { name: 'Origami Circle' })
     // is_member and membership_count depend on ownership, pinned separately below.
@@ -149,7 +149,7 @@ describe('create', () => {
     })
   })
 
-  it('makes the creator the club owner: is_member true and one member (§3.3)', async () => {
+  it('makes the creator the club owner: is_member true and one member (docs/reference.md §3.3)', async () => {
     const app = await makeApp()
     const body = await create(app, { name: 'Origami Circle' })
     expect({ is_member: body.is_member, membership_count: body.membership_count }).toEqual({
@@ -750,7 +750,7 @@ describe('partial update (PATCH)', () => {
   })
 })
 
-describe('approval (§4)', () => {
+describe('approval (docs/reference.md §4)', () => {
   /** A new club, pending approval. */
   async function pending(app: App): Promise<string> {
     return (await create(app, { name: 'Origami Circle' })).code

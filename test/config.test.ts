@@ -3,7 +3,7 @@ import type { Subprocess } from 'bun'
 import { join } from 'node:path'
 import { ConfigError, configWarnings, loadConfig } from '../src/config'
 
-// CONTRACT §10: the environment, validated; an invalid value stops the start with a clear message.
+// docs/reference.md §10: the environment, validated; an invalid value stops the start with a clear message.
 
 const ROOT = join(import.meta.dir, '..')
 const processes: Subprocess[] = []

@@ -3,9 +3,9 @@ import { rmSync } from 'node:fs'
 import { CrashHarness, summarise, type RoundReport } from '../harness/crash-rounds'
 import { ADMIN_TOKEN, tempDir } from '../harness/app'
 
-// CONTRACT §9 under SIGKILL: a real service process with 50 clients writing (creates, PATCHes
+// docs/reference.md §9 under SIGKILL: a real service process with 50 clients writing (creates, PATCHes
 // that set subtitle and description to one token, so a half-applied update would show, and join
-// requests asked with a unique message and withdrawn again, CONTRACT §12) is killed
+// requests asked with a unique message and withdrawn again, docs/reference.md §12) is killed
 // at a random moment 100–400 ms into the load, 20 times. After each kill it restarts on the same
 // data file, taking over the dead process's lock, and every acknowledged write must be there.
 // The rounds live in harness/crash-rounds.ts; scripts/crash-soak.ts runs many more of them.

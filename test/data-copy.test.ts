@@ -1,4 +1,4 @@
-// npm run data:copy (CONTRACT §19): a whole directory moved between a real data file and a real
+// npm run data:copy (docs/reference.md §19): a whole directory moved between a real data file and a real
 // PostgreSQL database (Debian's, harness/postgres.ts), either way, losing nothing — every
 // collection, the change log with what was trimmed (followers' numbers stay valid), the secret key
 // (calendar addresses stay) — and refused, writing nothing, where it would lose something: a
@@ -90,7 +90,7 @@ async function richDataFile() {
   ).toBe(200)
   expect((await admin.patch('/api/clubs/copy-club/', { accepting_members: true })).status).toBe(200)
   expect((await post('/api/clubs/copy-club/requests/', bob)).status).toBe(201)
-  // A student interested without an account (CONTRACT §23), from the club page's form.
+  // A student interested without an account (docs/reference.md §23), from the club page's form.
   const interest = await req('/clubs/copy-club/interest', {
     method: 'POST',
     headers: { 'content-type': FORM, origin: 'http://localhost' },
@@ -102,7 +102,7 @@ async function richDataFile() {
   expect((await post('/api/clubs/copy-club/invites/', alice, { expires_in_hours: 24, max_uses: 5 })).status).toBe(201)
   for (const n of [10, 11, 12, 13, 14, 15, 16])
     expect((await admin.patch('/api/clubs/penn-chess-society/', { subtitle: `Edit ${n}` })).status).toBe(200)
-  // A re-registration round (CONTRACT §23), open, with one club confirmed in it.
+  // A re-registration round (docs/reference.md §23), open, with one club confirmed in it.
   expect((await admin.post('/api/registration-rounds/', { deadline: '2026-12-15' })).status).toBe(201)
   expect((await post('/api/clubs/copy-club/registration/', alice)).status).toBe(200)
   const signIn = await req('/sign-in', {

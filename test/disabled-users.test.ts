@@ -5,7 +5,7 @@ import { campusSettings, startProvider, type TestProvider } from '../harness/oid
 import { makeApp, readJson, tempDir } from '../harness/app'
 import { CampusSignIn } from '../src/edge/oidc'
 
-// Disabling and promoting users (CONTRACT §13): PATCH /api/users/{username}/ by admins. A
+// Disabling and promoting users (docs/reference.md §13): PATCH /api/users/{username}/ by admins. A
 // disabled user is refused on every request whatever the credential (service token, campus JWT,
 // site session) with 403 "This account is disabled."; their clubs, memberships and favorites
 // stay, and enabling lets them back. The bootstrap admin is never disabled or demoted.

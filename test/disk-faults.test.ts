@@ -7,7 +7,7 @@ import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
 import { freePort, sleep, spawnService, waitForHealth } from '../harness/service'
 import { fillUp, freeBytes, mountTmpfs, SKIP_TMPFS, umount } from '../harness/tmpfs'
 
-// CONTRACT §9 when the disk fails: a write whose snapshot cannot be saved is answered 503
+// docs/reference.md §9 when the disk fails: a write whose snapshot cannot be saved is answered 503
 // {"detail"} with Retry-After, is taken back in memory, and never shows; reads keep working; the
 // file on disk stays the last good snapshot (and <file>.bak a good one too); once the fault is
 // gone, writes succeed again and land on disk.

@@ -1,6 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { describe, expect, it } from 'bun:test'
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, posix } from 'node:path'
 import { makeApp, readJson } from '../harness/app'
@@ -108,7 +108,7 @@ describe('the OpenAPI document', () => {
     ['/api/webhooks/{id}/', 'get'],
     ['/api/webhooks/{id}/', 'delete'],
     ['/api/webhooks/{id}/deliveries/', 'get'],
-    // CONTRACT §23
+    // docs/reference.md §23
     ['/api/registration-rounds/', 'post'],
     ['/api/registration-rounds/current/', 'get'],
     ['/api/registration-rounds/current/clubs/', 'get'],
@@ -171,7 +171,7 @@ describe('the OpenAPI document', () => {
   it('types the default answers as clients get them: the whole club, every field required but last_decision', async () => {
     const { doc } = await openapi()
     const { ClubDetail, ClubListItem } = doc.components.schemas
-    // last_decision is there for a club's owners, officers and admins only (CONTRACT §22).
+    // last_decision is there for a club's owners, officers and admins only (docs/reference.md §22).
     const always = Object.keys(ClubDetail.properties).filter((field) => field !== 'last_decision')
     expect(ClubDetail.required.sort()).toEqual(always.sort())
     expect(ClubDetail.properties.last_decision.anyOf.map((option: { type: string }) => option.type)).toEqual([
@@ -231,7 +231,7 @@ describe('the OpenAPI document', () => {
     })
   })
 
-  it('documents every list query parameter of CONTRACT §6', async () => {
+  it('documents every list query parameter of docs/reference.md §6', async () => {
     const { doc } = await openapi()
     const names = doc.paths['/api/clubs/'].get.parameters.map((p: { name: string }) => p.name).sort()
     expect(names).toEqual([...LIST_PARAMS].sort())
@@ -242,7 +242,7 @@ describe('the OpenAPI document', () => {
     const create = doc.paths['/api/clubs/'].post
     const schema = create.requestBody.content['application/json'].schema
     expect(schema.required).toEqual(['name'])
-    // Only its own fields, and the read-only ones a client may send back (CONTRACT §3.1), marked so.
+    // Only its own fields, and the read-only ones a client may send back (docs/reference.md §3.1), marked so.
     expect(schema.propertyNames.enum.sort()).toEqual(Object.keys(schema.properties).sort())
     const readOnly = Object.keys(schema.properties).filter((name) => schema.properties[name].readOnly)
     expect(readOnly.sort()).toEqual([...READ_ONLY_FIELDS].sort())
@@ -358,16 +358,8 @@ function citedSections(text: string): string[] {
   return cited
 }
 
-/**
- * The files that may not point outside the repository. README.md and the guides today; once every
- * citation of the old contract names the reference, every tracked text file (trackedTextFiles()).
- */
-const SELF_CONTAINED = () => [
-  'README.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => `docs/${name}`),
-]
+/** The files that may not point outside the repository: every text file it tracks. */
+const SELF_CONTAINED = trackedTextFiles
 
 describe('the reference (docs/reference.md)', () => {
   it('has its 25 numbered sections, in order, each heading after its own anchor', () => {
@@ -425,7 +417,7 @@ describe('the reference (docs/reference.md)', () => {
   })
 
   it('is all the rules there are: no file a reader follows points outside the repository', () => {
-    const outside = [['..', 'shared', ''].join('/'), ['CONTRACT', 'md'].join('.')]
+    const outside = [['..', 'shared', ''].join('/'), ['CONTRACT', 'md'].join('.'), ['CONTRACT', '§'].join(' ')]
     const pointing = SELF_CONTAINED().flatMap((file) =>
       read(file)
         .split('\n')

@@ -1,4 +1,4 @@
-// CONTRACT §15, export: ?format=csv and ?format=xlsx on the club list, read back with real
+// docs/reference.md §15, export: ?format=csv and ?format=xlsx on the club list, read back with real
 // readers (csv-parse, exceljs) and compared cell by cell with the JSON answer of the same query.
 import { beforeAll, describe, expect, it } from 'bun:test'
 import { parse } from 'csv-parse/sync'
@@ -35,7 +35,7 @@ const TRICKY = [
   },
 ]
 
-/** The cell CONTRACT §15 asks for, computed here from a JSON value. */
+/** The cell docs/reference.md §15 asks for, computed here from a JSON value. */
 function expectedCell(value: unknown): string {
   if (value === null) return ''
   if (typeof value === 'boolean' || typeof value === 'number') return String(value)
@@ -230,7 +230,7 @@ describe('XLSX export', () => {
   })
 })
 
-describe('text XML cannot hold (CONTRACT §3.2: text is stored as given)', () => {
+describe('text XML cannot hold (docs/reference.md §3.2: text is stored as given)', () => {
   // C0 controls but tab, LF and CR; U+FFFE and U+FFFF; lone surrogates (kept lone by the `|`).
   const NOT_XML = '\u0000\u0001\u0008\u000B\u000C\u000E\u001F\uFFFE\uFFFF\uD800|\uDC00'
   const TEXTS = {

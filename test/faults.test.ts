@@ -1,4 +1,4 @@
-// An error no rule expects (a bug, a broken dependency) is answered with the contract's 500 and
+// An error no rule expects (a bug, a broken dependency) is answered with the reference's 500 and
 // logged once; the write it interrupted leaves nothing behind. The endpoints answer every error
 // themselves (src/edge/endpoint.ts), on the asynchronous path too.
 import { expect, test } from 'bun:test'
@@ -8,7 +8,7 @@ import { IN_MEMORY } from '../src/store/store'
 import { ADMIN_TOKEN, readJson, SEED_FILE } from '../harness/app'
 import { LogoMemory } from '../src/store/logo-store'
 
-test('a fault while creating a club: the contract 500, logged, and no club', async () => {
+test('a fault while creating a club: the reference 500, logged, and no club', async () => {
   const faults: { error: string; method: string; url: string }[] = []
   const { store, data } = await openDataFile(IN_MEMORY, SEED_FILE)
   const app = createApp({

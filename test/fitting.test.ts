@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { makeApp, NOW, readJson } from '../harness/app'
 
-// Clubs that fit a student's week (CONTRACT §24 "By time"): `meets_on=` and `free=` on the club
+// Clubs that fit a student's week (docs/reference.md §24 "By time"): `meets_on=` and `free=` on the club
 // list, and real iCalendar timetables POSTed to /api/clubs/fitting/, each result reasoned out by
 // hand. The campus is New York; the directory's clock (harness NOW) reads Sunday 2026-11-22, so
 // the four weeks checked are Sunday 22 November to Saturday 19 December, all on Eastern Standard

@@ -17,7 +17,7 @@ const runs = Number(process.env.FUZZ_RUNS) || 200
 const sequenceRuns = Math.max(30, Math.round(runs / 10))
 const TIME = 60_000
 
-describe('random requests (CONTRACT §8)', () => {
+describe('random requests (docs/reference.md §8)', () => {
   it(
     'never answers 5xx, answers 4xx with {"detail"} or {field: [messages]}, and sends JSON that parses',
     async () => {
@@ -27,7 +27,7 @@ describe('random requests (CONTRACT §8)', () => {
   )
 
   it(
-    'holds for random list and retrieve queries (every §6 parameter, repeated, unknown, unicode)',
+    'holds for random list and retrieve queries (every docs/reference.md §6 parameter, repeated, unknown, unicode)',
     async () => {
       await fc.assert(requestsProperty(listRequestArb, 3), { numRuns: runs })
     },
@@ -43,7 +43,7 @@ describe('random requests (CONTRACT §8)', () => {
   )
 })
 
-describe('after random sequences of writes (CONTRACT §2, §5, §6)', () => {
+describe('after random sequences of writes (docs/reference.md §2, §5, §6)', () => {
   it(
     'lists every club as its detail says, pages to the bare list, orders by every field with ties by code, and counts live',
     async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { makeApp, readJson } from '../harness/app'
 
-// Headers and negotiation (CONTRACT §2, §7, §8): Allow, Vary, HEAD, OPTIONS and CORS, wrong
+// Headers and negotiation (docs/reference.md §2, §7, §8): Allow, Vary, HEAD, OPTIONS and CORS, wrong
 // methods, ETag and 304, gzip, the browsable HTML view, error bodies, /health and /api/tags/.
 
 type App = Awaited<ReturnType<typeof makeApp>>

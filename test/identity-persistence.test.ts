@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE, tempDir } from '../harness/app'
 import { ENTRY, freePort, ROOT, runToEnd, sleep } from '../harness/service'
 
-// Users and their relations to clubs over real data files (CONTRACT §5, §9): they survive a
+// Users and their relations to clubs over real data files (docs/reference.md §5, §9): they survive a
 // restart, tokens are stored only as hashes, and the operator's users:add command.
 
 type Json = Record<string, any>

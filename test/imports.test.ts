@@ -1,4 +1,4 @@
-// CONTRACT §15, import: POST /api/imports/ for admins, CSV or JSON, create-or-update by code as a
+// docs/reference.md §15, import: POST /api/imports/ for admins, CSV or JSON, create-or-update by code as a
 // PATCH of the columns given, all or nothing in one journal commit, ?dry_run=true, row-numbered
 // errors; and every bad input a clear 4xx that changes nothing.
 import { describe, expect, it } from 'bun:test'

@@ -5,7 +5,7 @@ import { parse } from 'csv-parse/sync'
 import { ADMIN_TOKEN, makeApp, NOW, ON_POSTGRES, readJson, tempDir, testDatabase } from '../harness/app'
 import { FORM, ORIGIN } from '../harness/site-session'
 
-// Students interested in a club without an account (CONTRACT §23): entries made with the club
+// Students interested in a club without an account (docs/reference.md §23): entries made with the club
 // page's form, read by the club's owners, officers and admins at GET /api/clubs/{code}/interested/
 // (JSON, newest first, or CSV) and deleted one by one; refused entries leave nothing; the same
 // address keeps one entry; entries a year old are removed by a sweep at the start (and hourly).

@@ -7,7 +7,7 @@ import { freePort, spawnService, stopService, waitForHealth } from '../harness/s
 import { siteSession, textOf } from '../harness/site-session'
 import { snapshotProblem } from '../src/domain/snapshot-format'
 
-// Invite links (CONTRACT §23): who may make, list and end them, what a link is (a random token
+// Invite links (docs/reference.md §23): who may make, list and end them, what a link is (a random token
 // whose SHA-256 alone is kept), the bounds of hours and uses, and joining through one on the site:
 // at once, one use counted with the membership, a link past its expiry, uses or end a 404 page.
 
@@ -362,7 +362,7 @@ describe('joining through an invite link on the site', () => {
   })
 
   it('of two students racing for the last use only one joins; the other gets the 404 page', async () => {
-    // On PostgreSQL they race through two instances sharing the database (CONTRACT §19).
+    // On PostgreSQL they race through two instances sharing the database (docs/reference.md §19).
     const url = ON_POSTGRES ? await testDatabase() : null
     const first = url ? await makeApp({ databaseUrl: url }) : await makeApp()
     const second = url ? await makeApp({ databaseUrl: url }) : first

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, tempDir } from '../harness/app'
 import { snapshotProblem } from '../src/domain/snapshot-format'
 
-// Join requests (CONTRACT §12): who may ask, list, accept, withdraw and decline (the status
+// Join requests (docs/reference.md §12): who may ask, list, accept, withdraw and decline (the status
 // matrix), the rules of asking, what accepting does, and requests in the data file.
 
 type Json = Record<string, any>

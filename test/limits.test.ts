@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
 import { freePort, sleep, spawnService, waitForHealth } from '../harness/service'
 
-// Oversized and slow requests (CONTRACT §8: no input makes the service answer 500 or stall):
+// Oversized and slow requests (docs/reference.md §8: no input makes the service answer 500 or stall):
 // bodies over 1 MiB are refused with 413 without being read; stalled clients do not hold up
 // others; huge URLs, query strings and headers get a 4xx (or 200 with the usual body), never a 5xx.
 
@@ -57,7 +57,7 @@ async function expectHealthy() {
   expect((await readJson(res)).status).toBe('ok')
 }
 
-/** A body in the contract's error shape: `{"detail": "..."}`, or field → list of messages. */
+/** A body in the reference's error shape: `{"detail": "..."}`, or field → list of messages. */
 function expectErrorBody(body: unknown) {
   expect(typeof body).toBe('object')
   expect(body).not.toBeNull()
@@ -380,7 +380,7 @@ describe('huge query strings, URLs and headers', () => {
     ['a 100 KB format', `/api/clubs/?format=${hundredKb}`],
   ]
 
-  it.each(cases)('in-process, %s: no 5xx, the contract body, answered within 2 s', async (what, path) => {
+  it.each(cases)('in-process, %s: no 5xx, the reference body, answered within 2 s', async (what, path) => {
     const { req } = await makeApp()
     for (const token of [null, ADMIN_TOKEN]) {
       const started = performance.now()

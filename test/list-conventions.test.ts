@@ -1,4 +1,4 @@
-// CONTRACT §16: what list clients expect. X-Total-Count and Link (exposed through CORS), code=a,b,
+// docs/reference.md §16: what list clients expect. X-Total-Count and Link (exposed through CORS), code=a,b,
 // updated_since, ordering by created_at and updated_at, search in the description with the most
 // relevant first, all declared in the OpenAPI document.
 import { beforeAll, describe, expect, it } from 'bun:test'
@@ -20,7 +20,7 @@ const list = async (query: string, token: string | null = null) => {
   return { res, body: await readJson(res) }
 }
 
-/** Clubs that only a search term ties together, at each tier of relevance (CONTRACT §16). */
+/** Clubs that only a search term ties together, at each tier of relevance (docs/reference.md §16). */
 const RELEVANCE = [
   { code: 'quux-by-code', name: 'Zed Society' }, // tier 0: the code holds the term
   { code: 'quux-alpha', name: 'Quux Alpha' }, // tier 0: the name does

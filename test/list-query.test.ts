@@ -68,7 +68,7 @@ describe('parseListQuery: what a query gives', () => {
     { query: 'size=1,2', predicates: 1, matches: 45 },
     { query: 'size=%201%20,%202', matches: 45 },
     { query: 'active=true&size=4', predicates: 2, matches: 13 },
-    // CONTRACT §16
+    // docs/reference.md §16
     { query: 'ordering=-updated_at,created_at', orderKey: '-updated_at,created_at' },
     { query: 'search=intercollegiate', matches: 1 }, // only in the chess society's description
     { query: 'code=penn-chess-society,no-such-club', predicates: 1, matches: 1 },
@@ -107,7 +107,7 @@ describe('parseListQuery: what a query is refused for', () => {
     { query: 'ordering=Name', error: { ordering: [`"Name" is not a field you can order by; ${ORDER_HELP}`] } },
     { query: 'active=yes', error: { active: ['"yes" is not a valid boolean; use true or false.'] } },
     { query: 'approved=', error: { approved: ['"" is not a valid boolean; use true or false.'] } },
-    // Only true and false, as the API docs offer them (CONTRACT §6): no other spelling, case or padding.
+    // Only true and false, as the API docs offer them (docs/reference.md §6): no other spelling, case or padding.
     ...['1', '0', 'TRUE', 'False', '%20true%20'].map((value) => ({
       query: `accepting_members=${value}`,
       error: { accepting_members: [`"${decodeURIComponent(value)}" is not a valid boolean; use true or false.`] },

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import sharp from 'sharp'
 import { ADMIN_TOKEN, makeApp, ON_POSTGRES, readJson, tempDir } from '../harness/app'
 
-// CONTRACT §21 Logo: PUT /api/clubs/{code}/logo/ with the image's bytes, DELETE it, and
+// docs/reference.md §21 Logo: PUT /api/clubs/{code}/logo/ with the image's bytes, DELETE it, and
 // GET /api/logos/{name}.webp, through the HTTP surface; files in a temp dir where the disk matters.
 
 type App = Awaited<ReturnType<typeof makeApp>>

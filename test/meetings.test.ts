@@ -3,7 +3,7 @@ import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE, tempDir } from '../harness/app'
 
-// A club's weekly meetings (CONTRACT §21): part of the write shape and the detail representation,
+// A club's weekly meetings (docs/reference.md §21): part of the write shape and the detail representation,
 // checked item by item with messages that name the meeting, kept through export and import, and
 // [] for every club of a data file from before them.
 

@@ -10,7 +10,7 @@ import { fillUp, freeBytes, mountTmpfs, SKIP_TMPFS, umount } from '../harness/tm
 
 // A disk with a few KiB left (not none): Bun's file writes then take part of a snapshot and
 // return a short count instead of throwing ENOSPC. No acknowledged write may be lost, the data
-// file must always load, and a refused write must leave nothing behind (issue 24, CONTRACT §9).
+// file must always load, and a refused write must leave nothing behind (issue 24, docs/reference.md §9).
 
 const TMPFS_KIB = 1024
 const mounts: string[] = []

@@ -82,7 +82,7 @@ describe('negotiate: ?format=', () => {
   })
 })
 
-describe('negotiate: spreadsheets, only where the action offers them (CONTRACT §15)', () => {
+describe('negotiate: spreadsheets, only where the action offers them (docs/reference.md §15)', () => {
   const rows: { url: string; offered: ('csv' | 'xlsx')[]; expected: string }[] = [
     { url: '/api/clubs/?format=csv', offered: ['csv', 'xlsx'], expected: 'csv' },
     { url: '/api/clubs/?format=xlsx', offered: ['csv', 'xlsx'], expected: 'xlsx' },

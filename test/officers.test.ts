@@ -12,7 +12,7 @@ import {
 } from '../harness/oidc-provider'
 import { CampusSignIn } from '../src/edge/oidc'
 
-// Officers people can contact and subscribers for officers (CONTRACT §21): a membership's title and
+// Officers people can contact and subscribers for officers (docs/reference.md §21): a membership's title and
 // `public`, PATCH of one member, the public list of officers, and the subscribers an officer sees
 // (JSON and CSV) with the e-mail address campus sign-in gave.
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { ConfigError, loadConfig } from '../src/config'
 
-// The campus sign-in variables (CONTRACT §13): off unless both the issuer and the audience are
+// The campus sign-in variables (docs/reference.md §13): off unless both the issuer and the audience are
 // set; the claims have their defaults; a half-configured or malformed setting stops the start.
 
 const ISSUER = 'https://sso.example.edu/realms/campus'
@@ -23,7 +23,7 @@ describe('CLUBS_OIDC_* configuration', () => {
     })
   })
 
-  it('reads the site’s client id and secret (CONTRACT §20); without an id, the site signs in as the audience', () => {
+  it('reads the site’s client id and secret (docs/reference.md §20); without an id, the site signs in as the audience', () => {
     const oidc = loadConfig({
       CLUBS_OIDC_ISSUER: ISSUER,
       CLUBS_OIDC_AUDIENCE: 'clubs-api',

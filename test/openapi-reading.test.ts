@@ -105,7 +105,7 @@ describe('the OpenAPI document, as Swagger UI shows it', () => {
     // HEAD is open where GET is; OPTIONS (metadata, a CORS preflight) everywhere, and takes no token.
     const options = operations.filter(({ name }) => name.startsWith('OPTIONS ')).map(({ name }) => name)
     expect(options.length).toBeGreaterThan(20)
-    // A POST that only reads: the clubs that fit a timetable (CONTRACT §24).
+    // A POST that only reads: the clubs that fit a timetable (docs/reference.md §24).
     const readingPosts = ['POST /api/clubs/fitting/']
     expect(open.map(({ name }) => name).sort()).toEqual(
       [...reads, ...reads.map((name) => name.replace('GET', 'HEAD')), ...options, ...readingPosts].sort(),

@@ -171,7 +171,7 @@ describe('the OpenAPI document describes the traffic', () => {
     await expectStatus(send('PATCH', go, { token: bob, json: { size: 2 } }), 403)
     await expectStatus(send('PATCH', go, { token: alice, json: { approved: false } }), 403)
 
-    // Sent for review again (CONTRACT §22): a 409 while approved; a rejected change, by its owner.
+    // Sent for review again (docs/reference.md §22): a 409 while approved; a rejected change, by its owner.
     const resubmit = `${go}resubmit/`
     await expectStatus(send('POST', resubmit, { token: alice }), 409)
     await expectStatus(send('POST', resubmit), 401)
@@ -243,7 +243,7 @@ describe('the OpenAPI document describes the traffic', () => {
     await expectStatus(send('DELETE', `${requests}bob/`, { token: bob }), 204)
     await expectStatus(send('DELETE', `${requests}bob/`, { token: bob }), 404)
 
-    // Invite links (CONTRACT §23): made, listed, refused out of bounds, ended.
+    // Invite links (docs/reference.md §23): made, listed, refused out of bounds, ended.
     const invites = `${go}invites/`
     const invite = await send('POST', invites, { token: alice, json: { expires_in_hours: 24, max_uses: 2 } })
     expect(invite.status).toBe(201)
@@ -326,7 +326,7 @@ describe('the OpenAPI document describes the traffic', () => {
     await expectStatus(send('PATCH', '/api/users/nobody/', { token: ADMIN_TOKEN, json: { is_admin: true } }), 404)
     await expectStatus(send('PATCH', '/api/users/bob/', { token: bob, json: { is_admin: true } }), 403)
 
-    // Webhooks (CONTRACT §18), admins only: a host that never resolves, so nothing is ever sent.
+    // Webhooks (docs/reference.md §18), admins only: a host that never resolves, so nothing is ever sent.
     const hook = await send('POST', '/api/webhooks/', {
       token: ADMIN_TOKEN,
       json: { url: 'https://hooks.invalid/clubs', events: ['club.removed'] },
@@ -345,7 +345,7 @@ describe('the OpenAPI document describes the traffic', () => {
     await expectStatus(send('DELETE', hookUrl, { token: ADMIN_TOKEN }), 204)
     await expectStatus(send('DELETE', hookUrl, { token: ADMIN_TOKEN }), 404)
 
-    // Calendars (CONTRACT §21): a club's, the directory's, and a user's at its secret address.
+    // Calendars (docs/reference.md §21): a club's, the directory's, and a user's at its secret address.
     const meeting = { day: 'monday', start: '18:00', end: '20:00', location: 'Room 1' }
     await expectStatus(send('PATCH', CLUB, { token: ADMIN_TOKEN, json: { meetings: [meeting] } }), 200)
     const ics = await get(`${CLUB}calendar.ics`)
@@ -364,7 +364,7 @@ describe('the OpenAPI document describes the traffic', () => {
     await expectStatus(send('POST', '/api/users/me/calendar-url/', { token: bob }), 201)
     await expectStatus(get(secret), 404)
 
-    // A club's QR code for posters (CONTRACT §23): the SVG, its 304, a wrong token, an unknown club.
+    // A club's QR code for posters (docs/reference.md §23): the SVG, its 304, a wrong token, an unknown club.
     const qr = await get(`${CLUB}qr.svg`)
     expect([qr.status, qr.headers.get('content-type')]).toEqual([200, 'image/svg+xml'])
     await expectStatus(get(`${CLUB}qr.svg`, { headers: { 'if-none-match': qr.headers.get('etag')! } }), 304)
@@ -372,7 +372,7 @@ describe('the OpenAPI document describes the traffic', () => {
     await expectStatus(get('/api/clubs/no-such-club/qr.svg'), 404)
     await expectStatus(get(`${CLUB}qr.svg?format=json`), 404)
 
-    // Clubs that fit (CONTRACT §24): by time on the list, and a timetable; its refusals.
+    // Clubs that fit (docs/reference.md §24): by time on the list, and a timetable; its refusals.
     await expectStatus(get('/api/clubs/?meets_on=tue,sat&free=tue+18:00-22:00,sat+09:00-12:00'), 200)
     await expectStatus(get('/api/clubs/?free=tue+22:00-18:00'), 400)
     await expectStatus(get('/api/clubs/?meets_on=someday'), 400)
@@ -399,7 +399,7 @@ describe('the OpenAPI document describes the traffic', () => {
       401,
     )
 
-    // The change log (CONTRACT §18): a page, its 304, bad numbers, a since gone; the stream ended by a reset.
+    // The change log (docs/reference.md §18): a page, its 304, bad numbers, a since gone; the stream ended by a reset.
     const changes = await get('/api/changes/?since=0&limit=5')
     expect(changes.status).toBe(200)
     await expectStatus(
@@ -430,7 +430,7 @@ describe('the OpenAPI document describes the traffic', () => {
     await expectStatus(send('DELETE', go, { token: alice }), 204)
     await expectStatus(get(go, { token: alice }), 404)
 
-    // Re-registration rounds (CONTRACT §23): the office opens one, a club confirms, the office closes it.
+    // Re-registration rounds (docs/reference.md §23): the office opens one, a club confirms, the office closes it.
     const rounds = '/api/registration-rounds/'
     await expectStatus(get(`${rounds}current/`, { token: ADMIN_TOKEN }), 404)
     await expectStatus(get(`${rounds}current/clubs/`, { token: ADMIN_TOKEN }), 404)

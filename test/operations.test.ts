@@ -11,7 +11,7 @@ import { snapshotProblem } from '../src/domain/snapshot-format'
 import { Backups } from '../src/store/backups'
 import { LogoMemory } from '../src/store/logo-store'
 
-// CONTRACT §17: probes, metrics, secrets in files, backups, request ids and JSON logs. What only
+// docs/reference.md §17: probes, metrics, secrets in files, backups, request ids and JSON logs. What only
 // a running process does (metrics of requests, X-Request-Id, the access log) is tested on one.
 
 const processes: Subprocess[] = []

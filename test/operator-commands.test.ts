@@ -136,7 +136,7 @@ describe('users:token', () => {
   })
 })
 
-// On a database (CLUBS_DATABASE_URL, CONTRACT §19) the same commands write there, also while its
+// On a database (CLUBS_DATABASE_URL, docs/reference.md §19) the same commands write there, also while its
 // instances run: no lock to refuse on, and the instances take the change in by replication.
 // reset is refused while anything else is connected, keeps what it replaces as a data file
 // data:copy brings back, keeps the key, and numbers changes on past every one used.

@@ -8,7 +8,7 @@ import {
   type PendingSignIn,
 } from '../src/site/pending-sign-ins'
 
-// Campus sign-ins under way (CONTRACT §20): each taken once, by the browser that began it, within
+// Campus sign-ins under way (docs/reference.md §20): each taken once, by the browser that began it, within
 // ten minutes; a flood of beginnings pushes out the oldest rather than filling the memory.
 
 const pending = (state: string, browser = 'browser-a'): PendingSignIn => ({

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { WRITABLE_FIELDS } from '../harness/contract'
 import { ADMIN_TOKEN, makeApp, NOW, readJson } from '../harness/app'
 
-// Who may do what (CONTRACT §2, §4, §5, §8): the permission matrix over one club run by
+// Who may do what (docs/reference.md §2, §4, §5, §8): the permission matrix over one club run by
 // `owner` (with `officer` and `member`), the members endpoints, and issuing users.
 
 type Json = Record<string, any>
@@ -163,7 +163,7 @@ const ACTIONS: Record<
         NOW_ISO,
       ])
       expect((await world.req('/api/clubs/')).status).toBe(200)
-      // CONTRACT §11: approved: false revokes an approved club (nothing awaits review); a club never approved stays hidden.
+      // docs/reference.md §11: approved: false revokes an approved club (nothing awaits review); a club never approved stays hidden.
       expect((await world.req(CLUB_URL)).status).toBe(404)
     },
   },
@@ -200,7 +200,7 @@ const ACTIONS: Record<
     writes: false,
     succeeded: async (res) => expect(await readJson(res)).toEqual([]),
   },
-  // The students interested without an account (CONTRACT §23): none yet.
+  // The students interested without an account (docs/reference.md §23): none yet.
   interested: {
     method: 'GET',
     url: `${CLUB_URL}interested/`,
@@ -219,13 +219,13 @@ const APPROVED_MATRIX: Record<Action, number[]> = {
   delete: [401, 403, 403, 403, 204, 204],
   approve: [401, 403, 403, 403, 403, 200],
   members: [401, 403, 403, 200, 200, 200],
-  // PATCH of the member's title: owners, admins, and that member themself (CONTRACT §21).
+  // PATCH of the member's title: owners, admins, and that member themself (docs/reference.md §21).
   title: [401, 403, 200, 403, 200, 200],
   officers: [200, 200, 200, 200, 200, 200],
   subscribers: [401, 403, 403, 200, 200, 200],
   interested: [401, 403, 403, 200, 200, 200],
 }
-// A pending club is a 404 to every authenticated caller who may not see it (CONTRACT §4).
+// A pending club is a 404 to every authenticated caller who may not see it (docs/reference.md §4).
 const PENDING_MATRIX: Record<Action, number[]> = {
   list: [200, 200, 200, 200, 200, 200],
   retrieve: [404, 404, 404, 200, 200, 200],
@@ -275,7 +275,7 @@ for (const [state, matrix] of [
         }
         if (status === 403) {
           expect(Object.keys(body)).toEqual(['detail'])
-          // The approval refusal explains itself; every other 403 is the generic one (§8).
+          // The approval refusal explains itself; every other 403 is the generic one (docs/reference.md §8).
           if (action !== 'approve' || who === 'user' || who === 'member') expect(body).toEqual(NO_PERMISSION)
         }
         if (status === 404) expect(body).toEqual(NOT_FOUND)

@@ -10,7 +10,7 @@ import { ADMIN_TOKEN, makeApp, NOW, readJson, SEED_FILE, tempDir } from '../harn
 import { ENTRY, freePort, ROOT, sleep, waitForHealth } from '../harness/service'
 import { LogoMemory } from '../src/store/logo-store'
 
-// CONTRACT §9: one lowdb JSON file, written before a write is answered, never overwritten when
+// docs/reference.md §9: one lowdb JSON file, written before a write is answered, never overwritten when
 // invalid, group commit, graceful shutdown. Every test gets its own temp folder.
 
 const SEED_TEXT = readFileSync(SEED_FILE, 'utf8')
@@ -49,7 +49,7 @@ const exitWithin = (proc: Subprocess, ms: number) =>
 
 const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }
 
-/** Every writable field (CONTRACT §3.1) of a detail body, as a PUT needs them. */
+/** Every writable field (docs/reference.md §3.1) of a detail body, as a PUT needs them. */
 function putBody(detail: Record<string, any>, changes: Record<string, unknown>) {
   const { code: _code, approved: _a, approved_comment: _c, ...rest } = detail
   const body: Record<string, unknown> = Object.fromEntries(

@@ -1,4 +1,4 @@
-// Several instances as real processes (`bun src/index.ts`) on one real PostgreSQL (CONTRACT §19):
+// Several instances as real processes (`bun src/index.ts`) on one real PostgreSQL (docs/reference.md §19):
 // one SIGKILLed while writers race through both loses nothing it acknowledged, and the other
 // keeps serving; a new instance starts with every acknowledged write. And the start refuses a
 // database and a data file set together.

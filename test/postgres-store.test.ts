@@ -1,4 +1,4 @@
-// Several instances on one PostgreSQL database (CONTRACT §19), each an app in this process with
+// Several instances on one PostgreSQL database (docs/reference.md §19), each an app in this process with
 // its own connections, against a real server from Debian's package: what one commits the others
 // reflect within a second; the rules that must hold across the directory (a name taken once, a
 // favorite not doubled) hold when instances are asked at the same moment; the change log is

@@ -6,7 +6,7 @@ import { ADMIN_TOKEN, tempDir } from '../harness/app'
 import { startNginx } from '../harness/nginx'
 import { freePort, sleep, spawnService, waitForHealth } from '../harness/service'
 
-// CONTRACT §17 behind a real reverse proxy: Debian's nginx on loopback terminates TLS with a
+// docs/reference.md §17 behind a real reverse proxy: Debian's nginx on loopback terminates TLS with a
 // certificate this test makes, and passes X-Forwarded-Proto, -Host and -For to the service,
 // which trusts them from 127.0.0.1 only (CLUBS_TRUST_PROXY=127.0.0.1). Clients connect from
 // other loopback addresses (127.0.0.2, 127.0.0.3), so each has an address of its own.

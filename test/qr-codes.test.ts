@@ -7,7 +7,7 @@ import { createLogger } from '../src/log'
 import { serve } from '../src/serve'
 import type { TrustProxy } from '../src/edge/forwarded'
 
-// A club's QR code for the club fair (CONTRACT §23), read as a phone would: the SVG rendered to
+// A club's QR code for the club fair (docs/reference.md §23), read as a phone would: the SVG rendered to
 // pixels by sharp (librsvg) and decoded by jsQR, an independent reader, so these tests check what
 // the code says, not the encoder against itself.
 

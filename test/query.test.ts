@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { fold, LIST_FIELDS, ORDERING_FIELDS } from '../harness/contract'
 import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE } from '../harness/app'
 
-// CONTRACT §6 (list query parameters) and §1.1 (the list representation), through app.handle.
+// docs/reference.md §6 (list query parameters) and docs/reference.md §1.1 (the list representation), through app.handle.
 
 type Item = Record<string, any>
 type App = Awaited<ReturnType<typeof makeApp>>
@@ -71,7 +71,7 @@ const parseKeys = (ordering: string): Key[] =>
     descending: term.startsWith('-'),
   }))
 
-/** The order CONTRACT §6 describes, computed here: each key in turn (nulls last), then code ascending. */
+/** The order docs/reference.md §6 describes, computed here: each key in turn (nulls last), then code ascending. */
 function expectedOrder(items: Item[], ordering: string): string[] {
   const keys = parseKeys(ordering)
   const valueOf = (item: Item, field: Key['field']) => (field === 'name' ? fold(item.name) : item[field])
@@ -185,7 +185,7 @@ const withDescriptions = (items: Item[]) =>
     })),
   )
 
-/** Every term must be found in one of name, subtitle, code, tag names (CONTRACT §6), or the description (§16). */
+/** Every term must be found in one of name, subtitle, code, tag names (docs/reference.md §6), or the description (docs/reference.md §16). */
 const matchesSearch = (item: Item, search: string) => {
   const haystacks = [item.name, item.subtitle, item.code, item.description, ...item.tags.map((t: Item) => t.name)].map(
     fold,
@@ -224,7 +224,7 @@ describe('search', () => {
     for (const code of includes) expect(found).toContain(code)
   })
 
-  it('searches the description too (CONTRACT §16)', async () => {
+  it('searches the description too (docs/reference.md §16)', async () => {
     // "intercollegiate" appears only in the chess society's description.
     expect(codesOf(await list('?search=intercollegiate'))).toEqual(['penn-chess-society'])
     expect(codesOf(await list('?search=INTERCOLLÉGIATE chess'))).toEqual(['penn-chess-society'])

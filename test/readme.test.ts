@@ -54,7 +54,7 @@ beforeAll(async () => {
   for (const name of ['examples', 'node_modules']) symlinkSync(join(ROOT, name), join(dir, name))
   service = await npmStart(freePort(), { CLUBS_DATA_FILE: join(dir, 'db.json') })
   if (service.developmentToken === null) throw new Error(`npm start printed no token:\n${service.stdout()}`)
-  // The hackathon guide runs its examples on a server with the sandbox on (CONTRACT §25), which its
+  // The hackathon guide runs its examples on a server with the sandbox on (docs/reference.md §25), which its
   // resets put back to the seed; the same admin token opens both.
   sandbox = await npmStart(freePort(), {
     CLUBS_DATA_FILE: join(dir, 'sandbox.json'),

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, NOW, ON_POSTGRES, readJson, tempDir, testDatabase } from '../harness/app'
 import { until } from '../harness/webhook-receiver'
 
-// Re-registration rounds (CONTRACT §23): the office opens a round with a deadline, owners and
+// Re-registration rounds (docs/reference.md §23): the office opens a round with a deadline, owners and
 // officers confirm their club (its last_confirmed_on becomes the campus day), and the close makes
 // every active club not confirmed inactive (history lapsed, a removal in the change log), in one
 // write; an admin makes a lapsed club active again.

@@ -4,7 +4,7 @@ import sharp from 'sharp'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, tempDir } from '../harness/app'
 
-// The review loop (CONTRACT §22): a club's owners and officers read the latest decision on it in
+// The review loop (docs/reference.md §22): a club's owners and officers read the latest decision on it in
 // `last_decision`; a rejected club goes back into the queue when one of them changes a reviewed
 // field, or asks with POST /api/clubs/{code}/resubmit/ (409 for a club that is not rejected).
 

@@ -1,4 +1,4 @@
-// The sandbox for prototyping (CONTRACT §25), on real processes: off by default; reset, delays,
+// The sandbox for prototyping (docs/reference.md §25), on real processes: off by default; reset, delays,
 // faults and the request log when CLUBS_SANDBOX=true; a generated campus with CLUBS_SEED_FILE=demo.
 import { afterAll, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
@@ -105,7 +105,7 @@ describe('the sandbox on', () => {
     expect(order).toEqual(['quick', 'header', 'slow'])
   })
 
-  it('fails as asked with nothing done, by _fail or Prefer: code=, in the contract error shape', async () => {
+  it('fails as asked with nothing done, by _fail or Prefer: code=, in the reference error shape', async () => {
     const { send } = await start({ CLUBS_DATA_FILE: ':memory:', CLUBS_SANDBOX: 'true' })
     for (const status of [400, 401, 403, 404, 409, 429, 500, 502, 503]) {
       const failed = await send('POST', `/api/clubs/?_fail=${status}`, club(`Failed ${status}`))

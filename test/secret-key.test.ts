@@ -5,7 +5,7 @@ import { tempDir } from '../harness/app'
 import { IN_MEMORY } from '../src/store/store'
 import { keyFileOf, openSecretKey } from '../src/store/secret-key'
 
-// The service's secret key (it derives calendar addresses, CONTRACT §21): kept beside the data
+// The service's secret key (it derives calendar addresses, docs/reference.md §21): kept beside the data
 // file, owner-only, never inside it; made once and read back after; never written by a
 // read-only server or for a directory in memory.
 

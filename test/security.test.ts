@@ -154,7 +154,7 @@ describe('Content-Security-Policy on HTML answers', () => {
       expectStrictCsp(res)
       expect(res.headers.get('x-content-type-options')).toBe('nosniff')
       // The page itself holds no inline script the policy would have to allow: a club page's
-      // JSON-LD (CONTRACT §24) is data, which browsers neither run nor ask the policy about.
+      // JSON-LD (docs/reference.md §24) is data, which browsers neither run nor ask the policy about.
       const html = await res.text()
       for (const tag of html.match(/<script\b[^>]*>/gi) ?? [])
         expect(tag).toMatch(/\ssrc="\/[^"]+"|^<script type="application\/ld\+json">$/)
@@ -336,7 +336,7 @@ function expectInert(html: string, raw: string) {
   expect(html).not.toMatch(/<\/(pre|textarea)><(script|svg)/i)
 }
 
-/** Text fields of CONTRACT §1.2, and whether the list representation shows them too. */
+/** Text fields of docs/reference.md §1.2, and whether the list representation shows them too. */
 const TEXT_FIELDS: { field: string; inList: boolean }[] = [
   { field: 'name', inList: true },
   { field: 'subtitle', inList: true },

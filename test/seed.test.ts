@@ -1,4 +1,4 @@
-// CONTRACT §15 (amended): a new data file starts from CLUBS_SEED_FILE, which may be a list of
+// docs/reference.md §15 (amended): a new data file starts from CLUBS_SEED_FILE, which may be a list of
 // clubs in the write shape, a data file (the bundled sample), or `none`; a seed that is neither is
 // a refused start naming the file, the row and the field. Real processes: the start is the point.
 import { afterEach, describe, expect, it } from 'bun:test'
@@ -151,7 +151,7 @@ describe('CLUBS_SEED_FILE', () => {
   }, 30_000)
 })
 
-describe('the bundled sample (CONTRACT §22)', () => {
+describe('the bundled sample (docs/reference.md §22)', () => {
   it('links no image on another host, and has clubs with meetings and public officers', async () => {
     const sample = JSON.parse(readFileSync(join(ROOT, 'data/seed.json'), 'utf8'))
     expect(sample.clubs.filter((club: { image_url: string | null }) => club.image_url !== null)).toEqual([])

@@ -18,7 +18,7 @@ import { freePort } from '../harness/service'
 import { CampusSignIn, type OidcSettings } from '../src/edge/oidc'
 import { generateKeyPair, SignJWT, type JWTPayload } from 'jose'
 
-// The site's campus sign-in (CONTRACT §20) in process, against a real OpenID provider: the
+// The site's campus sign-in (docs/reference.md §20) in process, against a real OpenID provider: the
 // authorization code flow with PKCE, state and nonce, the person's part at the provider scripted
 // by the harness (its login and consent forms). Every refusal is a 400 page that starts no session
 // and records nobody; a provider that cannot be asked is a 503 page.
@@ -160,7 +160,7 @@ describe('signing in with the campus provider', () => {
     expect(saved.sessions).toEqual([
       expect.objectContaining({ username: 'alice.smith', via: 'campus', group_admin: false }),
     ])
-    // Recorded as on a first bearer request: no token of the service's; the ID token's email claim kept (CONTRACT §21).
+    // Recorded as on a first bearer request: no token of the service's; the ID token's email claim kept (docs/reference.md §21).
     expect(saved.users).toContainEqual({
       username: 'alice.smith',
       is_admin: false,
@@ -327,7 +327,7 @@ describe('refused campus sign-ins: a 400 page, no session', () => {
   })
 
   // The provider's ID token, its claims edited and signed again with the provider's key, or replaced.
-  // openid-client does not check the signature of an ID token it fetched itself; §13's checks do.
+  // openid-client does not check the signature of an ID token it fetched itself; docs/reference.md §13's checks do.
   const edits: [string, IdTokenEdit, number][] = [
     ['takes the ID token signed again unchanged (so each refusal below is its edit’s)', (claims) => claims, 303],
     ['refuses an ID token with another nonce', (claims) => ({ ...claims, nonce: 'a-nonce-of-another-sign-in' }), 400],

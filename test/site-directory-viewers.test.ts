@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
 import { siteSession, type SiteSession } from '../harness/site-session'
 
-// The directory at / for signed-in people (CONTRACT §20): the same clubs, tags and paging as
+// The directory at / for signed-in people (docs/reference.md §20): the same clubs, tags and paging as
 // anyone gets (a person's own pending clubs are under My clubs), in the person's own frame (the
 // navigation their role opens, Sign out with their session's CSRF token). Its content is made
 // once per data version and URL and framed per session, so each change must show on the very

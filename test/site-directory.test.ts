@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { makeApp, readJson } from '../harness/app'
 import { APPLICATION_REQUIRED, RECRUITING_CYCLES, SIZES } from '../src/model/club'
 
-// The directory and the club pages of the campus site (CONTRACT §20), in process: `/` is the
+// The directory and the club pages of the campus site (docs/reference.md §20), in process: `/` is the
 // directory for browsers and the API's redirect for programs; cards, search, tag filters and
 // paging come from the same list the API answers; pages for nobody in particular are kept per
 // data version, and per host, whose logos they show.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { browserSuite, checkPage, NARROW, offHost, press, watchPage } from '../harness/browser'
 
-// Clubs that fit a student's week on the campus site (CONTRACT §24), in Chromium at 375 px, by
+// Clubs that fit a student's week on the campus site (docs/reference.md §24), in Chromium at 375 px, by
 // keyboard, found by visible labels and roles, audited by axe-core: a student types free times and
 // sees only the clubs with a meeting inside one, then uploads a timetable and sees only the clubs
 // with a meeting that clashes with none of its classes; a file that is not a timetable is said so

@@ -13,7 +13,7 @@ import {
   type Watched,
 } from '../harness/browser'
 
-// "I'm interested" in Chromium (CONTRACT §23), as people use it: found by visible labels and roles,
+// "I'm interested" in Chromium (docs/reference.md §23), as people use it: found by visible labels and roles,
 // every page on the way audited with axe-core, none scrolling sideways. An anonymous reader on a
 // phone (375 px), by keyboard alone, sends the form without the consent box (refused, the error
 // beside it), ticks it and is thanked; an officer at a desk (1280 px) signs in, finds the entry on

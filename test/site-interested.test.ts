@@ -6,7 +6,7 @@ import { FORM, ORIGIN, siteSession, textOf } from '../harness/site-session'
 import { createLogger } from '../src/log'
 import { serve } from '../src/serve'
 
-// "I'm interested" on a club's page (CONTRACT §23): an anonymous reader leaves a name and an
+// "I'm interested" on a club's page (docs/reference.md §23): an anonymous reader leaves a name and an
 // e-mail address with an explicit consent box; refused forms come back with each error beside its
 // field and keep nothing; the form is checked as every form of the site is; ten a minute from one
 // client address; the club's officers see the entries on its people page, delete them and

@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core'
 import { browserSuite, checkPage, NARROW, offHost, press, tabTo, watchPage } from '../harness/browser'
 import { tempDir } from '../harness/temp-dirs'
 
-// Invite links on the campus site in Chromium (CONTRACT §23), at 375 px and by keyboard: an officer
+// Invite links on the campus site in Chromium (docs/reference.md §23), at 375 px and by keyboard: an officer
 // makes a link for one person on the club's members page, copies it from the page that answers and
 // finds it listed back on the members page; a student
 // opens it, signs in, comes back to it and joins with "Join <club>"; a second student opening it

@@ -3,7 +3,7 @@ import { makeApp, ON_POSTGRES, readJson, testDatabase } from '../harness/app'
 import { pageWeight, siteSession } from '../harness/site-session'
 import { until } from '../harness/webhook-receiver'
 
-// A person's own page on the campus site (CONTRACT §20, §22): My clubs has the clubs one runs
+// A person's own page on the campus site (docs/reference.md §20, §22): My clubs has the clubs one runs
 // (with the office's latest decision when it went against the club), one's memberships (Leave,
 // but not for the last owner), favorites, subscriptions, join requests waiting (Withdraw) and the
 // calendar's secret address (Replace); /clubs/new registers a club. Every button is a POST with

@@ -12,7 +12,7 @@ import {
   watchPage,
 } from '../harness/browser'
 
-// The office and a club's owner on the campus site in Chromium at 375 px (CONTRACT §22), found by
+// The office and a club's owner on the campus site in Chromium at 375 px (docs/reference.md §22), found by
 // their visible labels and roles, the forms sent by keyboard: the admin opens Users from the
 // navigation, adds a user and reads their token once, then disables and enables them; an owner
 // adds an officer with a title and public, and the club's page shows them to everyone. Every page

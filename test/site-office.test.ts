@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
 import { pageWeight, siteSession, textOf } from '../harness/site-session'
 
-// The office on the campus site (CONTRACT §22): /admin/users finds users a page at a time, adds
+// The office on the campus site (docs/reference.md §22): /admin/users finds users a page at a time, adds
 // one (its token shown once), and each user's page disables and enables them, makes or unmakes an
 // admin, issues a new token after a confirmation and ends their sessions — what /api/users/ does,
 // checked through the API. To anyone but an admin the office is a 404.

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { browserSuite, checkPage, NARROW, signIn, VIEWPORT, watchPage, type Watched } from '../harness/browser'
 
-// An officer's year on the campus site in Chromium (CONTRACT §22), as people use it: found by
+// An officer's year on the campus site in Chromium (docs/reference.md §22), as people use it: found by
 // visible labels and roles, every page on the way audited with axe-core, none scrolling sideways.
 // A student on a phone (375 px) registers a club on /clubs/new; an admin at a desk (1280 px, a
 // second browser context) rejects it with a comment on Review; the student reads the rejection and
@@ -25,7 +25,7 @@ suite('an officer’s year in a real browser', () => {
     const res = await fetch(`${site.origin}${path}`, { headers: { authorization: `Bearer ${token}` } })
     return res.json() as Promise<any>
   }
-  /** Where the club stands in review, as the API says it (CONTRACT §4: pending is not approved, never decided). */
+  /** Where the club stands in review, as the API says it (docs/reference.md §4: pending is not approved, never decided). */
   const standing = async () => {
     const club = await api(`/api/clubs/${CLUB.code}/`, tokens.lena)
     return club.approved ? 'approved' : club.approved_on ? 'rejected' : 'pending'

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { axeViolations, browserSuite, offHost, tabTo, watchPage } from '../harness/browser'
 
-// An officer on the campus site in Chromium (CONTRACT §20), by keyboard alone: signs in with a
+// An officer on the campus site in Chromium (docs/reference.md §20), by keyboard alone: signs in with a
 // service token, opens My clubs from the navigation, opens the club's Edit form, changes a field
 // found by its visible label, saves, and reads the notice. My clubs and the Edit form (also as it
 // shows a refused value) and the club's join requests are audited with axe-core; a request is
@@ -51,7 +51,7 @@ suite('an officer edits their club in a real browser, by keyboard', () => {
     expect(asked.status).toBe(201)
   }, TIMEOUT)
 
-  /** No axe-core violation on the page (CONTRACT §20 asks for none serious or critical). */
+  /** No axe-core violation on the page (docs/reference.md §20 asks for none serious or critical). */
   const expectAccessible = async (page: Page) => expect(await axeViolations(page)).toEqual([])
 
   it(

@@ -4,7 +4,7 @@ import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
 import { ATTRS, decoded, editFormOf } from '../harness/site-forms'
 import { pageWeight, siteSession, textOf } from '../harness/site-session'
 
-// What officers do on the campus site (CONTRACT §20, §11, §12): My clubs, each club's Edit form
+// What officers do on the campus site (docs/reference.md §20, §11, §12): My clubs, each club's Edit form
 // and its join requests with Accept and Decline, through the same domain rules as the API. People
 // sign in with their service token, as test/site-sessions.test.ts does; every check of a change is
 // made through the API.
@@ -281,7 +281,7 @@ describe('join requests on the site', () => {
   })
 })
 
-describe('subscribers on the site (CONTRACT §21)', () => {
+describe('subscribers on the site (docs/reference.md §21)', () => {
   it('lists the subscribers to the club’s officers and gives them the CSV file; not to others', async () => {
     const { signIn, req, tokens, admin } = await officers()
     await admin.patch(`/api/clubs/${CHESS}/`, { enables_subscription: true })
@@ -310,7 +310,7 @@ describe('subscribers on the site (CONTRACT §21)', () => {
   })
 })
 
-describe('meetings in the edit form (CONTRACT §21)', () => {
+describe('meetings in the edit form (docs/reference.md §21)', () => {
   it('adds a meeting in the empty row, refuses a bad one beside the meetings with the values kept, and removes one', async () => {
     const { signIn, api } = await officers()
     const olive = await signIn('olive')
@@ -350,7 +350,7 @@ describe('meetings in the edit form (CONTRACT §21)', () => {
   })
 })
 
-describe('the logo on the site (CONTRACT §21)', () => {
+describe('the logo on the site (docs/reference.md §21)', () => {
   const png = (width: number, height: number, background = '#1f5fa8') =>
     sharp({ create: { width, height, channels: 3, background } })
       .png()
@@ -437,7 +437,7 @@ describe('the logo on the site (CONTRACT §21)', () => {
   })
 })
 
-describe('members on the site (CONTRACT §22)', () => {
+describe('members on the site (docs/reference.md §22)', () => {
   const KNIT = 'olive-knitters'
   const PEOPLE = `/clubs/${KNIT}/requests`
   type Member = { username: string; role: string; title: string; public: boolean }

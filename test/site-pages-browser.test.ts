@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { tempDir } from '../harness/app'
 import { axeViolations, browserSuite, offHost, sidewaysScroll, watchPage } from '../harness/browser'
 
-// Every page of the campus site (CONTRACT §20), as each kind of person sees it, in Chromium at
+// Every page of the campus site (docs/reference.md §20), as each kind of person sees it, in Chromium at
 // 1280 and at 375 px: axe-core finds no violation, nothing scrolls sideways, the page loads only
 // from the service and logs no error. `npm run screenshots` points CLUBS_SCREENSHOTS_DIR at
 // docs/screenshots/ and keeps the pictures the README shows; a test run keeps them elsewhere.
@@ -83,7 +83,7 @@ suite('every page of the site in Chromium', () => {
       'PATCH',
     )
     await api('/api/favorites/', { club: 'penn-chess-society' }, tokens.student)
-    // The chess club's profile (CONTRACT §21): a logo, two meetings, and an officer people can ask.
+    // The chess club's profile (docs/reference.md §21): a logo, two meetings, and an officer people can ask.
     const logo = await sharp({ create: { width: 256, height: 256, channels: 3, background: '#0b4a8b' } })
       .composite([
         {

@@ -5,7 +5,7 @@ import sharp from 'sharp'
 import { tempDir } from '../harness/app'
 import { browserSuite, checkPage, NARROW, offHost, watchPage } from '../harness/browser'
 
-// A club's poster for the club fair (CONTRACT §23) in Chromium: reached from the club's page,
+// A club's poster for the club fair (docs/reference.md §23) in Chromium: reached from the club's page,
 // clean for axe-core at 1280 and 375 px, printed to PDF on exactly one A4 and one Letter sheet,
 // and its QR code, read by jsQR from the pixels of a print-media screenshot, is the club's URL.
 // `npm run screenshots` keeps the picture the campus guide shows (docs/screenshots/site-poster.png).

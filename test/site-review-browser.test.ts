@@ -12,12 +12,12 @@ import {
   watchPage,
 } from '../harness/browser'
 
-// The office's Review page in Chromium (CONTRACT §20): an admin signs in with a service token,
+// The office's Review page in Chromium (docs/reference.md §20): an admin signs in with a service token,
 // opens Review, tabs to the comment field, writes a comment, tabs to Approve and presses Enter, and
 // reads the notice; axe finds nothing serious on the page, which fits 375 px. Without Chromium the
 // suite fails unless SKIP_BROWSER_TESTS=1 is set.
 //
-// Then the office's round by keyboard alone, at 375 px and at 1280 px (CONTRACT §22): the admin
+// Then the office's round by keyboard alone, at 375 px and at 1280 px (docs/reference.md §22): the admin
 // approves a new club on Review, opens its page from the notice, presses Revoke, reads the
 // confirmation naming the club, cancels (the club stays public), presses Revoke again and confirms
 // (it leaves the public directory). axe-core finds no violation on any page on the way, and none

@@ -3,7 +3,7 @@ import { ADMIN_TOKEN, makeApp, NOW, readJson } from '../harness/app'
 import { decoded, editFormOf } from '../harness/site-forms'
 import { siteSession } from '../harness/site-session'
 
-// The review loop on the site (CONTRACT §22): a club's edit page shows its owners and officers the
+// The review loop on the site (docs/reference.md §22): a club's edit page shows its owners and officers the
 // latest decision on it (what, who, when, the comment) and, for a rejected club, a form
 // "Submit for review again" that works without JavaScript and is checked as every form is.
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { ADMIN_TOKEN, makeApp, NOW, readJson } from '../harness/app'
 
-// The office's part of the campus site (CONTRACT §20, §11): Review lists the clubs awaiting
+// The office's part of the campus site (docs/reference.md §20, §11): Review lists the clubs awaiting
 // review with their approved and pending values side by side; Approve, Reject and Revoke are POST
 // forms with the session's CSRF token, doing what the API's PATCH {approved, approved_comment} does.
 
@@ -138,7 +138,7 @@ describe('Review: the clubs awaiting review', () => {
     const o = await office()
     const { html, status } = await o.page('/review')
     expect(status).toBe(200)
-    // Awaiting review: not approved, and no decision since (CONTRACT §4); a rejected club is neither.
+    // Awaiting review: not approved, and no decision since (docs/reference.md §4); a rejected club is neither.
     const unapproved = (await o.api('/api/clubs/?approved=false', ADMIN_TOKEN)) as Json[]
     const details = await Promise.all(unapproved.map((club) => o.api(`/api/clubs/${club.code}/`, ADMIN_TOKEN)))
     const pending = details.filter((club) => club.approved_on === null).map((club) => club.code as string)

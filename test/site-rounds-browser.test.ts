@@ -15,7 +15,7 @@ import {
 import { join } from 'node:path'
 import { tempDir } from '../harness/app'
 
-// A re-registration round on the campus site in Chromium at 375 px (CONTRACT §23), found by
+// A re-registration round on the campus site in Chromium at 375 px (docs/reference.md §23), found by
 // visible labels and roles, the forms sent by keyboard: the office opens a round from its page;
 // a club's owner reads "Re-register by" on My clubs, removes a departed officer and confirms
 // beside the officer list, and the club's page says "Last confirmed <month year>"; the office

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
 import { siteSession, textOf } from '../harness/site-session'
 
-// Re-registration on the campus site (CONTRACT §23): the office's page opens a round, follows it
+// Re-registration on the campus site (docs/reference.md §23): the office's page opens a round, follows it
 // and closes it after a confirmation naming what lapses, and makes a lapsed club active again;
 // owners and officers read "Re-register by" on My clubs and the edit page and confirm beside the
 // officer list; the club page says "Last confirmed <month year>". Checked through the API.

@@ -7,7 +7,7 @@ import { ADMIN_TOKEN, makeApp, NOW, readJson, tempDir } from '../harness/app'
 import { freePort, spawnService, stopService, waitForHealth } from '../harness/service'
 import { snapshotProblem } from '../src/domain/snapshot-format'
 
-// The site's sessions (CONTRACT §20): a random id in an HttpOnly cookie, refused once signed out
+// The site's sessions (docs/reference.md §20): a random id in an HttpOnly cookie, refused once signed out
 // or after 8 h without use; every POST refused without the session's CSRF token or from another
 // Origin; kept across a restart, with only the id's SHA-256 in the data file. Signed in here with
 // a service token: a campus sign-in starts the same session (test/site-campus-sign-in.test.ts).

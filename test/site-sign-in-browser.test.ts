@@ -15,7 +15,7 @@ import {
 } from '../harness/oidc-provider'
 import { freePort, stopService } from '../harness/service'
 
-// Campus sign-in on the site in Chromium (CONTRACT §20): the real service, a real OpenID provider,
+// Campus sign-in on the site in Chromium (docs/reference.md §20): the real service, a real OpenID provider,
 // a person who clicks Sign in, signs in on the provider's page, consents, and comes back signed in;
 // then signs out. And the refusals a browser meets: a state changed on the way back, the callback
 // visited again, a sign-in finished in another browser. (The refusals of the provider's answers

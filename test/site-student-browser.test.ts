@@ -2,9 +2,9 @@ import { expect, it } from 'bun:test'
 import { browserSuite, checkPage, enter, offHost, press, tabTo, watchPage } from '../harness/browser'
 
 // A student's journey on the site in Chromium, on a phone-sized screen (375 px) and by keyboard
-// alone (CONTRACT §20): sign in with a token, find a club with the search field, open it,
+// alone (docs/reference.md §20): sign in with a token, find a club with the search field, open it,
 // favorite it and ask to join with a message; axe-core finds nothing on any page on the way, no
-// page scrolls sideways, and every control reached shows where the focus is. Then (CONTRACT §22)
+// page scrolls sideways, and every control reached shows where the focus is. Then (docs/reference.md §22)
 // another student finds their favorite, subscription and join request on My clubs, withdraws the
 // request, replaces their calendar's address and registers a club.
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { makeApp, readJson } from '../harness/app'
 
-// A student on a club's page (CONTRACT §20): signed in, the page offers Favorite / Unfavorite,
+// A student on a club's page (docs/reference.md §20): signed in, the page offers Favorite / Unfavorite,
 // Subscribe / Unsubscribe and Ask to join (a pending request shown as such, and withdrawn);
 // each button is a POST form with the session's CSRF token, done through the same domain
 // services as the API, which shows the change.
@@ -130,7 +130,7 @@ describe('a club page for a signed-in student', () => {
     const { req } = await makeApp()
     const page = await (await req(`/clubs/${CLUB}`, { headers: { accept: 'text/html' } })).text()
     expect(page).toContain(`href="/sign-in?next=%2Fclubs%2F${CLUB}"`)
-    // Its one button is the I'm interested form's, which needs no account (CONTRACT §23).
+    // Its one button is the I'm interested form's, which needs no account (docs/reference.md §23).
     expect(buttons(page)).toEqual(['I’m interested'])
     const res = await req(`/clubs/${CLUB}/favorite`, {
       method: 'POST',
@@ -141,7 +141,7 @@ describe('a club page for a signed-in student', () => {
   })
 })
 
-describe('a club page’s meetings and contacts (CONTRACT §21)', () => {
+describe('a club page’s meetings and contacts (docs/reference.md §21)', () => {
   it('lists the meetings with an Add to calendar link, and the public officers with their titles', async () => {
     const { req, admin } = await makeApp()
     const html = async () => (await req(`/clubs/${CLUB}`, { headers: { accept: 'text/html' } })).text()

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, tempDir } from '../harness/app'
 import { snapshotProblem } from '../src/domain/snapshot-format'
 
-// Tags (CONTRACT §14): admins create, rename and delete them; everyone reads them, with the
+// Tags (docs/reference.md §14): admins create, rename and delete them; everyone reads them, with the
 // number of clubs the caller may see; a rename shows at once on every club and in every cached
 // answer, and a delete takes the tag off every club. The browsable tag list links each tag to
 // its clubs.
@@ -83,7 +83,7 @@ const ACTIONS: Record<
     method: 'GET',
     url: GAMES_URL,
     succeeded: async (res, _w, who) =>
-      // The pending "Tag Testers" counts for those who may see it (CONTRACT §14).
+      // The pending "Tag Testers" counts for those who may see it (docs/reference.md §14).
       expect(await readJson(res)).toEqual({ id: GAMES, name: 'Games', clubs: GAMES_SEEN_BY[who] }),
   },
   create: {
@@ -244,7 +244,7 @@ describe('tag names', () => {
   })
 })
 
-describe('tags named by a bare string in a club write (CONTRACT §22)', () => {
+describe('tags named by a bare string in a club write (docs/reference.md §22)', () => {
   const namesOf = (club: Json) => (club.tags as Json[]).map((tag) => tag.name)
 
   it('takes "Games" as {"name": "Games"} on POST, PUT and PATCH, mixed with the object forms', async () => {

@@ -7,7 +7,7 @@ import { snapshotProblem, upgradeSnapshot } from '../src/domain/snapshot-format'
 import { ENDPOINTS } from '../src/edge/endpoints'
 import { METHODS } from '../src/edge/endpoint'
 
-// The token lifecycle (CONTRACT §13): admins list users; a user's token is issued again or
+// The token lifecycle (docs/reference.md §13): admins list users; a user's token is issued again or
 // revoked by an admin or by that user, and the old token answers 401 at once on every endpoint,
 // cached answers included; the bootstrap admin's token is the environment's.
 
@@ -212,7 +212,7 @@ describe('users without a token in the data file', () => {
   })
 })
 
-// The site's sessions end with the credential that started them (CONTRACT §20): a token taken
+// The site's sessions end with the credential that started them (docs/reference.md §20): a token taken
 // back ends the sessions it started at once, a new CLUBS_ADMIN_TOKEN ends the old one's, and an
 // admin can end all of a user's sessions. On both stores (CLUBS_TEST_STORE=postgres).
 
@@ -419,7 +419,7 @@ describe('DELETE /api/users/{username}/sessions/', () => {
     { who: 'nobody', as: null, target: 'alice', status: 401 },
   ] as const
   for (const { who, as, target, status } of refusals)
-    it(`answers ${status} to ${who}, in the contract's shape, and alice stays signed in`, async () => {
+    it(`answers ${status} to ${who}, in the reference's shape, and alice stays signed in`, async () => {
       const app = await withUsers()
       const alices = await signIn(app, app.tokens.alice)
       const res = await app.req(sessionsPath(target), { method: 'DELETE', token: as && app.tokens[as] })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { ADMIN_TOKEN, makeApp, NOW, readJson } from '../harness/app'
 
-// Who sees what (CONTRACT §1.1, §2, §4, §5): approval states, re-approval after edits, private
+// Who sees what (docs/reference.md §1.1, §2, §4, §5): approval states, re-approval after edits, private
 // e-mail addresses, favorites and subscriptions, and the caller's own flags in lists.
 
 type Json = Record<string, any>
@@ -197,7 +197,7 @@ describe('re-approval', () => {
       expect([body.approved, body.approved_on, body.approved_by]).toEqual([false, null, null])
       const stored = await world.detailOf('admin', code)
       expect([stored.approved, stored.approved_on]).toEqual([false, null])
-      // CONTRACT §11: the public keeps seeing the approved version, in the list and on retrieve.
+      // docs/reference.md §11: the public keeps seeing the approved version, in the list and on retrieve.
       const shown = await world.itemOf('anonymous', code)
       expect(shown.approved).toBe(true)
       if (field in shown) expect(shown[field]).toEqual(before[field])

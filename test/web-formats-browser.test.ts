@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { browserSuite, checkPage, NARROW, offHost, watchPage } from '../harness/browser'
 
-// A club page's JSON-LD and the links to the feed and the search description (CONTRACT §24), in
+// A club page's JSON-LD and the links to the feed and the search description (docs/reference.md §24), in
 // Chromium under the page's own Content-Security-Policy: the ld+json script is data, which the
 // browser neither runs nor blocks, so nothing is reported; the browser's HTML parser (not a regular
 // expression) ends the script where the JSON ends, even with `</script>` in a description.

@@ -7,7 +7,7 @@ import { makeApp, readJson, type TestConfig } from '../harness/app'
 import { createLogger } from '../src/log'
 import { serve } from '../src/serve'
 
-// The web's own formats (CONTRACT §24), read by real parsers: the sitemap, the Atom feed and the
+// The web's own formats (docs/reference.md §24), read by real parsers: the sitemap, the Atom feed and the
 // OpenSearch description by fast-xml-parser (well-formed, then element by element), a club page's
 // JSON-LD parsed as JSON with its schema.org types checked, robots.txt line by line, and the
 // OpenAPI document's webhooks checked against a real event with Ajv.

@@ -10,7 +10,7 @@ import { isPublicAddress } from '../src/domain/webhook-targets'
 import { MAX_WAITING } from '../src/domain/webhooks'
 import { attemptDelivery, signature } from '../src/edge/webhook-sender'
 
-// Webhooks (CONTRACT §18): admins add them; every change to what the public sees is POSTed to
+// Webhooks (docs/reference.md §18): admins add them; every change to what the public sees is POSTed to
 // each webhook that wants its type, signed as the Standard Webhooks specification says (checked
 // here with its own package), retried on the schedule with the same webhook-id, and kept on
 // disk until delivered. Receivers are real servers on 127.0.0.1, so these apps allow private

@@ -1,4 +1,4 @@
-// The week index of `free=` (src/domain/week-index.ts, CONTRACT §24): tables of which positions
+// The week index of `free=` (src/domain/week-index.ts, docs/reference.md §24): tables of which positions
 // a query marks; then properties, with fast-check, that it marks exactly the weeks the
 // straightforward `freeSlotsTest` keeps, on random meetings and slots, and that a catalog's
 // list by free= through it (src/domain/list-query.ts) is the straightforward filter, across
@@ -153,7 +153,7 @@ describe('week index, against freeSlotsTest', () => {
 
 const hhmm = (minutes: number) =>
   `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`
-/** A meeting as a record keeps it (CONTRACT §21: 00:00 to 23:59, the end after the start). */
+/** A meeting as a record keeps it (docs/reference.md §21: 00:00 to 23:59, the end after the start). */
 const meetingArb: fc.Arbitrary<Meeting> = fc
   .tuple(dayArb, minuteArb(1438), lengthArb(600))
   .map(([day, start, length]) => ({

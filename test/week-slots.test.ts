@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { freeSlotsTest, meetingWeek, parseDays, parseSlots } from '../src/domain/week-slots'
 import { wallClockInstant } from '../src/domain/time-zones'
 
-// The parsers of `meets_on=` and `free=` (CONTRACT §24), as tables: what each input reads as,
+// The parsers of `meets_on=` and `free=` (docs/reference.md §24), as tables: what each input reads as,
 // and what is refused with which words; then how a club's meetings fit free slots, and the wall
 // clock read as instants across changes of the clocks.
 

@@ -39,7 +39,7 @@ export interface CalendarOptions {
 const DIRECTORY_PARAMETERS = ['tags', 'code'] as const
 
 /**
- * Clubs' meetings as calendars (CONTRACT §21): one club's, the public directory's, and a user's
+ * Clubs' meetings as calendars (docs/reference.md §21): one club's, the public directory's, and a user's
  * favorites' at a secret address whose token is kept only as its SHA-256.
  */
 export class CalendarService {

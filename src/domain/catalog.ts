@@ -13,9 +13,9 @@ export interface Entry {
   readonly nameKey: string
   /** Folded name, subtitle, code and tag names, for search. */
   readonly haystack: string
-  /** Folded description, for search (CONTRACT §16): made on the first search that needs it. */
+  /** Folded description, for search (docs/reference.md §16): made on the first search that needs it. */
   readonly description: string
-  /** Its meetings as minute ranges per weekday, for `meets_on`, `free` and timetables (CONTRACT §24). */
+  /** Its meetings as minute ranges per weekday, for `meets_on`, `free` and timetables (docs/reference.md §24). */
   readonly week: MeetingWeek
   /**
    * Its number among the catalog's entries, small and dense, for arrays indexed by club such as the
@@ -39,7 +39,7 @@ export interface Order {
 
 /**
  * Which record of a club a caller is shown: `current`, the record as it stands (admins, the
- * club's officers), or `public`, its approved version while a change awaits review (CONTRACT §11).
+ * club's officers), or `public`, its approved version while a change awaits review (docs/reference.md §11).
  */
 export type View = 'current' | 'public'
 
@@ -64,7 +64,7 @@ function publicRecordOf(record: ClubRecord): ClubRecord | undefined {
   return { ...record, ...version, approved: true, approved_version: null }
 }
 
-/** The names a club holds: its own, and its approved version's (CONTRACT §11). */
+/** The names a club holds: its own, and its approved version's (docs/reference.md §11). */
 const namesOf = (record: ClubRecord) =>
   record.approved_version ? [record.name, record.approved_version.name] : [record.name]
 
@@ -114,7 +114,7 @@ export class Catalog {
   }
 
   /**
-   * The meetings of every live club, in both views, indexed for `free=` (CONTRACT §24): made on the
+   * The meetings of every live club, in both views, indexed for `free=` (docs/reference.md §24): made on the
    * first call after a change and kept until the next, so writes never pay for it and one index
    * is kept at a time. Entries of another state are not its `entries`: check before reading a mark.
    */

@@ -4,7 +4,7 @@ import type { Interested } from './interests'
 import type { Subscriber } from './members'
 import { ROUND_CLUB_COLUMNS, type RoundClub } from '../model/registration-round'
 
-// A club as spreadsheet cells and back (CONTRACT §15): what an export writes in each cell, and
+// A club as spreadsheet cells and back (docs/reference.md §15): what an export writes in each cell, and
 // what an imported cell means for the field of its column.
 
 /** One cell of an exported table: text, or a number. */
@@ -125,13 +125,13 @@ export const subscriberTable = (subscribers: readonly Subscriber[]): Cell[][][] 
 
 export const INTEREST_COLUMNS = ['id', 'name', 'email', 'created_at'] as const
 
-/** The students interested in a club as a table in chunks: the header, then a row each, newest first (CONTRACT §23). */
+/** The students interested in a club as a table in chunks: the header, then a row each, newest first (docs/reference.md §23). */
 export const interestTable = (entries: readonly Interested[]): Cell[][][] => [
   [[...INTEREST_COLUMNS]],
   rowsOf(INTEREST_COLUMNS, entries),
 ]
 
-/** The open re-registration round's clubs as a table in chunks: the header, then a row each (CONTRACT §23). */
+/** The open re-registration round's clubs as a table in chunks: the header, then a row each (docs/reference.md §23). */
 export const roundClubTable = (clubs: readonly RoundClub[]): Cell[][][] => [
   [[...ROUND_CLUB_COLUMNS]],
   clubs.map((club) => ROUND_CLUB_COLUMNS.map((column) => toCell(club[column]))),

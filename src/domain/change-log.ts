@@ -2,7 +2,7 @@ import { BadRequest, ApiError } from './errors'
 import type { Undo } from './journal'
 import type { ChangeType } from '../model/change'
 
-/** How many of the newest events are kept at least (CONTRACT §18). */
+/** How many of the newest events are kept at least (docs/reference.md §18). */
 export const KEPT_CHANGES = 10_000
 
 /** An event as the log keeps it: its number and type, and its JSON text, made once and sent as it is. */
@@ -33,7 +33,7 @@ export class ChangesGone extends ApiError {
 type Listener = (events: readonly LoggedChange[]) => void
 
 /**
- * The ordered log of changes to what the public sees (CONTRACT §18). A write's effect on the
+ * The ordered log of changes to what the public sees (docs/reference.md §18). A write's effect on the
  * public's clubs becomes events numbered at once (numbers never reused, even when the write is
  * refused and taken back); they are published — to `since` readers, streams and webhooks — only
  * once the write is on disk, oldest first.
@@ -95,7 +95,7 @@ export class ChangeLog {
   }
 
   /**
-   * Takes in events another instance numbered and committed (CONTRACT §19), oldest first; the
+   * Takes in events another instance numbered and committed (docs/reference.md §19), oldest first; the
    * next `publish` announces them. Only events past every number known here are taken.
    */
   adopt(events: readonly LoggedChange[]): void {
@@ -147,7 +147,7 @@ export class ChangeLog {
     return out
   }
 
-  /** The published events kept, newest first (the Atom feed's, CONTRACT §24). */
+  /** The published events kept, newest first (the Atom feed's, docs/reference.md §24). */
   *newestFirst(): Generator<LoggedChange> {
     for (let i = this.#indexAfter(this.#published) - 1; i >= 0; i--) yield this.#kept[i]!
   }

@@ -13,7 +13,7 @@ import {
 import { DATE_SHAPE } from '../model/formats'
 import { ValidationFailed } from './errors'
 
-/** A 400's body (CONTRACT §8): messages by field, `non_field_errors` for the body as a whole. */
+/** A 400's body (docs/reference.md §8): messages by field, `non_field_errors` for the body as a whole. */
 export type FieldErrors = Record<string, string[]>
 
 /** What a check found: the fields that passed (typed from the schema), and a message for each that did not. */
@@ -255,9 +255,9 @@ const CLUB_CHECKS: { readonly [M in ClubMode]: { check(body: unknown): Checked<u
 }
 
 /**
- * A club write body (CONTRACT §3): read-only fields dropped, `name` trimmed, then every schema
+ * A club write body (docs/reference.md §3): read-only fields dropped, `name` trimmed, then every schema
  * error at once, `founded` not after `today` — the one rule that depends on the clock, so no
- * schema can say it — and each meeting ending after it starts (§21). Uniqueness, the code that
+ * schema can say it — and each meeting ending after it starts (docs/reference.md §21). Uniqueness, the code that
  * never changes, approval rights and tags are the service's.
  */
 export function checkClubBody<M extends ClubMode>(body: unknown, mode: M, today: string): Checked<ClubFieldsOf[M]> {

@@ -61,7 +61,7 @@ export class ClubService {
   /**
    * The record of club `code` that `caller` is shown, or undefined when they may not see it:
    * admins and the club's officers see it as it stands, everyone else its public (approved,
-   * active) version (CONTRACT §4, §11).
+   * active) version (docs/reference.md §4, §11).
    */
   shownTo(caller: Caller, code: string): ClubRecord | undefined {
     if (caller.isAdmin || this.runs(caller, code)) return this.catalog.get(code)?.record
@@ -117,7 +117,7 @@ export class ClubService {
 
   /**
    * The detail representation of `record` as `caller` sees it: to its owners, officers and admins
-   * (who see the real address) with the latest decision on it too (CONTRACT §22).
+   * (who see the real address) with the latest decision on it too (docs/reference.md §22).
    */
   detail(caller: Caller, record: ClubRecord, fields: readonly string[] | null = null): Representation {
     const view = this.viewOf(caller, record)
@@ -158,14 +158,14 @@ export class ClubService {
 
   /**
    * Whether `record` awaits review as a new club, as a change to an approved one, or not at all:
-   * a decision sets `approved_on`, so a rejected change no longer awaits one (CONTRACT §4).
+   * a decision sets `approved_on`, so a rejected change no longer awaits one (docs/reference.md §4).
    */
   reviewState(record: ClubRecord): 'new club' | 'change to an approved club' | null {
     if (record.approved || record.approved_on !== null) return null
     return record.approved_version ? 'change to an approved club' : 'new club'
   }
 
-  /** Whether a change by `caller` to the reviewed fields of `record` awaits review: a non-admin's, once it was approved (CONTRACT §4, §11). */
+  /** Whether a change by `caller` to the reviewed fields of `record` awaits review: a non-admin's, once it was approved (docs/reference.md §4, §11). */
   reviewsEdits(caller: Caller, record: ClubRecord): boolean {
     return !caller.isAdmin && (record.approved || record.approved_version !== null)
   }
@@ -178,16 +178,16 @@ export class ClubService {
     )
   }
 
-  /** Whether `record` is inactive because a re-registration round's close let it lapse (CONTRACT §23). */
+  /** Whether `record` is inactive because a re-registration round's close let it lapse (docs/reference.md §23). */
   isLapsed(record: ClubRecord): boolean {
     if (record.active) return false
     return this.events.latest(record.code, (e) => e.event === 'lapsed' || e.event === 'reactivated')?.event === 'lapsed'
   }
 
   /**
-   * Whether `record` was rejected and nothing has been sent for review since (CONTRACT §22): an
+   * Whether `record` was rejected and nothing has been sent for review since (docs/reference.md §22): an
    * owner's or officer's change to its reviewed fields, or a resubmission, puts it in the queue
-   * again. A revoked club is not rejected: only an admin's approval brings it back (§11).
+   * again. A revoked club is not rejected: only an admin's approval brings it back (docs/reference.md §11).
    */
   isRejected(record: ClubRecord): boolean {
     if (record.approved || record.approved_on === null) return false
@@ -197,7 +197,7 @@ export class ClubService {
 
   /**
    * Sends a rejected club back for review as it stands (`POST /api/clubs/{code}/resubmit/`): its
-   * owners and officers; 409 for a club that is not rejected (CONTRACT §22).
+   * owners and officers; 409 for a club that is not rejected (docs/reference.md §22).
    */
   async resubmit(caller: Caller, code: string): Promise<ClubRecord> {
     const user = requireUser(caller)
@@ -214,7 +214,7 @@ export class ClubService {
     return club
   }
 
-  /** A club's approval history, newest first: for its owners, officers and admins (CONTRACT §11). */
+  /** A club's approval history, newest first: for its owners, officers and admins (docs/reference.md §11). */
   history(caller: Caller, code: string): HistoryEntry[] {
     const user = requireUser(caller)
     this.retrieve(user, code)
@@ -304,7 +304,7 @@ export class ClubService {
     const code = current.code
     const { fields, errors } = checkClubBody(body, partial ? 'patch' : 'replace', this.#today())
     this.#checkApprovalFields(user, fields, current)
-    // A club a re-registration round let lapse is made active again by the office alone (CONTRACT §23).
+    // A club a re-registration round let lapse is made active again by the office alone (docs/reference.md §23).
     const reactivates = fields.active === true && this.isLapsed(current)
     if (reactivates && !user.isAdmin)
       throw new PermissionDenied('A lapsed club is made active again by the activities office: ask it.')
@@ -320,7 +320,7 @@ export class ClubService {
     const reviewed = REVIEWED_FIELDS.filter((field) => record[field] !== current[field])
     const submitted: HistoryRecord[] = []
     if (reviewed.length && !user.isAdmin && this.isRejected(current)) {
-      // In the queue again (CONTRACT §22); a rejected change keeps its approved version public meanwhile.
+      // In the queue again (docs/reference.md §22); a rejected change keeps its approved version public meanwhile.
       record = { ...record, ...AWAITING_REVIEW }
       submitted.push(event(code, 'resubmitted', now, user.username, '', reviewed))
     } else if (reviewed.length && this.reviewsEdits(user, current)) {
@@ -443,7 +443,7 @@ function sameValues(a: ClubRecord, b: ClubRecord): boolean {
 
 /**
  * What a tag reference of a club write names: an id (`{"id"}`), a name (`{"name"}`, or a bare
- * string as a seed writes it: CONTRACT §22), or nothing. An id wins over a name sent beside it.
+ * string as a seed writes it: docs/reference.md §22), or nothing. An id wins over a name sent beside it.
  */
 export function tagNamed(ref: unknown): { id: number } | { name: string } | null {
   if (typeof ref === 'string') return { name: ref }

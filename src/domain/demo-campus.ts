@@ -3,7 +3,7 @@ import { SNAPSHOT_VERSION, type Snapshot } from '../model/snapshot'
 import { emptySnapshot } from './seed'
 
 /**
- * A generated campus (CLUBS_SEED_FILE=demo[:N], CONTRACT §25): `count` plausible clubs, the same
+ * A generated campus (CLUBS_SEED_FILE=demo[:N], docs/reference.md §25): `count` plausible clubs, the same
  * ones for the same count (and the first clubs of a larger campus are those of a smaller one),
  * each approved, with a subtitle, a description, tags, meetings spread over the week and public
  * officers people can contact. Nothing random: every choice comes from the club's number.

@@ -30,7 +30,7 @@ import { RegistrationRounds } from './registration-rounds'
 
 /**
  * Where the directory keeps its state: told how to capture it, its change log and its records by
- * collection, asked to save it. A store several instances share (CONTRACT §19) orders the writes
+ * collection, asked to save it. A store several instances share (docs/reference.md §19) orders the writes
  * itself: `transact` runs each write's change under its lock, caught up with the others, and
  * `exclusive` a whole request's work, so that what a write checks first is current when it
  * applies. Without them, writes are journaled over `save`.
@@ -42,7 +42,7 @@ export interface Persistence {
   readonly exclusive?: <T>(work: () => Promise<T>) => Promise<T>
 }
 
-/** The change log as the store found it (CONTRACT §18). */
+/** The change log as the store found it (docs/reference.md §18). */
 export interface KeptChanges {
   readonly kept: readonly LoggedChange[]
   /** Every event at or below this number is no longer kept. */
@@ -66,7 +66,7 @@ export interface DomainOptions {
   readonly changes?: KeptChanges
   /** Webhooks to loopback, private and link-local addresses are allowed (CLUBS_WEBHOOK_ALLOW_PRIVATE). */
   readonly webhookAllowPrivate?: boolean
-  /** The waits between a failed delivery's attempts; CONTRACT §18's when not said (tests cannot wait 10 h). */
+  /** The waits between a failed delivery's attempts; docs/reference.md §18's when not said (tests cannot wait 10 h). */
   readonly webhookRetries?: readonly number[]
   /** Whether this instance sends webhook deliveries (one of several sharing a database does); always when not said. */
   readonly sendsWebhooks?: () => boolean

@@ -1,4 +1,4 @@
-/** An error that knows the status and body it becomes (CONTRACT §8). */
+/** An error that knows the status and body it becomes (docs/reference.md §8). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -33,7 +33,7 @@ export class PermissionDenied extends ApiError {
   }
 }
 
-/** A disabled user, whatever credential they send (CONTRACT §13). */
+/** A disabled user, whatever credential they send (docs/reference.md §13). */
 export class AccountDisabled extends ApiError {
   constructor() {
     super(403, { detail: 'This account is disabled.' })

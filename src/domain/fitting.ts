@@ -1,4 +1,4 @@
-// Clubs that fit a timetable (CONTRACT §24 "By time"): the busy times of a student's timetable,
+// Clubs that fit a timetable (docs/reference.md §24 "By time"): the busy times of a student's timetable,
 // over the next four weeks in the campus time zone, against each club's weekly meetings. A
 // meeting fits when none of its four occurrences, each taken at its real instants (a week
 // across a change of the clocks keeps its wall-clock hours), overlaps a busy time. Reading the

@@ -1,7 +1,7 @@
 import type { HistoryEntry, HistoryRecord } from '../model/history'
 import type { Undo } from './journal'
 
-/** Every club's approval history, append-only (CONTRACT §11); an append can be taken back until it is on disk. */
+/** Every club's approval history, append-only (docs/reference.md §11); an append can be taken back until it is on disk. */
 export class History {
   #byClub = new Map<string, HistoryRecord[]>()
 

@@ -2,7 +2,7 @@ import { timeZoneLines } from './time-zones'
 
 // iCalendar text (RFC 5545), as much of it as weekly meetings need: content lines folded at 75
 // octets and ended by CRLF, TEXT values escaped, a VTIMEZONE for the zone the times are in; the
-// calendar named and its refresh interval given as RFC 7986 says (CONTRACT §24).
+// calendar named and its refresh interval given as RFC 7986 says (docs/reference.md §24).
 
 /** One weekly recurring event. Dates and times are the zone's wall-clock ones. */
 export interface WeeklyEvent {

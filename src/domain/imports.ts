@@ -26,7 +26,7 @@ export interface ImportCounts {
 export const MAX_ROWS_SHOWN = 1000
 
 /**
- * An import refused for its rows (CONTRACT §15): the first bad rows' field errors, by row number
+ * An import refused for its rows (docs/reference.md §15): the first bad rows' field errors, by row number
  * from 1, and how many more bad rows there are when that is not all of them.
  */
 class InvalidRows extends ApiError {
@@ -77,7 +77,7 @@ const isKnownColumn = (column: string) => KNOWN_COLUMNS.has(column) || isWritabl
 const refuse = (message: string) => new ValidationFailed({ non_field_errors: [message] })
 
 /**
- * Imports (CONTRACT §15): each row a PATCH of the club with its code, or a create (approved unless
+ * Imports (docs/reference.md §15): each row a PATCH of the club with its code, or a create (approved unless
  * the row says otherwise; the code made from the name when the row has none), the tags it names
  * made when missing; all rows or none, in one journal commit, so one snapshot write.
  */

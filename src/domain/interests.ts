@@ -6,7 +6,7 @@ import { NotFound, ValidationFailed } from './errors'
 import type { Commit, Undo } from './journal'
 import { MAX_INTEREST_EMAIL, MAX_INTEREST_NAME, type InterestRecord } from '../model/interest'
 
-/** An entry is removed a year after it was made (CONTRACT §23): 365 days. */
+/** An entry is removed a year after it was made (docs/reference.md §23): 365 days. */
 export const INTEREST_KEPT_MS = 365 * 24 * 60 * 60 * 1000
 
 /** What an officer reads of an entry: everything but the club, which they asked for. */
@@ -37,7 +37,7 @@ export const INTEREST_WORDS = {
 }
 
 /**
- * Students who are interested in a club without an account (CONTRACT §23): a name and an e-mail
+ * Students who are interested in a club without an account (docs/reference.md §23): a name and an e-mail
  * address given with consent on the club's page, for a public club that accepts members. Its
  * owners, officers and admins read and delete them; each is removed a year after it was made (a
  * sweep: `expired`, `sweep`). The same address given again for the same club keeps one entry,

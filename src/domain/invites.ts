@@ -51,7 +51,7 @@ const shown = ({ id, created_by, created_at, expires_at, max_uses, uses }: Invit
 })
 
 /**
- * Invite links (CONTRACT §23): an owner, officer or admin makes one that expires after some hours
+ * Invite links (docs/reference.md §23): an owner, officer or admin makes one that expires after some hours
  * and, when it says so, after some uses; a signed-in person who opens it and confirms becomes a
  * member at once, as an accepted join request makes them. The token is shown once; only its
  * SHA-256 is kept. An invite past its expiry is removed when any invite is made; one used up is

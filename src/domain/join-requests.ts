@@ -33,7 +33,7 @@ const asSeenByOfficers = ({ username, message, created_at }: JoinRequestRecord):
   created_at,
 })
 
-/** Asking to join a club, and its officers' answer (CONTRACT §12). */
+/** Asking to join a club, and its officers' answer (docs/reference.md §12). */
 export class JoinRequestService {
   constructor(
     private readonly clubs: ClubService,

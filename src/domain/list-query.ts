@@ -43,11 +43,11 @@ export const MAX_PAGE_SIZE = 100
 type Key = { field: OrderingField; descending: boolean }
 type Predicate = (entry: Entry) => boolean
 
-/** A parsed, validated list query (CONTRACT §6, §16). */
+/** A parsed, validated list query (docs/reference.md §6, §16). */
 export interface ListQuery {
   readonly order: Order
   readonly predicates: readonly Predicate[]
-  /** With a search and no ?ordering=: each club's relevance tier, 0 first (CONTRACT §16). */
+  /** With a search and no ?ordering=: each club's relevance tier, 0 first (docs/reference.md §16). */
   readonly relevance: ((entry: Entry) => number) | null
   readonly page: { number: number; size: number } | null
   readonly fields: readonly string[] | null
@@ -85,7 +85,7 @@ export function parseListQuery(params: URLSearchParams, catalog: Catalog): ListQ
     else predicates.push((e) => Date.parse(e.record.updated_at) >= since)
   }
 
-  // By time (CONTRACT §24): from the minute ranges the catalog keeps per club.
+  // By time (docs/reference.md §24): from the minute ranges the catalog keeps per club.
   const meetsOn = value('meets_on')
   if (meetsOn !== undefined) {
     const parsed = parseDays(meetsOn)
@@ -139,7 +139,7 @@ function freePredicate(slots: readonly WeekSpan[], catalog: Catalog): Predicate 
 }
 
 /**
- * The tiers of CONTRACT §16: 0 when the name or code holds every term, 1 when name, code, subtitle
+ * The tiers of docs/reference.md §16: 0 when the name or code holds every term, 1 when name, code, subtitle
  * and tag names do, 2 when the description is needed.
  */
 function relevanceOf(terms: readonly string[]): (entry: Entry) => number {
@@ -184,7 +184,7 @@ function parseOrdering(raw: string, fail: (message: string) => void): Key[] {
   return keys
 }
 
-/** Exactly `true` or `false` (CONTRACT §6), as the API docs offer them: no other spelling is a boolean. */
+/** Exactly `true` or `false` (docs/reference.md §6), as the API docs offer them: no other spelling is a boolean. */
 function parseBoolean(raw: string): boolean | null {
   return raw === 'true' ? true : raw === 'false' ? false : null
 }

@@ -99,7 +99,7 @@ const IMAGE_POOL = new FairPool({
 })
 
 /**
- * Club logos (CONTRACT §21): a new logo is kept, then set as `image_url` through the same update
+ * Club logos (docs/reference.md §21): a new logo is kept, then set as `image_url` through the same update
  * path as a PATCH by the same caller (so it is reviewed like one); a logo no club version points
  * to any more is swept from the store. Images are made in the process's fair pool (each caller's
  * uploads wait only behind their own and one turn of each other caller's); keeping one (writing

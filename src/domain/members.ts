@@ -18,7 +18,7 @@ export interface Member {
   readonly public: boolean
 }
 
-/** An owner or officer people can contact (CONTRACT §21). */
+/** An owner or officer people can contact (docs/reference.md §21). */
 export interface Officer {
   readonly username: string
   readonly title: string
@@ -58,14 +58,14 @@ const MEMBER_PATCH_BODY = new BodyCheck(MemberPatch, {
   fields: FIELD_WORDS,
   trimmed: ['title'],
 })
-/** Removing or demoting a club's last owner is refused on the role (CONTRACT §22): the club would have no one to run it. */
+/** Removing or demoting a club's last owner is refused on the role (docs/reference.md §22): the club would have no one to run it. */
 const LAST_OWNER = { role: ['A club must keep at least one owner.'] }
 const ROLE_ORDER: Record<Role, number> = { owner: 0, officer: 1, member: 2 }
 const byRoleThenName = (a: { role: Role; username: string }, b: { role: Role; username: string }) =>
   ROLE_ORDER[a.role] - ROLE_ORDER[b.role] || (a.username < b.username ? -1 : 1)
 const memberOf = ({ username, role, title, public: shown }: Seat): Member => ({ username, role, title, public: shown })
 
-/** A club's people, their roles and titles: owners, officers, members; and its subscribers (CONTRACT §2, §5, §21). */
+/** A club's people, their roles and titles: owners, officers, members; and its subscribers (docs/reference.md §2, §5, §21). */
 export class MemberService {
   constructor(
     private readonly clubs: ClubService,
@@ -145,7 +145,7 @@ export class MemberService {
 
   /**
    * Changes a member's role, title or whether they are listed: owners and admins for anyone, a
-   * member their own title and `public` (CONTRACT §21).
+   * member their own title and `public` (docs/reference.md §21).
    */
   async update(caller: Caller, code: string, username: string, body: unknown): Promise<Member> {
     const mayManage = this.#clubOf(caller, code)
@@ -165,7 +165,7 @@ export class MemberService {
   /**
    * What gives `username` `role` in live club `code` (with `details`), to apply inside a commit: the
    * role, one more member on the club's current record (never the public view of a club under
-   * review), and their join request, if any, settled (CONTRACT §12).
+   * review), and their join request, if any, settled (docs/reference.md §12).
    */
   admission(code: string, username: string, role: Role, details: Partial<SeatDetails> = {}): Undo[] {
     const club = this.catalog.get(code)!.record

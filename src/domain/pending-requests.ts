@@ -4,7 +4,7 @@ import type { Undo } from './journal'
 const NOTHING: Undo = () => {}
 
 /**
- * Every pending join request (CONTRACT §12), by club in the order they came, and by user. Requests
+ * Every pending join request (docs/reference.md §12), by club in the order they came, and by user. Requests
  * of a club that is no longer live (archived) are not shown, counted or saved: they go with it.
  */
 export class PendingRequests {

@@ -49,7 +49,7 @@ export interface RoundOptions {
 }
 
 /**
- * Re-registration rounds (CONTRACT §23): the office opens one with a deadline, each club's owners
+ * Re-registration rounds (docs/reference.md §23): the office opens one with a deadline, each club's owners
  * or officers confirm it, and the close makes every active club not confirmed in it inactive
  * (history `lapsed`), all in one write. Knows nothing of HTTP or files.
  */

@@ -27,7 +27,7 @@ interface Collection<R> {
 }
 
 /**
- * The snapshot's records by collection, as a store shared by several instances (CONTRACT §19)
+ * The snapshot's records by collection, as a store shared by several instances (docs/reference.md §19)
  * writes them one by one and hands those another instance committed back.
  */
 export type Replica = { readonly [collection: string]: Collection<object> }

@@ -14,7 +14,7 @@ export const ANONYMOUS_VIEW: Viewpoint = { isFavorite: false, isMember: false, i
 
 export type Representation = Record<string, unknown>
 
-/** What the list shows in place of an address that is not public (CONTRACT §1.1). */
+/** What the list shows in place of an address that is not public (docs/reference.md §1.1). */
 export const HIDDEN_EMAIL = 'Hidden'
 
 function tagsOf(record: ClubRecord, catalog: Catalog): Tag[] {
@@ -26,7 +26,7 @@ function tagsOf(record: ClubRecord, catalog: Catalog): Tag[] {
   return tags
 }
 
-/** The list representation: the spec's 23 fields in the spec's order (CONTRACT §1.1). */
+/** The list representation: the spec's 23 fields in the spec's order (docs/reference.md §1.1). */
 export function listItem(record: ClubRecord, view: Viewpoint, catalog: Catalog): Representation {
   return {
     accepting_members: record.accepting_members,
@@ -58,7 +58,7 @@ export function listItem(record: ClubRecord, view: Viewpoint, catalog: Catalog):
 /** A viewpoint with nothing of its own: the club as the public sees it. */
 export const isPlain = (view: Viewpoint) => !view.isFavorite && !view.isMember && !view.isSubscribed && !view.seesEmail
 
-/** The detail representation: the list fields, then the fields of CONTRACT §1.2. */
+/** The detail representation: the list fields, then the fields of docs/reference.md §1.2. */
 export function detail(record: ClubRecord, view: Viewpoint, catalog: Catalog): Representation {
   const out = listItem(record, view, catalog)
   for (const field of DETAIL_FIELDS) out[field] = record[field]

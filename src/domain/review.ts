@@ -18,7 +18,7 @@ export type Standing = 'new club' | 'change to an approved club' | 'public' | 'c
 export const DECISIONS = ['approve', 'reject', 'revoke'] as const
 export type Decision = (typeof DECISIONS)[number]
 
-/** What an admin may decide in each standing (CONTRACT §11): revoking needs nothing awaiting review. */
+/** What an admin may decide in each standing (docs/reference.md §11): revoking needs nothing awaiting review. */
 const OPEN_DECISIONS: Record<Standing, readonly Decision[]> = {
   'new club': ['approve', 'reject'],
   'change to an approved club': ['approve', 'reject'],
@@ -145,7 +145,7 @@ const ACTIVITY: ReadonlySet<string> = new Set(['lapsed', 'reactivated'])
 function waitingSince(history: readonly HistoryEntry[], club: ClubRecord): string {
   let since: string | null = null
   for (const entry of history) {
-    // A lapse and a reactivation (CONTRACT §23) say nothing of review.
+    // A lapse and a reactivation (docs/reference.md §23) say nothing of review.
     if (ACTIVITY.has(entry.event)) continue
     if (SUBMISSIONS.has(entry.event) || entry.event === 'created') since = entry.at
     if (!SUBMISSIONS.has(entry.event)) break

@@ -22,7 +22,7 @@ export const emptySnapshot = (): Snapshot => ({
 const OPERATOR: Caller & { username: string } = { username: ADMIN_USERNAME, isAdmin: true }
 
 /**
- * A new directory of `rows`, clubs in the write shape (CONTRACT §15): made as an import into an
+ * A new directory of `rows`, clubs in the write shape (docs/reference.md §15): made as an import into an
  * empty directory makes them (codes from names, tags made by name, approved), then, like the
  * bundled sample, owned by nobody, with no members and no history yet. Or why not: the first
  * bad row, its field and what is wrong with it.
@@ -68,7 +68,7 @@ export interface SeedLogo {
 }
 
 /**
- * A new directory with the logos its seed brings (CONTRACT §21, §22): each kept in the logo store
+ * A new directory with the logos its seed brings (docs/reference.md §21, §22): each kept in the logo store
  * as an upload is (checked, WebP, thumbnails), and its club's `image_url` its URL on this service
  * at `origin`, part of the directory from the start (no change, no history: the seed is where it
  * starts). And what could not be set (no such club, not an image), one line each.

@@ -6,7 +6,7 @@ import { sha256 } from './user-directory'
 import { ADMIN_USERNAME, type UserService } from './users'
 import type { SessionRecord } from '../model/session'
 
-/** A session ends after this long without use (CONTRACT §20). */
+/** A session ends after this long without use (docs/reference.md §20). */
 export const SESSION_IDLE_MS = 8 * 60 * 60 * 1000
 /** How stale the stored last use may grow before a request saves it again: not one write per page. */
 const TOUCH_EVERY_MS = 5 * 60 * 1000
@@ -27,7 +27,7 @@ export interface SessionHolder extends Caller {
 export type SessionStart =
   { readonly via: 'token'; readonly token: string } | { readonly via: 'campus'; readonly groupAdmin: boolean }
 
-/** Which service token opens the bootstrap admin (CONTRACT §5): what a session started with it is checked against. */
+/** Which service token opens the bootstrap admin (docs/reference.md §5): what a session started with it is checked against. */
 export interface AdminTokens {
   /** CLUBS_ADMIN_TOKEN; null without it. */
   readonly adminToken: string | null

@@ -36,7 +36,7 @@ export function snapshotProblem(data: unknown): string | null {
   return requestsProblem(snapshot.requests, codes) ?? webhooksProblem(snapshot) ?? invitesProblem(snapshot)
 }
 
-/** Why the invite links cannot be told apart, or null: each has an id and a token of its own (CONTRACT §23). */
+/** Why the invite links cannot be told apart, or null: each has an id and a token of its own (docs/reference.md §23). */
 function invitesProblem({ invites = [] }: StoredCurrent): string | null {
   if (new Set(invites.map((invite) => invite.id)).size !== invites.length) return '/invites: an invite id appears twice'
   if (new Set(invites.map((invite) => invite.token_sha256)).size !== invites.length)
@@ -87,7 +87,7 @@ export function versionOf(club: Omit<ClubRecord, 'approved_version'>): ApprovedV
   return { name, subtitle, description, image_url, approved_by, approved_on, approved_comment }
 }
 
-/** The fields a club of an older file of this format may lack: meetings (CONTRACT §21), re-registration (§23). */
+/** The fields a club of an older file of this format may lack: meetings (docs/reference.md §21), re-registration (docs/reference.md §23). */
 type Later = Pick<ClubRecord, 'meetings' | 'last_confirmed_on'>
 
 /** A club from a file of before meetings meets never, and one from before re-registration was never confirmed; the others are taken as they are. */

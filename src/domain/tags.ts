@@ -14,7 +14,7 @@ const TAKEN = 'A tag with this name already exists.'
 /** Tag ids in paths: a positive integer as written by this service. */
 const TAG_ID = /^[1-9][0-9]{0,14}$/
 
-/** The category labels clubs carry (CONTRACT §1.3, §14): everyone reads them, admins manage them. */
+/** The category labels clubs carry (docs/reference.md §1.3, §14): everyone reads them, admins manage them. */
 export class TagService {
   constructor(
     private readonly catalog: Catalog,
@@ -23,7 +23,7 @@ export class TagService {
     private readonly now: () => Date,
   ) {}
 
-  /** Every tag by id, each with the number of clubs carrying it that `caller` may see (CONTRACT §11, §14). */
+  /** Every tag by id, each with the number of clubs carrying it that `caller` may see (docs/reference.md §11, §14). */
   list(caller: Caller): TagWithCount[] {
     const counts = this.#counts(caller)
     return this.catalog

@@ -38,7 +38,7 @@ export class UserDirectory {
     return found(this.#byTokenHash, sha256(token), (user) => user.token_sha256)
   }
 
-  /** The user whose calendar's secret address holds this token (CONTRACT §21). */
+  /** The user whose calendar's secret address holds this token (docs/reference.md §21). */
   byCalendarToken(token: string): UserRecord | undefined {
     return found(this.#byCalendarHash, sha256(token), (user) => user.calendar_sha256)
   }

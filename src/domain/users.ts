@@ -73,7 +73,7 @@ export interface IssuedUser {
   readonly token: string
 }
 
-/** Users and their tokens: issued by admins, issued again or revoked by admins or their holder (CONTRACT §5, §13). */
+/** Users and their tokens: issued by admins, issued again or revoked by admins or their holder (docs/reference.md §5, §13). */
 export class UserService {
   constructor(
     readonly directory: UserDirectory,
@@ -110,7 +110,7 @@ export class UserService {
     return users.sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0))
   }
 
-  /** Refuses a disabled user, whatever credential brought them (CONTRACT §13). */
+  /** Refuses a disabled user, whatever credential brought them (docs/reference.md §13). */
   checkActive(username: string): void {
     if (this.directory.get(username)?.is_active === false) throw new AccountDisabled()
   }
@@ -181,7 +181,7 @@ export class UserService {
   /**
    * A user the campus identity provider vouches for, as of their first request: recorded once
    * (with no token of this service's), then only found — and their `email`, when the provider names
-   * one, kept, and replaced when it changes (CONTRACT §21).
+   * one, kept, and replaced when it changes (docs/reference.md §21).
    */
   signedIn(username: string, email: string | null = null): UserRecord | Promise<UserRecord> {
     const known = this.directory.get(username)

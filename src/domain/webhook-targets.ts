@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net'
 import { addressesOf, NameNotResolved } from './host-names'
 
-// Addresses a webhook may not reach unless CLUBS_WEBHOOK_ALLOW_PRIVATE=true (CONTRACT §18): this
+// Addresses a webhook may not reach unless CLUBS_WEBHOOK_ALLOW_PRIVATE=true (docs/reference.md §18): this
 // host, its networks and everything that is not one public machine (RFC 6890 special purposes).
 const NOT_PUBLIC = new BlockList()
 for (const [network, prefix] of [

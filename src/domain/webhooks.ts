@@ -15,7 +15,7 @@ import {
   type WebhookRecord,
 } from '../model/webhook'
 
-/** How long a failed delivery waits before each next attempt (CONTRACT §18); failed after the last. */
+/** How long a failed delivery waits before each next attempt (docs/reference.md §18); failed after the last. */
 export const RETRY_DELAYS_MS: readonly number[] = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000].map((s) => s * 1000)
 /** Delivered and failed deliveries kept per webhook, newest first: the data file does not grow without end. */
 export const KEPT_FINISHED = 100
@@ -120,7 +120,7 @@ const shown = ({ secret: _, dropped_deliveries = 0, ...webhook }: WebhookRecord)
 const answered = ({ webhook: _, ...delivery }: DeliveryRecord): Delivery => delivery
 
 /**
- * Webhooks (CONTRACT §18): admins add and remove them; each event is queued, in the commit of
+ * Webhooks (docs/reference.md §18): admins add and remove them; each event is queued, in the commit of
  * the write that made it, for every webhook that wants its type, so that a delivery is on disk
  * as soon as its event is. Attempts (made at the edge, which knows HTTP) settle each delivery:
  * delivered, tried again on the schedule, or failed.

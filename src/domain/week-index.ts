@@ -1,4 +1,4 @@
-// The meetings of a whole directory indexed for `free=` (CONTRACT §24), made once per state of
+// The meetings of a whole directory indexed for `free=` (docs/reference.md §24), made once per state of
 // the catalog rather than per request: every meeting span in one list ordered by day and start
 // minute (a counting sort, the keys being minutes of the week), each with its end and its club's
 // position. A query then reads, for each free slot, only the spans starting inside it, and marks

@@ -1,4 +1,4 @@
-// Times of the week (CONTRACT §24 "By time"): the days of `meets_on=`, the free slots of `free=`
+// Times of the week (docs/reference.md §24 "By time"): the days of `meets_on=`, the free slots of `free=`
 // ("mon 18:00-21:00,wed 12:00-14:00"), and a club's meetings as minute ranges per weekday, made
 // once per club (the catalog keeps them beside its other derived keys) so that a filter by time
 // compares numbers rather than reading meetings per request.
@@ -31,7 +31,7 @@ const minutesOf = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.
 
 const NO_MEETINGS: MeetingWeek = { spans: [], days: 0 }
 
-/** A club's meetings (times already checked "HH:MM", CONTRACT §21) as spans of its week; none for a record without. */
+/** A club's meetings (times already checked "HH:MM", docs/reference.md §21) as spans of its week; none for a record without. */
 export function meetingWeek(meetings: readonly Meeting[] | undefined): MeetingWeek {
   if (!meetings?.length) return NO_MEETINGS
   let days = 0

@@ -4,7 +4,7 @@ import { PayloadTooLarge, UnsupportedMediaType } from './errors'
 const MAX_BODY_BYTES = 1024 * 1024
 
 /**
- * The request's JSON body (CONTRACT §8): `application/json` only (415 otherwise), at most
+ * The request's JSON body (docs/reference.md §8): `application/json` only (415 otherwise), at most
  * 1 MiB (413, found from Content-Length or while streaming, never by reading it all first),
  * and valid JSON (400). A request with no body at all reads as `{}`.
  */

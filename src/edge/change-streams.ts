@@ -5,7 +5,7 @@ import { LogPieces, PIECE_BYTES, type Piece } from './log-pieces'
 const encoder = new TextEncoder()
 /** How often the open streams are looked after: a stop closes them within this. */
 const TICK_MS = 1_000
-/** A comment this often keeps Bun's idle timeout and proxies from closing a quiet stream (CONTRACT §18: 5 s at most). */
+/** A comment this often keeps Bun's idle timeout and proxies from closing a quiet stream (docs/reference.md §18: 5 s at most). */
 const HEARTBEAT_TICKS = 4
 const HEARTBEAT = encoder.encode(': keep-alive\n\n')
 /** How long an EventSource waits before it reconnects, sent first on every stream. */
@@ -18,7 +18,7 @@ export const MAX_UNREAD = 1 << 20
 /** Holds no state of its own: one for every stream. The runtime asks for a piece when its queue is below this. */
 const QUEUING = new ByteLengthQueuingStrategy({ highWaterMark: PIECE_BYTES })
 
-/** How many streams may be open at once unless CLUBS_MAX_STREAMS says (CONTRACT §18). */
+/** How many streams may be open at once unless CLUBS_MAX_STREAMS says (docs/reference.md §18). */
 export const DEFAULT_MAX_STREAMS = 1_000
 
 /** Past CLUBS_MAX_STREAMS open streams. */
@@ -82,7 +82,7 @@ class Follower implements UnderlyingDefaultSource<Uint8Array> {
 }
 
 /**
- * The open change streams (CONTRACT §18). Each reads the log from its own place, a piece at a
+ * The open change streams (docs/reference.md §18). Each reads the log from its own place, a piece at a
  * time as its connection takes them: what it missed first, then each published batch. A
  * connection that takes nothing while more than MAX_UNREAD bytes wait for it is dropped. An idle
  * stream costs its socket and its entry here; one timer for all of them sends heartbeats and
@@ -197,5 +197,5 @@ export class ChangeStreams {
   }
 }
 
-/** One `reset` event (CONTRACT §18: list again). */
+/** One `reset` event (docs/reference.md §18: list again). */
 const resetEvent = (gone: ChangesGone) => encoder.encode(`event: reset\ndata: ${JSON.stringify(gone.body)}\n\n`)

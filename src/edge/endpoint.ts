@@ -83,7 +83,7 @@ export interface Action<Params> {
    */
   readonly fileOnly?: boolean
   /**
-   * A POST that changes nothing (a timetable matched against the clubs, CONTRACT §24): a
+   * A POST that changes nothing (a timetable matched against the clubs, docs/reference.md §24): a
    * read-only directory serves it, and it takes no turn among the writes.
    */
   readonly readsOnly?: true
@@ -91,7 +91,7 @@ export interface Action<Params> {
   readonly responses: Readonly<Record<number, ResponseDoc>>
   readonly errors: readonly ErrorStatus[]
   /**
-   * Work on the body before a write takes its turn among the others (CONTRACT §19 holds every
+   * Work on the body before a write takes its turn among the others (docs/reference.md §19 holds every
    * instance's writes meanwhile): long work no other write should wait for, such as making an
    * image. What it answers is the body `handle` gets.
    */
@@ -179,14 +179,14 @@ function handlerOf(page: Endpoint, method: Method, action: Action<{}>, services:
   const negotiation = action.fileOnly ? FILE_ONLY : offering(action.spreadsheets)
   // No closure is made per request on the way to a synchronous answer: they add up in small ones.
   // Every error is answered here, so the answer is a Response or a promise that never rejects.
-  // Ours answer in the contract's shape with the endpoint's Allow; anything else is a fault.
+  // Ours answer in the reference's shape with the endpoint's Allow; anything else is a fault.
   const fail = (request: Request, negotiated: Exchange | null, error: unknown) => {
     const ex = negotiated ?? exchangeForError(request, page)
     const explained = edge.explain(error)
     if (!(explained instanceof ApiError)) return edge.fault(ex, error)
     return replyJson(ex, explained.status, explained.body, explained.headers)
   }
-  // A write's work is ordered with every other instance's (CONTRACT §19), its body read first.
+  // A write's work is ordered with every other instance's (docs/reference.md §19), its body read first.
   const run = writes
     ? (ex: Exchange, caller: Caller, params: {}, body: unknown) =>
         services.exclusive(async () => action.handle({ ex, caller, params, body, services }))

@@ -5,7 +5,7 @@ import { replyJson } from './respond'
 
 export type LogFault = (error: unknown, request: Request) => void
 
-/** The one place that turns every error, ours or Elysia's, into the contract's body (CONTRACT §8). */
+/** The one place that turns every error, ours or Elysia's, into the reference's body (docs/reference.md §8). */
 export function errorHandler(logFault: LogFault) {
   return new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, ({ code, error, request }) => {
     const ex = exchangeForError(request)
@@ -17,7 +17,7 @@ export function errorHandler(logFault: LogFault) {
   })
 }
 
-/** An error no rule expects (a bug): logged, and answered with the contract's 500. */
+/** An error no rule expects (a bug): logged, and answered with the reference's 500. */
 export function answerFault(logFault: LogFault, ex: Exchange, error: unknown) {
   logFault(error, ex.request)
   return replyJson(ex, 500, { detail: 'Internal server error.' })

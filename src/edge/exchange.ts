@@ -7,7 +7,7 @@ import { urlOf } from './request-facts'
 export interface PageInfo {
   readonly name: string
   readonly description: string
-  /** The methods it serves, in the contract's order ("GET, POST"). */
+  /** The methods it serves, in the reference's order ("GET, POST"). */
   readonly allow: string
   /** The JSON a write form starts from, given the body the page shows. */
   readonly template?: (shown: unknown) => Record<string, unknown>

@@ -1,4 +1,4 @@
-// What a trusted reverse proxy says about the client (CONTRACT §17): X-Forwarded-Proto, -Host, -For.
+// What a trusted reverse proxy says about the client (docs/reference.md §17): X-Forwarded-Proto, -Host, -For.
 
 /** Whose X-Forwarded-* headers to believe: nobody, any peer, or these proxy addresses. */
 export type TrustProxy = boolean | readonly string[]

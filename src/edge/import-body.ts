@@ -10,7 +10,7 @@ const IMPORT_MEDIA_TYPES = ['text/csv', 'application/json'] as const
 const CSV_SLICE_BYTES = 256 * 1024
 
 /**
- * The body of an import (CONTRACT §15): CSV (`text/csv`) or JSON (`application/json`), UTF-8 (415
+ * The body of an import (docs/reference.md §15): CSV (`text/csv`) or JSON (`application/json`), UTF-8 (415
  * for any other type or charset), at most 10 MiB (413), valid UTF-8 (400), and parsed: CSV by
  * csv-parse (RFC 4180; a byte order mark is skipped), JSON as such (400 when it does not parse).
  * Rows of unequal length are the domain's to name, by row.

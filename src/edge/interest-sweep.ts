@@ -4,7 +4,7 @@ import type { InterestService } from '../domain/interests'
 export const INTEREST_SWEEP_EVERY_MS = 60 * 60 * 1000
 
 /**
- * Removes the interested students' entries that are a year old (CONTRACT §23): at once, then
+ * Removes the interested students' entries that are a year old (docs/reference.md §23): at once, then
  * every hour, each time in one write. A sweep that cannot be saved (storage unavailable) is tried
  * again at the next. Its timer keeps no process alive; the answer stops it.
  */

@@ -3,7 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 
 /**
- * The service's Prometheus metrics (CONTRACT §17), in a registry of its own: requests by
+ * The service's Prometheus metrics (docs/reference.md §17), in a registry of its own: requests by
  * method, route template (never a raw path: one series per endpoint, not per club) and
  * status; request durations; clubs by state; snapshot writes; the process's memory and CPU.
  */

@@ -4,7 +4,7 @@ import { ADMIN_USERNAME, fitUsername } from '../domain/users'
 import { MAX_EMAIL_LENGTH } from '../model/user'
 import { ProviderKeys, type ProviderKeysOptions } from './provider-keys'
 
-/** Campus sign-in as configured (CLUBS_OIDC_*, CONTRACT §13). */
+/** Campus sign-in as configured (CLUBS_OIDC_*, docs/reference.md §13). */
 export interface OidcSettings {
   readonly issuer: string
   readonly audience: string
@@ -12,7 +12,7 @@ export interface OidcSettings {
   readonly groupsClaim: string
   /** Members of this group are admins; null: no group makes one. */
   readonly adminGroup: string | null
-  /** The site's client at the provider (CLUBS_OIDC_CLIENT_ID, CONTRACT §20); the audience when absent. */
+  /** The site's client at the provider (CLUBS_OIDC_CLIENT_ID, docs/reference.md §20); the audience when absent. */
   readonly clientId?: string
   /** CLUBS_OIDC_CLIENT_SECRET: the site is a confidential client; absent or null, a public one (PKCE alone). */
   readonly clientSecret?: string | null
@@ -50,7 +50,7 @@ export class CampusSignIn {
 
   /**
    * The token's user; a 401 for any token that is not a valid one, a 503 when the keys cannot be
-   * had. `audience`: the site's client id, for the ID tokens of its sign-in (CONTRACT §20).
+   * had. `audience`: the site's client id, for the ID tokens of its sign-in (docs/reference.md §20).
    */
   async verify(token: string, audience = this.settings.audience): Promise<CampusIdentity> {
     if (token.length > MAX_TOKEN || token.indexOf('.') > MAX_HEADER)

@@ -1,4 +1,4 @@
-// QR codes of club pages for the club fair (CONTRACT §23): drawn by node-qrcode as SVG, and kept by
+// QR codes of club pages for the club fair (docs/reference.md §23): drawn by node-qrcode as SVG, and kept by
 // the URL they encode, since a code depends on nothing else.
 import QRCode from 'qrcode'
 import { Prepared } from './prepared'
@@ -7,7 +7,7 @@ export const SVG_TYPE = 'image/svg+xml'
 
 /**
  * Error correction Q (a quarter of the code can be lost): a poster is creased, taped over at a
- * corner, scanned from across a stand and at an angle. M (15%) is the least the contract allows;
+ * corner, scanned from across a stand and at an angle. M (15%) is the least the reference allows;
  * Q costs one or two versions more on a URL of this length, still large modules on a sheet.
  */
 const ERROR_CORRECTION = 'Q'

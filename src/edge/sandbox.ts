@@ -1,4 +1,4 @@
-// The sandbox for prototyping (CONTRACT §25), at the edge: delays and faults on request, the
+// The sandbox for prototyping (docs/reference.md §25), at the edge: delays and faults on request, the
 // request log, and the order writes and a reset take. Nothing of it reaches the domain; with
 // CLUBS_SANDBOX off none of it is mounted and a request goes straight to the app.
 import { t } from 'elysia'
@@ -209,7 +209,7 @@ export function asked(request: Request): { delay: number; fail: number | null } 
   return { delay: delay === null ? 0 : Number(delay), fail: fail === null ? null : Number(fail) }
 }
 
-/** The answer a fault asks for: its status, the contract's error body, nothing done. */
+/** The answer a fault asks for: its status, the reference's error body, nothing done. */
 function failure(status: number): Response {
   const headers: Record<string, string> = {}
   if (status === 401) headers['WWW-Authenticate'] = 'Bearer realm="api"'
@@ -237,7 +237,7 @@ export const sandboxReset = endpoint({
   path: '/api/_sandbox/reset',
   name: 'Sandbox Reset',
   description:
-    'Only with CLUBS_SANDBOX=true (CONTRACT §25): the directory back to its seed in one write, logos and sessions included.',
+    'Only with CLUBS_SANDBOX=true (docs/reference.md §25): the directory back to its seed in one write, logos and sessions included.',
   tag: 'sandbox',
   actions: {
     POST: {
@@ -258,7 +258,7 @@ export const sandboxReset = endpoint({
 export const sandboxRequests = endpoint({
   path: '/api/_sandbox/requests',
   name: 'Sandbox Requests',
-  description: `Only with CLUBS_SANDBOX=true (CONTRACT §25): the newest requests, ${KEPT_REQUESTS.toLocaleString('en-US')} kept.`,
+  description: `Only with CLUBS_SANDBOX=true (docs/reference.md §25): the newest requests, ${KEPT_REQUESTS.toLocaleString('en-US')} kept.`,
   tag: 'sandbox',
   actions: {
     GET: {

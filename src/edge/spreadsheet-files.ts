@@ -1,4 +1,4 @@
-// Tables as files (CONTRACT §15): CSV through csv-stringify (RFC 4180 quoting, CRLF line ends),
+// Tables as files (docs/reference.md §15): CSV through csv-stringify (RFC 4180 quoting, CRLF line ends),
 // XLSX through exceljs. The cells come defused from the domain (src/domain/cells.ts).
 import { stringify } from 'csv-stringify/sync'
 import ExcelJS from 'exceljs'

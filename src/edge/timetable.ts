@@ -5,7 +5,7 @@ import { wallClockInstant } from '../domain/time-zones'
 import { readCapped } from './body'
 import { UnsupportedMediaType } from './errors'
 
-// A student's timetable (CONTRACT §24 "By time"): an iCalendar file read with ical.js, whose
+// A student's timetable (docs/reference.md §24 "By time"): an iCalendar file read with ical.js, whose
 // recurrence expansion (RRULE, RDATE, EXDATE, RECURRENCE-ID overrides) and VTIMEZONEs we rely on,
 // into the busy times of a window of the campus calendar. An all-day or floating time is read on
 // the campus wall clock; a TZID the file defines no VTIMEZONE for, as that IANA zone when it is one.

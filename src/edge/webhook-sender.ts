@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto'
 import { resolveTarget, TargetRefused } from '../domain/webhook-targets'
 import type { Due, DueDelivery, DueEvent, Outcome, Outcomes, Target } from '../domain/webhooks'
 
-/** How long one attempt may take, answer included (CONTRACT §18). */
+/** How long one attempt may take, answer included (docs/reference.md §18). */
 export const ATTEMPT_LIMIT_MS = 10_000
 /** How much of a refusing answer is read, for last_error; the rest is never downloaded. */
 const ANSWER_BYTES_READ = 1024

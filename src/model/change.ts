@@ -1,7 +1,7 @@
 import { t } from 'elysia'
 import { Type } from '@sinclair/typebox'
 
-/** What happened to a club as the public sees it (CONTRACT §18). */
+/** What happened to a club as the public sees it (docs/reference.md §18). */
 export const CHANGE_TYPES = ['club.added', 'club.changed', 'club.removed'] as const
 export type ChangeType = (typeof CHANGE_TYPES)[number]
 

@@ -4,7 +4,7 @@ import { Type, type TObject } from '@sinclair/typebox'
 // Sets what the formats named below (uri, date, email) mean, for every compiled check.
 import './formats'
 
-/** Coded values (CONTRACT §1.4): the integer stored, and the label people read. */
+/** Coded values (docs/reference.md §1.4): the integer stored, and the label people read. */
 export const SIZES = { 1: '1-20', 2: '21-50', 3: '51-100', 4: '101+' } as const
 export const APPLICATION_REQUIRED = {
   1: 'Open membership',
@@ -47,7 +47,7 @@ const Text = (maxLength: number, description?: string) => t.String({ maxLength, 
 
 export const CODE_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$'
 
-/** The days a club may meet on, Monday first (CONTRACT §21). */
+/** The days a club may meet on, Monday first (docs/reference.md §21). */
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const
 export type Weekday = (typeof WEEKDAYS)[number]
 /** A time of day, 24-hour: 00:00 to 23:59. */
@@ -96,7 +96,7 @@ const TagRef = t.Union([
 ])
 
 /**
- * The fields a client may write (CONTRACT §3.1), as they are checked (no coercion: a JSON "3" is
+ * The fields a client may write (docs/reference.md §3.1), as they are checked (no coercion: a JSON "3" is
  * not a size). `code` is create-only; `approved` and `approved_comment` are admin-only and kept apart.
  */
 export const ClubWrite = t.Object(
@@ -150,7 +150,7 @@ export const ClubWrite = t.Object(
 )
 export type ClubWrite = typeof ClubWrite.static
 
-/** What a new club holds in each writable field it was not sent (CONTRACT §3.3). */
+/** What a new club holds in each writable field it was not sent (docs/reference.md §3.3). */
 export const CLUB_DEFAULTS = {
   subtitle: '',
   description: '',
@@ -195,7 +195,7 @@ export const ClubCreate = t.Composite(
 )
 /**
  * What a PUT takes: every writable field of the spec, the code sent back unchanged or not at all,
- * and the meetings (CONTRACT §21) or not: a client from before them keeps them as they are.
+ * and the meetings (docs/reference.md §21) or not: a client from before them keeps them as they are.
  */
 export const ClubReplace = t.Composite(
   [
@@ -239,7 +239,7 @@ const READ_ONLY_ECHOES = Object.fromEntries(
 
 /**
  * A club write body as clients may send it, and as the API docs show it: `body`'s fields and,
- * from the common GET-edit-PUT, the read-only fields, which the check drops (CONTRACT §3.1).
+ * from the common GET-edit-PUT, the read-only fields, which the check drops (docs/reference.md §3.1).
  * No other field is taken: said with `propertyNames`, not `additionalProperties: false`, because
  * a validator that drops `readOnly` properties from a request's schema (Prism does, as OpenAPI
  * says a client should not send them) would then refuse the read-only fields the server accepts.
@@ -250,7 +250,7 @@ export const acceptingReadOnly = (body: TObject) => {
 }
 
 /**
- * A club's reviewed fields as an admin last approved them, with that decision (CONTRACT §11):
+ * A club's reviewed fields as an admin last approved them, with that decision (docs/reference.md §11):
  * what the public sees while a change to them awaits review.
  */
 export const ApprovedVersion = t.Object({
@@ -266,10 +266,10 @@ export const ApprovedVersion = t.Object({
 })
 export type ApprovedVersion = typeof ApprovedVersion.static
 
-/** The decisions of the activities office on a club, as its history names them (CONTRACT §11). */
+/** The decisions of the activities office on a club, as its history names them (docs/reference.md §11). */
 export const DECISION_EVENTS = ['approved', 'rejected', 'revoked'] as const
 
-/** The latest decision on a club, as its owners, officers and admins see it on the club (CONTRACT §22). */
+/** The latest decision on a club, as its owners, officers and admins see it on the club (docs/reference.md §22). */
 export const LastDecision = t.Object({
   action: t.Union(DECISION_EVENTS.map((event) => t.Literal(event))),
   comment: t.String({ description: 'The admin\'s comment; "" when none.' }),
@@ -297,12 +297,12 @@ export const ClubRecord = t.Object({
    * was rejected): what the public sees meanwhile. null otherwise, and for a club never approved.
    */
   approved_version: t.Union([ApprovedVersion, t.Null()]),
-  /** The campus day its owners or officers last confirmed it in a re-registration round (CONTRACT §23), or null. */
+  /** The campus day its owners or officers last confirmed it in a re-registration round (docs/reference.md §23), or null. */
   last_confirmed_on: t.Union([t.String({ format: 'date' }), t.Null()]),
 })
 export type ClubRecord = typeof ClubRecord.static
 
-/** The list representation: exactly the 23 fields of the spec, in its order (CONTRACT §1.1). */
+/** The list representation: exactly the 23 fields of the spec, in its order (docs/reference.md §1.1). */
 export const LIST_FIELDS = [
   'accepting_members',
   'active',
@@ -329,7 +329,7 @@ export const LIST_FIELDS = [
   'tags',
 ] as const
 
-/** Fields the detail representation adds to the list ones (CONTRACT §1.2). */
+/** Fields the detail representation adds to the list ones (docs/reference.md §1.2). */
 export const DETAIL_FIELDS = [
   'description',
   'website',

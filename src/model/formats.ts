@@ -1,4 +1,4 @@
-// What the string formats named in the schemas mean here (CONTRACT §3.2). TypeBox keeps formats in
+// What the string formats named in the schemas mean here (docs/reference.md §3.2). TypeBox keeps formats in
 // one registry for the whole process; they are set here, beside the schemas that name them, so that
 // every compiled check (a write body, the data file at start) reads them the same way. They replace
 // Elysia's looser formats of the same names: the edge only documents schemas, it validates nothing.

@@ -12,7 +12,7 @@ export const HISTORY_EVENTS = [
 ] as const
 export type HistoryEventKind = (typeof HISTORY_EVENTS)[number]
 
-/** One entry of a club's approval history (CONTRACT §11), as answered. */
+/** One entry of a club's approval history (docs/reference.md §11), as answered. */
 export const HistoryEntry = t.Object({
   event: t.Union(HISTORY_EVENTS.map((event) => t.Literal(event))),
   at: t.String({ format: 'date-time' }),

@@ -2,14 +2,14 @@ import { t } from 'elysia'
 // Elysia's t.Integer also accepts numeric strings; records and answers hold integers only.
 import { Type } from '@sinclair/typebox'
 
-/** An invite lasts at least an hour and at most a week (CONTRACT §23). */
+/** An invite lasts at least an hour and at most a week (docs/reference.md §23). */
 export const MIN_INVITE_HOURS = 1
 export const MAX_INVITE_HOURS = 168
 /** An invite admits at most this many people; without `max_uses`, any number until it expires. */
 export const MAX_INVITE_USES = 1000
 /** How many live invites a club may have at once, so that no one fills the data file with them. */
 export const MAX_LIVE_INVITES = 100
-/** An invite's id: 16 hex digits, random (ids are made on several instances at once, CONTRACT §19). */
+/** An invite's id: 16 hex digits, random (ids are made on several instances at once, docs/reference.md §19). */
 export const INVITE_ID_PATTERN = '^[0-9a-f]{16}$'
 
 const Id = t.String({ pattern: INVITE_ID_PATTERN, examples: ['3f9c1a0b7d2e4c68'] })

@@ -3,7 +3,7 @@ import { CODE_PATTERN } from './club'
 import { USERNAME_PATTERN } from './user'
 
 export const MAX_MESSAGE_LENGTH = 1000
-/** How many requests one user may have pending at once (CONTRACT §12), so no one floods officers. */
+/** How many requests one user may have pending at once (docs/reference.md §12), so no one floods officers. */
 export const MAX_PENDING_REQUESTS = 50
 
 const Message = t.String({ maxLength: MAX_MESSAGE_LENGTH, description: 'To the officers; at most 1,000 characters.' })

@@ -5,7 +5,7 @@ import './formats'
 /** The longest message the office may send with a round. */
 export const MAX_ROUND_MESSAGE_LENGTH = 1000
 
-/** What opens a re-registration round (CONTRACT §23): its deadline, and a message for the clubs. */
+/** What opens a re-registration round (docs/reference.md §23): its deadline, and a message for the clubs. */
 export const RoundWrite = t.Object(
   {
     deadline: t.String({

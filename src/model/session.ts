@@ -1,7 +1,7 @@
 import { t } from 'elysia'
 
 /**
- * A signed-in person's session on the site (CONTRACT §20), as the data file keeps it: never the
+ * A signed-in person's session on the site (docs/reference.md §20), as the data file keeps it: never the
  * id the cookie holds, only its SHA-256, so a copy of the file opens no session.
  */
 export const SessionRecord = t.Object({
@@ -13,7 +13,7 @@ export const SessionRecord = t.Object({
   group_admin: t.Boolean(),
   /**
    * A session started with a service token: an HMAC, under the service's secret key, of that
-   * token's SHA-256. The session lives while the token opens its user (CONTRACT §20); a campus
+   * token's SHA-256. The session lives while the token opens its user (docs/reference.md §20); a campus
    * session has none, and so has a token session from before this was kept (it is refused).
    */
   credential: t.Optional(t.String({ pattern: '^[0-9a-f]{64}$' })),

@@ -23,29 +23,29 @@ export const Snapshot = t.Object({
   favorites: t.Array(ClubLink),
   subscriptions: t.Array(ClubLink),
   history: t.Array(HistoryRecord),
-  /** Pending join requests (CONTRACT §12), oldest first. */
+  /** Pending join requests (docs/reference.md §12), oldest first. */
   requests: t.Array(JoinRequestRecord),
-  /** The site's sessions (CONTRACT §20); a file from before the site has none. */
+  /** The site's sessions (docs/reference.md §20); a file from before the site has none. */
   sessions: t.Optional(t.Array(SessionRecord)),
-  /** Webhooks (CONTRACT §18) and their deliveries: pending ones with their events; a file from before them has none. */
+  /** Webhooks (docs/reference.md §18) and their deliveries: pending ones with their events; a file from before them has none. */
   webhooks: t.Optional(t.Array(WebhookRecord)),
   webhook_deliveries: t.Optional(t.Array(DeliveryRecord)),
   webhook_events: t.Optional(t.Array(WebhookEventRecord)),
-  /** Students interested in a club without an account (CONTRACT §23); a file from before them has none. */
+  /** Students interested in a club without an account (docs/reference.md §23); a file from before them has none. */
   interests: t.Optional(t.Array(InterestRecord)),
-  /** Clubs' invite links (CONTRACT §23), their tokens' SHA-256 only; a file from before them has none. */
+  /** Clubs' invite links (docs/reference.md §23), their tokens' SHA-256 only; a file from before them has none. */
   invites: t.Optional(t.Array(InviteRecord)),
-  /** Re-registration rounds (CONTRACT §23), oldest first, and the clubs confirmed in each; a file from before them has none. */
+  /** Re-registration rounds (docs/reference.md §23), oldest first, and the clubs confirmed in each; a file from before them has none. */
   registration_rounds: t.Optional(t.Array(RoundRecord)),
   registration_confirmations: t.Optional(t.Array(ConfirmationRecord)),
-  /** The highest change number handed out (CONTRACT §18), so that none is used twice; a file from before the log has none. */
+  /** The highest change number handed out (docs/reference.md §18), so that none is used twice; a file from before the log has none. */
   changes_seq: t.Optional(Type.Integer({ minimum: 0 })),
 })
 export type Snapshot = typeof Snapshot.static
 
 /**
- * A club as a data file holds it: a file from before meetings (CONTRACT §21) has none, read as [];
- * one from before re-registration (§23) no `last_confirmed_on`, read as null.
+ * A club as a data file holds it: a file from before meetings (docs/reference.md §21) has none, read as [];
+ * one from before re-registration (docs/reference.md §23) no `last_confirmed_on`, read as null.
  */
 const StoredClub = t.Object({
   ...ClubRecord.properties,

@@ -19,7 +19,7 @@ export type TagCreate = typeof TagCreate.static
 export const TagPatch = t.Object({ name: t.Optional(Name) }, { additionalProperties: false })
 export type TagPatch = typeof TagPatch.static
 
-/** A tag as answered: with the number of clubs carrying it that the caller may see (CONTRACT §14). */
+/** A tag as answered: with the number of clubs carrying it that the caller may see (docs/reference.md §14). */
 export const TagWithCount = t.Object(
   { ...Tag.properties, clubs: Type.Integer({ minimum: 0, description: 'Clubs you may see that carry it.' }) },
   { title: 'Tag' },

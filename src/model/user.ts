@@ -3,7 +3,7 @@ import { t } from 'elysia'
 export const USERNAME_PATTERN = '^[a-z0-9][a-z0-9._-]{0,63}$'
 export const ROLES = ['owner', 'officer', 'member'] as const
 export type Role = (typeof ROLES)[number]
-/** A member's title ("President"), shown with the club's officers people can contact (CONTRACT §21). */
+/** A member's title ("President"), shown with the club's officers people can contact (docs/reference.md §21). */
 export const MAX_TITLE_LENGTH = 100
 /** The e-mail address a campus sign-in names: no longer than an address can be (RFC 5321). */
 export const MAX_EMAIL_LENGTH = 254
@@ -17,11 +17,11 @@ export const UserRecord = t.Object({
   is_admin: t.Boolean(),
   token_sha256: t.Union([t.String({ pattern: '^[0-9a-f]{64}$' }), t.Null()]),
   created_at: t.String(),
-  /** false: disabled by an admin, refused on every request (CONTRACT §13); a file from before it has none (true). */
+  /** false: disabled by an admin, refused on every request (docs/reference.md §13); a file from before it has none (true). */
   is_active: t.Optional(t.Boolean()),
-  /** The `email` claim of their last campus sign-in that carried one (CONTRACT §21); never from a service token. */
+  /** The `email` claim of their last campus sign-in that carried one (docs/reference.md §21); never from a service token. */
   email: t.Optional(t.String({ maxLength: MAX_EMAIL_LENGTH })),
-  /** The SHA-256 of the token in their calendar's secret address (CONTRACT §21); none until they ask for one. */
+  /** The SHA-256 of the token in their calendar's secret address (docs/reference.md §21); none until they ask for one. */
   calendar_sha256: t.Optional(t.String({ pattern: '^[0-9a-f]{64}$' })),
   /** With the service's secret key, what derives that token again, so the address can be shown again. */
   calendar_nonce: t.Optional(t.String({ pattern: '^[A-Za-z0-9_-]+$' })),
@@ -75,7 +75,7 @@ const Title = t.String({
   examples: ['President'],
 })
 const Public = t.Boolean({ description: "true: an owner's or officer's name and title are listed as a contact." })
-/** What a member write may say of them besides the role (CONTRACT §21). */
+/** What a member write may say of them besides the role (docs/reference.md §21). */
 const LISTING = { title: t.Optional(Title), public: t.Optional(Public) }
 const RoleChoice = (description: string) =>
   t.Optional(

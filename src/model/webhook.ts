@@ -61,7 +61,7 @@ export type WebhookRecord = typeof WebhookRecord.static
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
 
-/** One event's delivery to one webhook, as answered (CONTRACT §18). */
+/** One event's delivery to one webhook, as answered (docs/reference.md §18). */
 export const Delivery = t.Object(
   {
     seq: Type.Integer({ minimum: 1, description: 'The event delivered.' }),

@@ -44,8 +44,8 @@ export interface Finished {
 }
 
 /**
- * The site's campus sign-in (CONTRACT §20): the authorization code flow with PKCE (S256), `state`
- * and `nonce`, through openid-client. The ID token is then checked as a bearer JWT is (§13: the
+ * The site's campus sign-in (docs/reference.md §20): the authorization code flow with PKCE (S256), `state`
+ * and `nonce`, through openid-client. The ID token is then checked as a bearer JWT is (docs/reference.md §13: the
  * issuer's published keys, RS256 or ES256, `iss`, `exp`, `nbf`), for the site's client id.
  */
 export class CampusFlow {

@@ -18,7 +18,7 @@ const signInCookie = (browser: string, secure: boolean) =>
   `${SIGN_IN_COOKIE}=${browser}; Path=/auth/; Max-Age=${PENDING_TTL_MS / 1000}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`
 
 /**
- * Campus sign-in on the site (CONTRACT §20): `/auth/sign-in` sends the browser to the provider,
+ * Campus sign-in on the site (docs/reference.md §20): `/auth/sign-in` sends the browser to the provider,
  * which sends it back to `/auth/callback`; only a sign-in this browser began there starts a session.
  */
 export function campusSignInRoutes(kit: SiteKit, flow: CampusFlow) {

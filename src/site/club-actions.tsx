@@ -51,7 +51,7 @@ function Button({
   )
 }
 
-/** A club page's buttons for a signed-in reader (CONTRACT §20), and what the last one did. */
+/** A club page's buttons for a signed-in reader (docs/reference.md §20), and what the last one did. */
 export function ClubActions({ viewer, standing, done }: { viewer: Viewer; standing: Standing; done: string | null }) {
   const base = `/clubs/${encodeURIComponent(standing.code)}`
   return (

@@ -29,11 +29,11 @@ export interface EditState {
   readonly origin: string
   /** Whether this directory keeps logos at all. */
   readonly logos: boolean
-  /** The activities office's latest decision on the club, or null (CONTRACT §22). */
+  /** The activities office's latest decision on the club, or null (docs/reference.md §22). */
   readonly lastDecision: LastDecision | null
   /** The club is rejected, and this person may send it for review again. */
   readonly resubmittable: boolean
-  /** The re-registration round open now, with the club's confirmation in it; null when none is open (CONTRACT §23). */
+  /** The re-registration round open now, with the club's confirmation in it; null when none is open (docs/reference.md §23). */
   readonly round: RoundNote | null
   /** Names the values the form shows: a save of a form shown before the club changed is refused (409). */
   readonly seen?: string
@@ -140,7 +140,7 @@ function TagChoice({ state }: { state: FormState }) {
   )
 }
 
-/** At most this many meetings (CONTRACT §21); the form offers one empty row more than the club has. */
+/** At most this many meetings (docs/reference.md §21); the form offers one empty row more than the club has. */
 const MAX_MEETINGS = 10
 const EMPTY_ROW: MeetingRow = { day: '', start: '', end: '', location: '', note: '' }
 
@@ -317,7 +317,7 @@ function LogoForms({ state, viewer }: { state: EditState; viewer: Viewer }) {
   )
 }
 
-/** The club form (CONTRACT §20, §22): its labelled fields, tags and meetings, sent to `action` by `submit`. */
+/** The club form (docs/reference.md §20, §22): its labelled fields, tags and meetings, sent to `action` by `submit`. */
 export function ClubForm(props: { state: FormState; viewer: Viewer; action: string; submit: string }) {
   const { state } = props
   return (
@@ -339,7 +339,7 @@ export function ClubForm(props: { state: FormState; viewer: Viewer; action: stri
   )
 }
 
-/** A club's edit form (CONTRACT §20): labelled fields, each error beside its field and in a summary. */
+/** A club's edit form (docs/reference.md §20): labelled fields, each error beside its field and in a summary. */
 export function ClubEditPage({ state, viewer }: { state: EditState; viewer: Viewer }) {
   return (
     <>

@@ -44,7 +44,7 @@ function Address({ address }: { address: string }) {
 }
 
 /**
- * The club's public facts (CONTRACT §22): coded values by the labels the API documents for them
+ * The club's public facts (docs/reference.md §22): coded values by the labels the API documents for them
  * (the tables of src/model/club.ts, which the OpenAPI document's enum descriptions come from).
  */
 export function ClubFacts({ club }: { club: ClubDetailView }) {

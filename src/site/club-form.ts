@@ -21,7 +21,7 @@ export interface EditField {
   readonly help?: string
 }
 
-/** The writable club fields (CONTRACT §3.1) that people edit, in the groups the form shows them. */
+/** The writable club fields (docs/reference.md §3.1) that people edit, in the groups the form shows them. */
 export const EDIT_SECTIONS: readonly { readonly legend: string; readonly fields: readonly EditField[] }[] = [
   {
     legend: 'About the club',
@@ -93,7 +93,7 @@ type Stored = string | number | boolean | null
 /** What the form is filled in from and compared with: a club as it stands, or NEW_CLUB. */
 export type FormSource = Pick<ClubRecord, 'tags' | 'meetings'>
 
-/** The club a registration starts from: no name yet, and every other field as a new club has it (CONTRACT §3). */
+/** The club a registration starts from: no name yet, and every other field as a new club has it (docs/reference.md §3). */
 export const NEW_CLUB: FormSource = { ...CLUB_DEFAULTS, name: '', tags: [], meetings: [] } as FormSource
 
 const storedOf = (club: FormSource, name: string) => (club as unknown as Record<string, Stored>)[name] ?? null
@@ -138,7 +138,7 @@ function writeValue(kind: FieldKind, text: string): Stored {
 }
 
 /**
- * The PATCH body (CONTRACT §3.4) of what the person changed: only the fields whose value differs
+ * The PATCH body (docs/reference.md §3.4) of what the person changed: only the fields whose value differs
  * from the club's, so a save never resends a reviewed field it left alone, nor undoes another
  * officer's change to a field this form did not touch. Against NEW_CLUB, the body of a create
  * (the fields left as a new club has them are not sent).

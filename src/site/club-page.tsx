@@ -26,9 +26,9 @@ function Paragraphs({ text }: { text: string }) {
 const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 
 /**
- * A club's page (CONTRACT §20, §22): its name, subtitle, description, how to get involved, its
+ * A club's page (docs/reference.md §20, §22): its name, subtitle, description, how to get involved, its
  * public facts, meetings (in the campus time zone, named), public officers, links, email, counts;
- * `actions` for a signed-in reader. The same as schema.org JSON-LD for search engines (CONTRACT
+ * `actions` for a signed-in reader. The same as schema.org JSON-LD for search engines (docs/reference.md
  * §24): data, not a script the browser runs, so the Content-Security-Policy has nothing to allow.
  */
 export function ClubPage({
@@ -45,7 +45,7 @@ export function ClubPage({
   /** CLUBS_TIMEZONE: the clock meeting times are on. */
   timeZone: string
   actions?: ComponentChildren
-  /** The "I'm interested" form (CONTRACT §23), on a club that accepts members. */
+  /** The "I'm interested" form (docs/reference.md §23), on a club that accepts members. */
   interest?: ComponentChildren
 }) {
   const links = CLUB_LINKS.filter(([field]) => club[field] !== null)

@@ -15,7 +15,7 @@ export interface PeopleState {
   readonly requests: readonly JoinRequest[]
   readonly members: readonly Member[]
   readonly subscribers: readonly Subscriber[]
-  /** Students interested without an account (CONTRACT §23), newest first. */
+  /** Students interested without an account (docs/reference.md §23), newest first. */
   readonly interested: readonly Interested[]
   /** What the last Accept or Decline, or change to the members, did, said once. */
   readonly notice: string | null
@@ -23,7 +23,7 @@ export interface PeopleState {
   readonly manages: boolean
   /** A members form the domain refused, shown again with its errors; null when none was. */
   readonly form: MemberForm | null
-  /** Its invite links (CONTRACT §23). */
+  /** Its invite links (docs/reference.md §23). */
   readonly invites: InvitesState
   /** The re-registration round open now, with the club's confirmation in it; null when none is open. */
   readonly round: RoundNote | null
@@ -60,7 +60,7 @@ function RequestItem({ request, code, viewer }: { request: JoinRequest; code: st
   )
 }
 
-/** A club's pending join requests, each with Accept and Decline, its members, its invite links and its subscribers (CONTRACT §12, §20, §22, §23). */
+/** A club's pending join requests, each with Accept and Decline, its members, its invite links and its subscribers (docs/reference.md §12, §20, §22, §23). */
 export function ClubPeoplePage({ state, viewer }: { state: PeopleState; viewer: Viewer }) {
   return (
     <>

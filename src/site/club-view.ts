@@ -1,7 +1,7 @@
 import type { Representation } from '../domain/represent'
 import type { APPLICATION_REQUIRED, Meeting, RECRUITING_CYCLES, SIZES } from '../model/club'
 
-/** The fields of a club's representation (CONTRACT §1) that the site's pages show. */
+/** The fields of a club's representation (docs/reference.md §1) that the site's pages show. */
 export interface ClubView {
   readonly code: string
   readonly name: string
@@ -40,7 +40,7 @@ export interface ClubDetailView extends ClubView {
   readonly founded: string | null
   readonly available_virtually: boolean
   readonly appointment_needed: boolean
-  /** The campus day its owners or officers last confirmed it (CONTRACT §23), YYYY-MM-DD, or null. */
+  /** The campus day its owners or officers last confirmed it (docs/reference.md §23), YYYY-MM-DD, or null. */
   readonly last_confirmed_on: string | null
 }
 

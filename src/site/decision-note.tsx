@@ -10,7 +10,7 @@ const SAID: Record<LastDecision['action'], string> = {
 }
 
 /**
- * The activities office's latest decision on a club, for those who run it (CONTRACT §22): what,
+ * The activities office's latest decision on a club, for those who run it (docs/reference.md §22): what,
  * who, when and the comment; for a rejected club, the way back into the queue as it stands.
  */
 export function DecisionNote({

@@ -6,7 +6,7 @@ import { ClubCard } from './club-card'
 import type { ClubView } from './club-view'
 import { TimetableForm } from './timetable'
 
-/** The orders the directory offers (CONTRACT §22), as `?sort=` names them, each with the list's `ordering`. */
+/** The orders the directory offers (docs/reference.md §22), as `?sort=` names them, each with the list's `ordering`. */
 export const SORTS = {
   favorites: { label: 'Most favorited', ordering: DEFAULT_ORDERING },
   name: { label: 'Name', ordering: 'name' },
@@ -35,7 +35,7 @@ export interface DirectoryState {
   readonly chosenTags: readonly string[]
   readonly sort: Sort
   readonly origin: string
-  /** The "When are you free?" rows as the form holds them (CONTRACT §24). */
+  /** The "When are you free?" rows as the form holds them (docs/reference.md §24). */
   readonly free: FreeTimes
 }
 
@@ -67,7 +67,7 @@ const freeNames = (n: number) => ({ day: `free_day_${n}`, from: `free_from_${n}`
 /**
  * "When are you free?" from the directory's address: each row with a day becomes a slot of the
  * list's `free=` ("mon 18:00-21:00"), an empty from the start of the day, an empty to its end; a
- * link may also name `free=` and `meets_on=` as the API takes them (CONTRACT §24).
+ * link may also name `free=` and `meets_on=` as the API takes them (docs/reference.md §24).
  */
 export function freeTimesOf(params: URLSearchParams): FreeTimes {
   const rows = Array.from({ length: FREE_TIME_ROWS }, (_, i) => {
@@ -133,7 +133,7 @@ const isFiltered = (state: DirectoryState) =>
 
 const DAY_LABELS = WEEKDAYS.map((day) => [day.slice(0, 3), day[0]!.toUpperCase() + day.slice(1)] as const)
 
-/** "When are you free?" (CONTRACT §24): a few free times, each a day and hours; the clubs shown have a meeting inside one. */
+/** "When are you free?" (docs/reference.md §24): a few free times, each a day and hours; the clubs shown have a meeting inside one. */
 function FreeTimeControl({ free }: { free: FreeTimes }) {
   return (
     <fieldset class="free-times">
@@ -200,7 +200,7 @@ function SortControl({ state }: { state: DirectoryState }) {
   )
 }
 
-/** The directory (CONTRACT §20): the search form, then the results, which the script refreshes as one types. */
+/** The directory (docs/reference.md §20): the search form, then the results, which the script refreshes as one types. */
 export function DirectoryPage({ state }: { state: DirectoryState }) {
   return (
     <>

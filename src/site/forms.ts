@@ -8,7 +8,7 @@ const MAX_FORM_BYTES = 256 * 1024
 const FORM_TYPE = 'application/x-www-form-urlencoded'
 
 /**
- * A POST from a page of another site is refused (CONTRACT §20): browsers name the page's origin
+ * A POST from a page of another site is refused (docs/reference.md §20): browsers name the page's origin
  * in `Origin` on every POST; one that names another origin, or the opaque "null", is a forgery.
  */
 export function checkOrigin(request: Request, siteOrigin: string): void {

@@ -16,7 +16,7 @@ import { Table } from './table'
 
 const HIDE = { detail: { hide: true } }
 
-/** Entries a minute from one client address (CONTRACT §23): tries, whatever came of them. */
+/** Entries a minute from one client address (docs/reference.md §23): tries, whatever came of them. */
 export const INTEREST_PER_MINUTE = 10
 
 /** What the "I'm interested" form holds: empty, as sent (refused, its errors beside its fields), or done. */
@@ -44,7 +44,7 @@ export const consentText = (club: string) =>
   `I agree that ${club} keeps my name and e-mail address so that its officers can contact me about the club. ` +
   'Only its owners and officers (and the activities office) see them, and they are deleted after a year, or sooner when an officer deletes them.'
 
-/** The club page's "I'm interested" form (CONTRACT §23), for anyone, signed in or not, on a club that accepts members. */
+/** The club page's "I'm interested" form (docs/reference.md §23), for anyone, signed in or not, on a club that accepts members. */
 export function InterestSection({
   code,
   club,
@@ -149,7 +149,7 @@ export function InterestedSection({
   )
 }
 
-/** Too many entries from one address (CONTRACT §23): a 429 page, with when to try again. */
+/** Too many entries from one address (docs/reference.md §23): a 429 page, with when to try again. */
 class TooManyTries extends ApiError {
   constructor(wait: number) {
     super(

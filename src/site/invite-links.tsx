@@ -5,7 +5,7 @@ import { ErrorSummary, FormErrors, TextField } from './fields'
 import { CsrfField, type Viewer } from './layout'
 import { Table } from './table'
 
-// A club's invite links as its owners, officers and admins see them (CONTRACT §23): the section of
+// A club's invite links as its owners, officers and admins see them (docs/reference.md §23): the section of
 // the members page, the page showing a link just made, and the form again when it was refused.
 
 /** An invite link just made: its URL, shown on one page once (only its token's hash is kept). */

@@ -1,7 +1,7 @@
 /** @jsxImportSource preact */
 import { CsrfField, type Viewer } from './layout'
 
-// What a person who opens an invite link reads (CONTRACT §23): the club and Join, or that they
+// What a person who opens an invite link reads (docs/reference.md §23): the club and Join, or that they
 // belong already, and the welcome once they joined.
 
 interface Club {

@@ -16,7 +16,7 @@ const HIDE = { detail: { hide: true } }
 const whole = (text: string) => (/^\d{1,6}$/.test(text) ? Number(text) : text)
 
 /**
- * Invite links on the site (CONTRACT §23). A club's owners, officers and admins make one from the
+ * Invite links on the site (docs/reference.md §23). A club's owners, officers and admins make one from the
  * members page (the link shown once, on the page that answers) and end one there. Whoever opens a
  * link signs in first and comes back to it; signed in, they see the club and `Join <club>`, and
  * confirming makes them a member through the InviteService, which counts the use in the same

@@ -2,7 +2,7 @@ import { HIDDEN_EMAIL } from '../domain/represent'
 import type { Meeting } from '../model/club'
 import { CLUB_LINKS, type ClubDetailView } from './club-view'
 
-// A club as schema.org JSON-LD (CONTRACT §24), for search engines: an Organization whose weekly
+// A club as schema.org JSON-LD (docs/reference.md §24), for search engines: an Organization whose weekly
 // meetings are Events, each with a Schedule. Made from the detail representation the page shows,
 // so it says what the page says, and nothing the page does not.
 

@@ -37,18 +37,18 @@ export interface SiteDeps {
   /** Club logos; null for a directory that keeps none. */
   readonly logos: LogoService | null
   readonly requests: JoinRequestService
-  /** Students interested in a club without an account (CONTRACT §23). */
+  /** Students interested in a club without an account (docs/reference.md §23). */
   readonly interests: InterestService
-  /** Clubs' invite links (CONTRACT §23). */
+  /** Clubs' invite links (docs/reference.md §23). */
   readonly invites: InviteService
   readonly review: ReviewDesk
-  /** Re-registration rounds (CONTRACT §23): the office's page, the notices and Confirm of owners and officers. */
+  /** Re-registration rounds (docs/reference.md §23): the office's page, the notices and Confirm of owners and officers. */
   readonly rounds: RegistrationRounds
-  /** Each person's secret calendar address (CONTRACT §21). */
+  /** Each person's secret calendar address (docs/reference.md §21). */
   readonly calendars: CalendarService
-  /** The change log (CONTRACT §18), which the Atom feed shows the newest of (§24). */
+  /** The change log (docs/reference.md §18), which the Atom feed shows the newest of (docs/reference.md §24). */
   readonly changes: ChangeLog
-  /** Timetables against the clubs' meetings (CONTRACT §24). */
+  /** Timetables against the clubs' meetings (docs/reference.md §24). */
   readonly fitting: FittingService
   readonly sessions: SessionService
   /** The users and their tokens, for the office's pages. */
@@ -58,7 +58,7 @@ export interface SiteDeps {
   readonly title: string
   /** The campus time zone (CLUBS_TIMEZONE), an IANA name: the clock of meeting times. */
   readonly timeZone: string
-  /** Runs a form's work as one write, ordered with every other instance's (CONTRACT §19). */
+  /** Runs a form's work as one write, ordered with every other instance's (docs/reference.md §19). */
   readonly exclusive: <T>(work: () => Promise<T>) => Promise<T>
   /** The service's clock (tests set it); the real one when absent. */
   readonly now?: () => Date

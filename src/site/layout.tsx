@@ -49,7 +49,7 @@ export function Layout({ frame, children, html }: { frame: PageFrame; children?:
         <title>{`${frame.title} · ${frame.site}`}</title>
         <link rel="icon" href="/site/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/site/site.css" />
-        {/* For feed readers and browsers (CONTRACT §24): the Atom feed of changes, the directory's search. */}
+        {/* For feed readers and browsers (docs/reference.md §24): the Atom feed of changes, the directory's search. */}
         <link
           rel="alternate"
           type="application/atom+xml"

@@ -147,7 +147,7 @@ function MemberItem({
   )
 }
 
-/** The form that adds a member by username, with their role, title and `public` (CONTRACT §22). */
+/** The form that adds a member by username, with their role, title and `public` (docs/reference.md §22). */
 function AddMember({ code, viewer, form }: { code: string; viewer: Viewer; form: MemberForm | null }) {
   const refused = form?.target === null ? form : null
   const shown = refused?.values

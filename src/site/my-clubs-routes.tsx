@@ -14,7 +14,7 @@ const HIDE = { detail: { hide: true } }
 const MY_CLUBS = '/my-clubs'
 
 /**
- * My clubs (CONTRACT §20, §22): every signed-in person's own page, and its buttons. Each button
+ * My clubs (docs/reference.md §20, §22): every signed-in person's own page, and its buttons. Each button
  * goes through the domain service the API's endpoint uses, so the rules (the last owner stays,
  * only one's own request is withdrawn) are the API's; a refusal is shown beside the button.
  */

@@ -10,7 +10,7 @@ export interface Belonging {
   readonly name: string
   readonly role: Role
   readonly title: string
-  /** The last owner cannot leave (CONTRACT §22): another owner must be named first. */
+  /** The last owner cannot leave (docs/reference.md §22): another owner must be named first. */
   readonly lastOwner: boolean
 }
 
@@ -60,7 +60,7 @@ export const MY_CLUBS_DONE: Readonly<Record<string, string>> = {
   'registered-approved': 'Your club is registered, with you as its owner, and it is in the directory.',
 }
 
-/** What subscribing does, said where people subscribe and unsubscribe (CONTRACT §22). */
+/** What subscribing does, said where people subscribe and unsubscribe (docs/reference.md §22). */
 export const SUBSCRIBING =
   'Subscribing lets the club’s officers see your username and, when campus sign-in gave one, your e-mail address, so they can write to you. This site itself sends no e-mail.'
 
@@ -245,7 +245,7 @@ function ProblemSummary({ problem }: { problem: Problem }) {
 }
 
 /**
- * A person's own page (CONTRACT §20, §22): the clubs they run, their memberships, favorites,
+ * A person's own page (docs/reference.md §20, §22): the clubs they run, their memberships, favorites,
  * subscriptions, join requests waiting, and their calendar's secret address, each with its button.
  */
 export function MyClubsPage({ state, viewer }: { state: MyClubsState; viewer: Viewer }) {

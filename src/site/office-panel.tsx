@@ -36,7 +36,7 @@ function Standing({ review }: { review: Case }) {
 
 /**
  * What an admin may decide on a club's page: revoke a public club with nothing awaiting review,
- * approve a rejected or revoked one again (CONTRACT §11); a club awaiting review is decided on the
+ * approve a rejected or revoked one again (docs/reference.md §11); a club awaiting review is decided on the
  * Review page, beside its approved values.
  */
 export function OfficePanel({ review, viewer }: { review: Case; viewer: Viewer }) {

@@ -33,7 +33,7 @@ function admin(viewer: Viewer | null): Viewer {
 const flag = (value: string) => (value === 'true' ? true : value === 'false' ? false : value)
 
 /**
- * The office (CONTRACT §22): `/admin/users` finds users and adds one (its token shown once), and
+ * The office (docs/reference.md §22): `/admin/users` finds users and adds one (its token shown once), and
  * each user's page disables and enables them, makes or unmakes an admin, issues a new token (after
  * a confirmation) and ends their sessions — through the domain's services, as `/api/users/` does.
  */

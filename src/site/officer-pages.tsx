@@ -18,7 +18,7 @@ import { clubStanding } from './run-clubs'
 const HIDE = { detail: { hide: true } }
 
 /**
- * What officers use (CONTRACT §20): each club's Edit form and logo, and its subscribers as a file
+ * What officers use (docs/reference.md §20): each club's Edit form and logo, and its subscribers as a file
  * (My clubs: my-clubs.tsx; its join requests and members: people-routes.tsx). The same domain
  * services as the API's, with the same rules.
  */
@@ -102,7 +102,7 @@ export function officerPages(kit: SiteKit) {
           ? 'review'
           : '1'
 
-  /** Submit for review again: a rejected club goes back into the queue as it stands (CONTRACT §22). */
+  /** Submit for review again: a rejected club goes back into the queue as it stands (docs/reference.md §22). */
   const resubmit = kit.action(async ({ url, viewer, params }) => {
     if (!viewer) return signInFirst(new URL(`/clubs/${params.code}/edit`, url))
     const club = await clubs.resubmit(callerOf(viewer), params.code!)

@@ -44,7 +44,7 @@ function memberBody(form: URLSearchParams) {
 }
 
 /**
- * A club's people (CONTRACT §12, §22, §23): its join requests with Accept and Decline, its members —
+ * A club's people (docs/reference.md §12, §22, §23): its join requests with Accept and Decline, its members —
  * added by username with a role, title and `public`, changed and removed by an owner or admin,
  * each member leaving by themselves —, its invite links (made and ended by invite-routes.tsx), and
  * its subscribers. The same MemberService, JoinRequestService and InviteService as the API's, with

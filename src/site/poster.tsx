@@ -9,7 +9,7 @@ import { callerOf, type Shown, type SiteKit, type Visit } from './kit'
 const LONG_NAME = 40
 
 /**
- * A club's poster for the club fair (CONTRACT §23): its name, subtitle and meetings, and a large
+ * A club's poster for the club fair (docs/reference.md §23): its name, subtitle and meetings, and a large
  * QR code of its page, on one printed sheet of A4 or Letter (site.css sizes it for the smaller of
  * the two in print, and hides the site's frame). Whoever may see the club's page may see it.
  */

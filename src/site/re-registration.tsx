@@ -2,7 +2,7 @@
 import type { ConfirmationRecord, RoundRecord } from '../model/registration-round'
 import { CsrfField, type Viewer } from './layout'
 
-// What owners and officers see of a re-registration round (CONTRACT §23): "Re-register by
+// What owners and officers see of a re-registration round (docs/reference.md §23): "Re-register by
 // <deadline>" with the office's message, and the Confirm button beside the officer list.
 
 const LONG_DAY = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UTC' })

@@ -32,7 +32,7 @@ interface RegisterState {
 }
 
 /**
- * Registering a club (CONTRACT §22): `/clubs/new` for anyone signed in, a create as
+ * Registering a club (docs/reference.md §22): `/clubs/new` for anyone signed in, a create as
  * `POST /api/clubs/` makes one — the caller its owner, the club awaiting review — and refused
  * with the API's own words, beside the fields, the values kept.
  */

@@ -105,7 +105,7 @@ function Awaiting({ review, viewer }: { review: Case; viewer: Viewer }) {
   )
 }
 
-/** The office's Review page (CONTRACT §20): every club awaiting review, the longest waiting first. */
+/** The office's Review page (docs/reference.md §20): every club awaiting review, the longest waiting first. */
 export function ReviewPage({
   queue,
   viewer,

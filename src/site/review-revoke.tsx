@@ -3,7 +3,7 @@ import type { Case } from '../domain/review'
 import { CsrfField, type Viewer } from './layout'
 
 /**
- * The confirmation Revoke asks for before it acts (CONTRACT §22): it names the club, says what
+ * The confirmation Revoke asks for before it acts (docs/reference.md §22): it names the club, says what
  * revoking does, and takes the comment again; only its button's POST revokes. Works without JavaScript.
  */
 export function RevokePage({

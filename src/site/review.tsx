@@ -64,7 +64,7 @@ export function reviewRoutes(kit: SiteKit) {
         if (!viewer) return signInFirst(new URL('/review', url))
         const decision = form.get('decision')
         if (!isDecision(decision)) throw new BadRequest('Choose Approve, Reject or Revoke.')
-        // Revoke asks first, on a page of its own that names the club (CONTRACT §22).
+        // Revoke asks first, on a page of its own that names the club (docs/reference.md §22).
         if (decision === 'revoke') return askToRevoke(viewer, params.code!, form)
         return decide(viewer, params.code!, decision, form)
       }),

@@ -197,7 +197,7 @@ function LastClosed({ closed, viewer }: { closed: NonNullable<RoundsState['lastC
   )
 }
 
-/** The office's re-registration page (CONTRACT §23): the round's progress, or the form opening one; the last close. */
+/** The office's re-registration page (docs/reference.md §23): the round's progress, or the form opening one; the last close. */
 export function RoundsPage({ state, viewer }: { state: RoundsState; viewer: Viewer }) {
   return (
     <>

@@ -30,7 +30,7 @@ function admin(viewer: Viewer | null): Viewer {
 }
 
 /**
- * Re-registration on the site (CONTRACT §23): the office's page (`/admin/rounds`) opens a round,
+ * Re-registration on the site (docs/reference.md §23): the office's page (`/admin/rounds`) opens a round,
  * follows it, closes it after a confirmation naming what will lapse, and makes a lapsed club
  * active again; a club's owners and officers confirm it from its people page, beside the officer
  * list. Through the RegistrationRounds and ClubService the API's endpoints use.

@@ -34,7 +34,7 @@ export interface RunClub {
   readonly pendingRequests: number
   /** The latest decision, when it was a rejection or a revocation; null otherwise. */
   readonly refusal: LastDecision | null
-  /** The re-registration round open now and the club's confirmation in it; null when none is open (CONTRACT §23). */
+  /** The re-registration round open now and the club's confirmation in it; null when none is open (docs/reference.md §23). */
   readonly round: RoundNote | null
 }
 

@@ -1,4 +1,4 @@
-/** The cookie that holds a site session's id, and nothing else (CONTRACT §20). */
+/** The cookie that holds a site session's id, and nothing else (docs/reference.md §20). */
 export const SESSION_COOKIE = 'clubs_session'
 
 /** The session id a request's Cookie header carries, or null. */

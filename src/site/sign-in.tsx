@@ -6,7 +6,7 @@ import { seeOther, type SiteKit } from './kit'
 import { clearedSessionCookie, sessionCookie, sessionIdOf } from './session-cookie'
 
 /**
- * The sign-in page, coming back to `next`: with campus sign-in, its button first (CONTRACT §20);
+ * The sign-in page, coming back to `next`: with campus sign-in, its button first (docs/reference.md §20);
  * the service token form always (development and small deployments, and programs' people).
  */
 function SignInPage({ next, error, campus }: { next: string; error: string | null; campus: string | null }) {

@@ -19,7 +19,7 @@ import { roundRoutes } from './rounds'
 import { webFormatRoutes } from './web-formats'
 
 /**
- * The campus site (CONTRACT §20): pages for people, rendered on the server from the same domain
+ * The campus site (docs/reference.md §20): pages for people, rendered on the server from the same domain
  * services the API endpoints call. Another edge beside the API, not a second app.
  */
 export function siteRoutes(deps: SiteDeps) {

@@ -10,7 +10,7 @@ import { checkOrigin, readUpload } from './forms'
 import type { SiteKit } from './kit'
 import { ANONYMOUS } from '../domain/caller'
 
-// "Upload your timetable (.ics)" (CONTRACT §24): the directory's form sends a student's timetable
+// "Upload your timetable (.ics)" (docs/reference.md §24): the directory's form sends a student's timetable
 // here, and the page shows only the clubs with a meeting that clashes with nothing in it, each
 // with those meetings. The upload changes nothing and shows only public clubs, so, unlike the
 // forms that change something, it carries no session token (the directory page stays one page

@@ -82,7 +82,7 @@ function AddUser({ add, viewer }: { add: AddForm; viewer: Viewer }) {
   )
 }
 
-/** The office's list of users (CONTRACT §22): found by username, a page at a time, and a form to add one. */
+/** The office's list of users (docs/reference.md §22): found by username, a page at a time, and a form to add one. */
 export function UsersPage({ state, viewer }: { state: UsersState; viewer: Viewer }) {
   const found = `${state.total} user${state.total === 1 ? '' : 's'}${state.search ? ' found' : ''}`
   return (

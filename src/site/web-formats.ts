@@ -11,7 +11,7 @@ import type { SiteKit } from './kit'
 import { preparedAnswer } from './page'
 import { RenderedPages } from './rendered-pages'
 
-// The web's own formats for search engines, feed readers and browsers (CONTRACT §24): a sitemap
+// The web's own formats for search engines, feed readers and browsers (docs/reference.md §24): a sitemap
 // of every public club page, robots.txt naming it, an Atom feed of the newest public changes, and
 // an OpenSearch description of the directory's search. Each is made once per data version and
 // origin (and tags, for the feed), as the list's answers are, and answered with its ETag.

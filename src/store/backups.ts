@@ -61,7 +61,7 @@ export async function copyLogos(from: string, to: string, only?: ReadonlySet<str
   if (missing.length) await fsync(to)
 }
 
-/** Periodic backups of the data file (CONTRACT §17): a copy every interval, the newest `keep` kept. */
+/** Periodic backups of the data file (docs/reference.md §17): a copy every interval, the newest `keep` kept. */
 export class Backups {
   #timer: ReturnType<typeof setInterval> | null = null
   #running: Promise<unknown> = Promise.resolve()

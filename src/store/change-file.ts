@@ -22,7 +22,7 @@ export interface ReadLog {
   readonly issued?: number
 }
 
-/** The change log beside a data file (CONTRACT §18). */
+/** The change log beside a data file (docs/reference.md §18). */
 export const changeFileOf = (dataFile: string) => `${dataFile}.changes`
 
 const header = (trimmedUpTo: number, issued?: number) =>

@@ -2,7 +2,7 @@ import type Sharp from 'sharp'
 
 /**
  * A club's initials on a rounded square of its colour, as a PNG: the logos of a generated campus
- * (CLUBS_SEED_FILE=demo, CONTRACT §25), kept as uploads are. The letters are drawn from a 5×7
+ * (CLUBS_SEED_FILE=demo, docs/reference.md §25), kept as uploads are. The letters are drawn from a 5×7
  * pixel font of squares, not a system font: the same bytes on every machine (a font lookup can
  * also take seconds), so the same campus has the same logo names everywhere.
  */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import type Sharp from 'sharp'
 import type { SharpOptions } from 'sharp'
 
-/** The most pixels a logo may have on a side (CONTRACT §21); the edge caps its bytes. */
+/** The most pixels a logo may have on a side (docs/reference.md §21); the edge caps its bytes. */
 export const MAX_LOGO_SIDE = 4096
 export const THUMBNAIL_SIDES = [64, 256] as const
 

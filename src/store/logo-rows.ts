@@ -10,7 +10,7 @@ type Size = keyof MadeLogo['files']
 
 /**
  * A logo no club points to is removed only once it is this old: another instance may have kept it
- * for a change it has committed and this one has not applied yet (CONTRACT §19: within a second).
+ * for a change it has committed and this one has not applied yet (docs/reference.md §19: within a second).
  */
 const SWEEP_AFTER_MINUTES = 10
 

@@ -23,10 +23,10 @@ export const MIGRATIONS: readonly string[] = [
      pos int NOT NULL,
      PRIMARY KEY (collection, key)
    );`,
-  // 2: what each write changed, for the other instances to apply, and the public change log (CONTRACT §18).
+  // 2: what each write changed, for the other instances to apply, and the public change log (docs/reference.md §18).
   `CREATE TABLE club_directory_revisions (rev bigint PRIMARY KEY, changes json NOT NULL);
    CREATE TABLE club_directory_changes (seq bigint PRIMARY KEY, type text NOT NULL, event text NOT NULL);`,
-  // 3: club logos (CONTRACT §21), every size of each, for every instance to serve.
+  // 3: club logos (docs/reference.md §21), every size of each, for every instance to serve.
   `CREATE TABLE club_directory_logos (
      name text NOT NULL,
      size text NOT NULL,

@@ -59,7 +59,7 @@ class QueryTimeout extends Error {
 }
 
 /**
- * The directory in PostgreSQL (CONTRACT §19), shared by any number of instances. Each instance
+ * The directory in PostgreSQL (docs/reference.md §19), shared by any number of instances. Each instance
  * keeps the whole directory in memory and answers reads from it; a write takes the one meta row's
  * lock, applies what other instances committed first, runs, and commits the records it changed,
  * the revision other instances apply, and its numbered events, in one transaction. Instances are
@@ -175,7 +175,7 @@ export class PostgresStore {
     return this.#leader !== null
   }
 
-  /** Why writes cannot be made now, in words (readiness, CONTRACT §17); null when they can. */
+  /** Why writes cannot be made now, in words (readiness, docs/reference.md §17); null when they can. */
   get writeProblem(): string | null {
     return this.#problem
   }
@@ -574,7 +574,7 @@ const lineOf = (row: { seq: string | number; type: string; event: string }): Log
   text: row.event,
 })
 
-/** Adds change log events (CONTRACT §18), as their text. */
+/** Adds change log events (docs/reference.md §18), as their text. */
 const insertChanges = (sql: SQL, lines: readonly LogLine[]) => sql`
   INSERT INTO club_directory_changes (seq, type, event)
   SELECT * FROM unnest(${lines.map((e) => e.seq)}::bigint[], ${lines.map((e) => e.type)}::text[], ${lines.map((e) => e.text)}::text[])`

@@ -171,7 +171,7 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
     await rm(staging, { force: true })
   }
 
-  /** Why the last snapshot write failed, in words, until one lands again (readiness, CONTRACT §17); null when it landed. */
+  /** Why the last snapshot write failed, in words, until one lands again (readiness, docs/reference.md §17); null when it landed. */
   get writeProblem(): string | null {
     return this.#lastWriteFailure && `the last snapshot write failed: ${failureWords(this.#lastWriteFailure)}`
   }

@@ -145,7 +145,7 @@ export function pager(ex: Exchange, body: unknown, label: string): string {
   return `<nav class="pages" aria-label="${escapeHtml(label)}">${step(current - 1, '« Previous', 'prev')} ${numbers.join(' ')} ${step(current + 1, 'Next »', 'next')} <span class="range">${range}</span></nav>`
 }
 
-/** The same list as a spreadsheet (CONTRACT §15): the query as it stands, every page when it is not paged. */
+/** The same list as a spreadsheet (docs/reference.md §15): the query as it stands, every page when it is not paged. */
 export function downloadLinks(ex: Exchange): string {
   const as = (format: string) => {
     const target = new URL(ex.url)

@@ -1,7 +1,7 @@
 import { WEBHOOKS } from './webhooks'
 
 // What the Swagger plugin's document lacks, added to each answer of /swagger/json: a HEAD beside
-// each GET, the named sets of codes as components, and the webhook deliveries (CONTRACT §24).
+// each GET, the named sets of codes as components, and the webhook deliveries (docs/reference.md §24).
 
 type Operation = { operationId?: string; summary?: string; responses?: Record<string, ResponseObject> }
 type ResponseObject = { description: string; headers?: unknown; content?: unknown }

@@ -2,8 +2,8 @@ import { t, type TSchema } from 'elysia'
 import { CHANGE_TYPES, ChangeEvent, type ChangeType } from '../../model/change'
 import { schemaRef } from './components'
 
-// The webhook deliveries this service sends (CONTRACT §18), declared under the OpenAPI 3.1
-// document's top-level `webhooks` (CONTRACT §24): the POST a receiver gets for each event type,
+// The webhook deliveries this service sends (docs/reference.md §18), declared under the OpenAPI 3.1
+// document's top-level `webhooks` (docs/reference.md §24): the POST a receiver gets for each event type,
 // its body and the Standard Webhooks headers, so a receiver's code can be generated and checked
 // as a client's is.
 

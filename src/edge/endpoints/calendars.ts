@@ -5,7 +5,7 @@ import { endpoint, type Answer, type Call } from '../endpoint'
 import type { Exchange } from '../exchange'
 import { Prepared } from '../prepared'
 
-// Meetings as iCalendar feeds that calendar apps subscribe to (CONTRACT §21): a club's, the
+// Meetings as iCalendar feeds that calendar apps subscribe to (docs/reference.md §21): a club's, the
 // directory's, and a user's favorites' at a secret address. Each feed is made once per data
 // version and URL, like the list, and answered with its ETag (304 when unchanged).
 
@@ -36,7 +36,7 @@ function calendarAnswer({ ex, services }: Call<unknown>, key: string, make: (sit
   return { status: 200, body: kept.body }
 }
 
-/** The secret address of a user's calendar (CONTRACT §21) on the service at `origin`, holding `token`. */
+/** The secret address of a user's calendar (docs/reference.md §21) on the service at `origin`, holding `token`. */
 export const calendarAddress = (origin: string, token: string) => `${origin}/api/calendars/${token}/meetings.ics`
 const secretUrl = (ex: Exchange, token: string) => calendarAddress(ex.url.origin, token)
 

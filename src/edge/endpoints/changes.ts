@@ -6,7 +6,7 @@ import { json, query, type ResponseDoc } from '../docs/openapi'
 import { endpoint } from '../endpoint'
 import { Prepared } from '../prepared'
 
-// Following the directory's changes (CONTRACT §18): a page of the log after a number, or a
+// Following the directory's changes (docs/reference.md §18): a page of the log after a number, or a
 // stream of Server-Sent Events that goes on as changes happen.
 
 const MAX_SEQ = Number.MAX_SAFE_INTEGER

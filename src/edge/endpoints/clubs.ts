@@ -180,7 +180,7 @@ function listAnswer(call: Call<unknown>): ListAnswer | Promise<ListAnswer> {
 function listBody({ ex, caller, services }: Call<unknown>, page: ClubPage, fields: readonly string[] | null) {
   const { clubs, answers } = services
   if (fields) {
-    // A detail field named (CONTRACT §6: list and detail fields) takes the detail representation.
+    // A detail field named (docs/reference.md §6: list and detail fields) takes the detail representation.
     const represent = fields.some((field) => DETAIL_ONLY.has(field)) ? clubs.detail : clubs.listItem
     const items = page.records.map((record) => represent.call(clubs, caller, record, fields))
     return Prepared.of(page.page ? { ...pageLinks(page, ex), results: items } : items)
@@ -195,7 +195,7 @@ function listBody({ ex, caller, services }: Call<unknown>, page: ClubPage, field
 
 const DETAIL_ONLY: ReadonlySet<string> = new Set(DETAIL_FIELDS)
 
-/** The clubs of a page as a table of `columns` (CONTRACT §15), header first, in chunks of rows; detail fields may be among them. */
+/** The clubs of a page as a table of `columns` (docs/reference.md §15), header first, in chunks of rows; detail fields may be among them. */
 function* clubTable({ caller, services }: Call<unknown>, page: ClubPage, columns: readonly string[]) {
   const { clubs } = services
   const asDetail = columns.some((column) => DETAIL_ONLY.has(column))
@@ -209,7 +209,7 @@ function* clubTable({ caller, services }: Call<unknown>, page: ClubPage, columns
   }
 }
 
-/** X-Total-Count on every list answer; Link, with absolute URLs, on a page (CONTRACT §16). */
+/** X-Total-Count on every list answer; Link, with absolute URLs, on a page (docs/reference.md §16). */
 export function listHeaders({ total, page }: ClubPage, ex: Exchange): Record<string, string> {
   if (!page) return { 'X-Total-Count': String(total) }
   const rels: [string, number][] = [

@@ -8,7 +8,7 @@ import { Prepared } from '../prepared'
 import { busyTimes, MAX_OCCURRENCES, MAX_TIMETABLE_BYTES, readTimetableBody } from '../timetable'
 import { FILTER_PARAMETERS, listHeaders, PAGE_PARAMETERS, pageLinks } from './clubs'
 
-// Clubs that fit a student's week (CONTRACT §24 "By time"): a timetable in, the public clubs
+// Clubs that fit a student's week (docs/reference.md §24 "By time"): a timetable in, the public clubs
 // with a meeting that clashes with none of it out. It reads public data only, so anyone may ask;
 // the service's rate limit per caller holds it like every request.
 

@@ -14,7 +14,7 @@ const InterestedSchema = t.Object({
   }),
 })
 
-/** `/api/clubs/{code}/interested/`: the students who left their name and address on the club's page (CONTRACT §23). */
+/** `/api/clubs/{code}/interested/`: the students who left their name and address on the club's page (docs/reference.md §23). */
 export const interestedList = endpoint({
   path: '/api/clubs/:code/interested/',
   name: 'Club Interested Students',

@@ -3,7 +3,7 @@ import { Invite, InviteCreate, InviteMade } from '../../model/invite'
 import { json, WRITE_ERRORS } from '../docs/openapi'
 import { endpoint } from '../endpoint'
 
-/** The site's page of an invite link (CONTRACT §23) on the service at `origin`, holding `token`. */
+/** The site's page of an invite link (docs/reference.md §23) on the service at `origin`, holding `token`. */
 export const inviteAddress = (origin: string, token: string) => `${origin}/invites/${token}`
 /** An answer showing a link's token is never kept by a cache. */
 const NO_STORE = { 'Cache-Control': 'no-store' }

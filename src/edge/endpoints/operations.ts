@@ -51,7 +51,7 @@ const wrongMethods = PATHS.reduce(
   new Elysia({ name: 'operations-methods' }),
 )
 
-/** Probes and metrics for load balancers, orchestrators and Prometheus (CONTRACT §17); no negotiation, no caches. */
+/** Probes and metrics for load balancers, orchestrators and Prometheus (docs/reference.md §17); no negotiation, no caches. */
 export const operations = (deps: OperationsDeps) => probes(deps).use(wrongMethods)
 
 function probes({ health, notReady, metrics, metricsToken }: OperationsDeps) {

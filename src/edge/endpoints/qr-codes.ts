@@ -3,7 +3,7 @@ import { NotFound } from '../../domain/errors'
 import { endpoint } from '../endpoint'
 import { clubPageUrl, originOf, qrCode, SVG_TYPE } from '../qr-codes'
 
-// A club's QR code for posters at the club fair (CONTRACT §23). The code encodes the absolute URL
+// A club's QR code for posters at the club fair (docs/reference.md §23). The code encodes the absolute URL
 // of the club's page as the client reached the service (behind a trusted proxy, its public
 // scheme and host), so it is kept by that URL: whoever asks for it, in any data version.
 

@@ -14,7 +14,7 @@ import { endpoint } from '../endpoint'
 import { spreadsheet } from '../spreadsheets'
 import { DETAIL, detailAnswer } from './clubs'
 
-// Re-registration rounds (CONTRACT §23): the office opens one with a deadline, owners and officers
+// Re-registration rounds (docs/reference.md §23): the office opens one with a deadline, owners and officers
 // confirm their club, and its close makes every active club not confirmed in it inactive.
 
 const ROUNDS =

@@ -43,7 +43,7 @@ const DIRECTORY = [
   },
 ]
 
-/** `GET /api/`: where everything is (CONTRACT §17), as absolute URLs a client or a person can follow. */
+/** `GET /api/`: where everything is (docs/reference.md §17), as absolute URLs a client or a person can follow. */
 export const apiRoot = endpoint({
   path: '/api/',
   name: 'Club Directory API',

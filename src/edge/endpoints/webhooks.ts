@@ -5,7 +5,7 @@ import { json } from '../docs/openapi'
 import { endpoint } from '../endpoint'
 
 const SIGNED =
-  'Each event (CONTRACT §18) is POSTed as JSON to every webhook that existed when it happened and wants its type, signed as the Standard Webhooks specification says (webhook-id, webhook-timestamp, webhook-signature). A 2xx within 10 s delivers it; otherwise it is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then failed. Redirects are not followed. At most 100 deliveries wait for a webhook whose receiver fails: past that, a failed attempt gives up the oldest (failed, and counted in dropped_deliveries).'
+  'Each event (docs/reference.md §18) is POSTed as JSON to every webhook that existed when it happened and wants its type, signed as the Standard Webhooks specification says (webhook-id, webhook-timestamp, webhook-signature). A 2xx within 10 s delivers it; otherwise it is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then failed. Redirects are not followed. At most 100 deliveries wait for a webhook whose receiver fails: past that, a failed attempt gives up the oldest (failed, and counted in dropped_deliveries).'
 /** An answer showing a secret is never kept by a cache. */
 const NO_STORE = { 'Cache-Control': 'no-store' }
 

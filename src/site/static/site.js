@@ -36,7 +36,7 @@
   form.addEventListener('change', soon)
 })()
 
-// The poster's Print button (CONTRACT §23): hidden until this script can make it print.
+// The poster's Print button (docs/reference.md §23): hidden until this script can make it print.
 ;(() => {
   for (const button of document.querySelectorAll('button[data-print]')) {
     button.hidden = false
