@@ -97,7 +97,7 @@ export function createApp({
     changes,
     webhookAllowPrivate: allowPrivate,
     webhookRetries,
-    sendsWebhooks: 'sendsWebhooks' in store ? () => store.sendsWebhooks : undefined,
+    sendsWebhooks: () => store.sendsWebhooks,
     adminToken: config.adminToken,
     developmentAdmin,
   })

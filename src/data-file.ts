@@ -2,7 +2,8 @@ import { readdir } from 'node:fs/promises'
 import { basename, dirname, extname, join } from 'node:path'
 import type { StoredSnapshot } from './model/snapshot'
 import { CHANGE_TYPES } from './model/change'
-import type { KeptChanges } from './domain/directory'
+import type { DirectoryStore, KeptChanges } from './domain/directory'
+import { Journal } from './domain/journal'
 import type { LoggedChange } from './domain/change-log'
 import type { ReadLog } from './store/change-file'
 import { emptySnapshot, snapshotOfClubs, type SeedLogo } from './domain/seed'
@@ -35,7 +36,10 @@ export async function openDataFile(
   seedFile: string,
   options: { fromSeed?: boolean; readOnly?: boolean } = {},
 ) {
-  const opened = await Store.open<StoredSnapshot>(dataFile, () => readSeed(seedFile), snapshotProblem, options)
+  const opened = await Store.open<StoredSnapshot>(dataFile, () => readSeed(seedFile), snapshotProblem, {
+    ...options,
+    journal: (save) => new Journal(save).commit,
+  })
   const data = upgradeSnapshot(opened.data)
   // A file of the current format that lacks a later optional field (meetings) is no upgrade.
   const upgradedFrom =
@@ -157,3 +161,37 @@ export async function openDirectoryStore(config: Pick<Config, 'dataFile' | 'data
 }
 
 export type DataFile = Awaited<ReturnType<typeof openDirectoryStore>>['store']
+
+/**
+ * What the service asks of either store: the domain's DirectoryStore (track, commit, exclusive),
+ * and whether this instance sends webhook deliveries, why writes cannot be made now, how each
+ * write went, and closing. Both stores implement all of it (checked below).
+ */
+export interface ServiceStore extends DirectoryStore {
+  /** The data file, or the database's address without its password: what messages name. */
+  readonly file: string
+  /** Whether this instance sends webhook deliveries (a data file's always; one of several sharing a database). */
+  readonly sendsWebhooks: boolean
+  /** Why writes cannot be made now, in words (readiness); null when they can. */
+  readonly writeProblem: string | null
+  /** Told of each write: how long it took (seconds), and why it failed (null when it landed). */
+  onWrite: ((seconds: number, failure: Error | null) => void) | null
+  /** Waits for the writes under way and lets go of the store. */
+  close(): Promise<void>
+  /** The file a backup copies, or null when there is none (in memory, read-only, a database). */
+  readonly backedUpFile: string | null
+  /** Whether a change made before the app opens the directory can be saved (a new data file's seed logos). */
+  readonly savesBeforeOpening: boolean
+  /** Saves `data` as the directory, before the app opens it; refused where savesBeforeOpening is false. */
+  saveOpened(data: StoredSnapshot): Promise<void>
+  /** Whether the directory can be replaced whole in place (the sandbox's reset): not a database others share. */
+  readonly resettable: boolean
+  /** Empties the change log up to `trimmedUpTo` for a directory replaced whole; refused where resettable is false. */
+  restartLog(trimmedUpTo: number): Promise<void>
+  /** Resolves once everything changed in memory so far is durable. */
+  save(): Promise<void>
+}
+
+/** Both stores, each checked to be the one interface: a change to either that breaks it fails to compile here. */
+export type Stores = Implementing<Store<StoredSnapshot>> | Implementing<PostgresStore>
+type Implementing<S extends ServiceStore> = S

@@ -14,7 +14,7 @@ import { withSeedLogos } from './domain/seed'
 import { Backups } from './store/backups'
 import { openLogos } from './store/logo-store'
 import { openSecretKey } from './store/secret-key'
-import { Store, StoreError } from './store/store'
+import { StoreError } from './store/store'
 import { backupLog, logosTakenIn, snapshotWriteWatch } from './storage-log'
 
 async function main() {
@@ -31,18 +31,17 @@ async function main() {
       old: { named: () => logoNamesOf(opened.data.clubs), told: logosTakenIn(log) },
     })
   // A new data file's seed may bring its clubs' logos: part of it from the start, their URLs on the
-  // address the start line names (with PORT=0 that port is not known yet: they name port 0). Not on
-  // PostgreSQL: its store takes the directory it opened as committed, so a change made before the
-  // app opens it would stay in this instance's memory only.
+  // address the start line names (with PORT=0 that port is not known yet: they name port 0). Only
+  // where the store saves a change made before the app opens it (not PostgreSQL: it takes the
+  // directory it opened as committed, so the change would stay in this instance's memory only).
   const seeded =
-    source === 'seed' && !config.readOnly && config.databaseUrl === null
+    source === 'seed' && !config.readOnly && store.savesBeforeOpening
       ? await withSeedLogos(opened.data, logos, await readSeedLogos(config.seedFile), baseUrl(config.host, config.port))
       : null
   // Saved now, as the seed itself was when the data file was made: a save after the start would
   // race the first reads of the file, and a disk full by then would leave them in memory alone.
-  if (seeded?.set && store instanceof Store) {
-    store.track(() => seeded.data)
-    await store.save().catch((error: NodeJS.ErrnoException) => {
+  if (seeded?.set) {
+    await store.saveOpened(seeded.data).catch((error: NodeJS.ErrnoException) => {
       console.error(`store: cannot save the seed's logos in ${config.dataFile} (${error.code ?? error})`)
       process.exit(1)
     })
@@ -162,8 +161,8 @@ async function main() {
   void campus?.keys.load()
   if (stopping) return
   backups =
-    config.backups && config.databaseUrl === null && store.file !== IN_MEMORY && !config.readOnly
-      ? new Backups(store.file, config.backups, backupLog(log))
+    config.backups && store.backedUpFile !== null
+      ? new Backups(store.backedUpFile, config.backups, backupLog(log))
       : null
   backups?.start()
 }

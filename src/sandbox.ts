@@ -10,14 +10,13 @@ import { withSeedLogos } from './domain/seed'
 import { ADMIN_USERNAME } from './domain/users'
 import type { Snapshot } from './model/snapshot'
 import { RequestLog, sandboxFetch, WriteTurns, type SandboxControls } from './edge/sandbox'
-import { Store } from './store/store'
 
 type App = ReturnType<typeof createApp>
 /** What a directory told its store to track: how to capture it, and its change log (and rows). */
 type Tracked = [capture: () => Snapshot, log: { readonly issued: number }, ...rest: unknown[]]
 
 export interface SandboxOptions {
-  readonly config: Pick<Config, 'seedFile' | 'databaseUrl'>
+  readonly config: Pick<Config, 'seedFile'>
   readonly store: DataFile
   readonly logos: LogoStore
   /** The app over `data`, as index.ts makes it, with the store, the sandbox and when it retires given. */
@@ -55,7 +54,7 @@ export function openSandbox(
     requests,
     reset: () =>
       turns.alone(async () => {
-        if (config.databaseUrl !== null || !(store instanceof Store))
+        if (!store.resettable)
           throw new Conflict(
             'The sandbox resets a data file or a directory in memory, not PostgreSQL: stop every instance and run npm run reset.',
           )

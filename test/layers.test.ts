@@ -61,6 +61,19 @@ const RESTRICTED_PACKAGES: readonly { package: string; onlyIn: readonly string[]
 ]
 
 /**
+ * The two stores and the database client, which only the store layer and the one file that picks
+ * a store from the config (src/data-file.ts, the wiring) may name: the domain, the app and the
+ * rest of the wiring use the one interface both stores implement (DirectoryStore) and never ask
+ * which they have. `module` is a file under src/ or a package; `names` the bindings it may not give.
+ */
+const STORE_NAMES: readonly { module: string; names: readonly string[] }[] = [
+  { module: 'src/store/store.ts', names: ['Store'] },
+  { module: 'src/store/postgres-store.ts', names: ['PostgresStore'] },
+  { module: 'bun', names: ['SQL', 'ReservedSQL'] },
+]
+const STORE_PICKERS: readonly string[] = ['src/data-file.ts']
+
+/**
  * The folders around src/, by what their .ts files may import by relative path (harness/ holds
  * what tests and scripts share; neither tests nor scripts import each other).
  */
@@ -264,6 +277,29 @@ function layerViolations(
   return out
 }
 
+/** Imports outside the store layer and STORE_PICKERS that name a store or the database client (type-only ones too). */
+function storeNamings(
+  tree: Tree,
+  names: typeof STORE_NAMES = STORE_NAMES,
+  pickers: readonly string[] = STORE_PICKERS,
+): string[] {
+  const out: string[] = []
+  for (const [file, imports] of tree) {
+    if (layerOf(file, LAYERS)?.layer === 'store' || pickers.includes(file)) continue
+    for (const imp of imports) {
+      const module = imp.target ?? (imp.specifier === null ? null : packageName(imp.specifier))
+      const rule = names.find((r) => r.module === module)
+      if (!rule) continue
+      const named = imp.names === null ? rule.names : imp.names.filter((n) => rule.names.includes(n))
+      if (named.length)
+        out.push(
+          `${describeImport(file, imp)}: names ${named.join(', ')}; only the store layer and ${pickers.join(', ')} may (use DirectoryStore)`,
+        )
+    }
+  }
+  return out
+}
+
 /** The files whose table row names a file or folder that is not in the tree (a stale table). */
 function staleRows(tree: Tree, rules: readonly LayerRule[]): string[] {
   const files = [...tree.keys()]
@@ -405,6 +441,12 @@ describe('the layers of src/', () => {
   test('every file is in a layer and imports only what its layer may', () => {
     const violations = layerViolations(tree)
     if (violations.length) console.error(`layer violations:\n  ${violations.join('\n  ')}`)
+    expect(violations).toEqual([])
+  })
+
+  test('only the store layer and src/data-file.ts name a store: everything else uses DirectoryStore', () => {
+    const violations = storeNamings(tree)
+    if (violations.length) console.error(`store namings:\n  ${violations.join('\n  ')}`)
     expect(violations).toEqual([])
   })
 
@@ -599,6 +641,44 @@ describe('the layer rules on small trees', () => {
       'wiring: src/storage-log.ts is not in src/',
       'wiring: src/sandbox.ts is not in src/',
     ])
+  })
+})
+
+describe('naming a store, on small trees', () => {
+  const files = new Set(['src/store/store.ts', 'src/store/postgres-store.ts', 'src/domain/x.ts', 'src/data-file.ts'])
+  const rows: { name: string; tree: Record<string, string>; expected: string[] }[] = [
+    {
+      name: 'the wiring that picks and the store layer may',
+      tree: {
+        'src/data-file.ts': `import { Store } from './store/store'\nimport { PostgresStore } from './store/postgres-store'`,
+        'src/store/x.ts': `import { SQL } from 'bun'\nimport { Store } from './store'`,
+      },
+      expected: [],
+    },
+    {
+      name: 'the domain names the data file store, PostgreSQL and its client',
+      tree: {
+        'src/domain/x.ts': `import { Store } from '../store/store'\nimport type { PostgresStore } from '../store/postgres-store'\nimport { SQL } from 'bun'`,
+      },
+      expected: [
+        `src/domain/x.ts:1 → '../store/store' (src/store/store.ts): names Store`,
+        `src/domain/x.ts:2 → '../store/postgres-store' (src/store/postgres-store.ts) [type-only]: names PostgresStore`,
+        `src/domain/x.ts:3 → 'bun': names SQL`,
+      ],
+    },
+    {
+      name: 'the rest of the wiring and the app may take other things from the store, not a store',
+      tree: {
+        'src/index.ts': `import { StoreError } from './store/store'\nimport * as all from './store/postgres-store'`,
+        'src/app.ts': `import type { Server } from 'bun'`,
+      },
+      expected: [`src/index.ts:2 → './store/postgres-store' (src/store/postgres-store.ts): names PostgresStore`],
+    },
+  ]
+  test.each(rows)('$name', ({ tree, expected }) => {
+    const violations = storeNamings(buildTree(tree, (p) => files.has(p) || p in tree))
+    expect(violations.length).toBe(expected.length)
+    expected.forEach((want, i) => expect(violations[i]).toContain(want))
   })
 })
 

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { Catalog } from './catalog'
 import { StorageUnavailable } from './errors'
-import { Journal } from './journal'
 import { SavedClubs } from './saved-clubs'
 import { TagService } from './tags'
 import { MemberService } from './members'
@@ -29,18 +28,29 @@ import { replicaOf, type Replica } from './replica'
 import { RegistrationRounds } from './registration-rounds'
 
 /**
- * Where the directory keeps its state: told how to capture it, its change log and its records by
- * collection, asked to save it. A store several instances share (docs/reference.md §19) orders the writes
- * itself: `transact` runs each write's change under its lock, caught up with the others, and
- * `exclusive` a whole request's work, so that what a write checks first is current when it
- * applies. Without them, writes are journaled over `save`.
+ * Where the directory keeps its state, as the domain sees it: the one interface both stores
+ * implement (the data file, PostgreSQL; src/data-file.ts picks one from the config). Told how to
+ * capture the state, its change log and its records by collection; asked to commit each write and
+ * to run a request's work exclusively. A data file journals its commits over its snapshot writes
+ * and runs the work as it is (its writes are this process's alone); a store several instances
+ * share (docs/reference.md §19) commits each write under its lock, caught up with the others, and
+ * runs a whole request's work under it, so that what a write checks first is current when it
+ * applies. The domain never asks which it has.
  */
-export interface Persistence {
+export interface DirectoryStore {
   track(capture: () => Snapshot, changes: ChangeLog, replica: Replica): void
-  save(): Promise<void>
-  readonly transact?: Commit
-  readonly exclusive?: <T>(work: () => Promise<T>) => Promise<T>
+  /** Applies a change in memory and resolves once it is durable; when it cannot be, it is taken back and refused. */
+  readonly commit: Commit
+  /** Runs a request's work as one write, ordered with every other writer's. */
+  exclusive<T>(work: () => Promise<T>): Promise<T>
 }
+
+/** A store that keeps nothing, telling `track` what it would keep: every commit lands at once. */
+export const keptInMemory = (track: DirectoryStore['track'] = () => {}): DirectoryStore => ({
+  track,
+  commit: async (apply) => void apply(),
+  exclusive: (work) => work(),
+})
 
 /** The change log as the store found it (docs/reference.md §18). */
 export interface KeptChanges {
@@ -77,14 +87,14 @@ export interface DomainOptions {
 }
 
 /** A store that keeps nothing: for a directory no one reads, where a refused import checks its rows. */
-const UNSAVED: Persistence = { track: () => {}, save: async () => {} }
+const UNSAVED = keptInMemory()
 
 /**
  * The in-memory state over a loaded snapshot and the services that change it, each saving
  * through `store`. The HTTP app and the operator commands share it.
  */
 export function openDirectory(
-  store: Persistence,
+  store: DirectoryStore,
   data: Snapshot,
   {
     autoApprove,
@@ -110,9 +120,7 @@ export function openDirectory(
     trimmedUpTo: changes?.trimmedUpTo ?? 0,
     keep: changes?.keep,
   })
-  const transact: Commit = store.transact
-    ? (apply) => storeFailing((wrapped) => store.transact!(wrapped), apply)
-    : new Journal(() => store.save()).commit
+  const transact: Commit = (apply) => storeFailing((wrapped) => store.commit(wrapped), apply)
   /** What the public sees of a club now: its anonymous detail as JSON text, or null. */
   const publicText = (code: string) => {
     const shown = catalog.get(code, 'public')?.record
@@ -259,14 +267,13 @@ export function openDirectory(
     webhooks,
     health: () => ({ clubs: catalog.countLive(), version: catalog.version }),
     /** Runs a request's work as one write, ordered with every other instance's (the work itself where writes are this process's alone). */
-    exclusive: <T>(work: () => Promise<T>): Promise<T> =>
-      store.exclusive ? storeFailing((wrapped) => store.exclusive!(wrapped), work) : work(),
+    exclusive: <T>(work: () => Promise<T>): Promise<T> => storeFailing((wrapped) => store.exclusive(wrapped), work),
   }
 }
 
 /**
- * Runs `body` inside a shared store's `run` (its lock, its transaction): what `body` throws (a
- * refused write) passes through as it is; anything the store throws is storage unavailable (503).
+ * Runs `body` inside the store's `run` (its journal, or its lock and transaction): what `body`
+ * throws (a refused write) passes through as it is; anything the store throws is storage unavailable (503).
  */
 async function storeFailing<B extends () => unknown, R>(run: (wrapped: B) => Promise<R>, body: B): Promise<R> {
   const ours: { error?: unknown } = {}

@@ -1,5 +1,5 @@
 import type { Caller } from './caller'
-import { openDirectory } from './directory'
+import { keptInMemory, openDirectory } from './directory'
 import { ApiError } from './errors'
 import { logoPath, type LogoStore } from './logos'
 import { ADMIN_USERNAME } from './users'
@@ -31,8 +31,11 @@ export async function snapshotOfClubs(rows: readonly unknown[], now: () => Date)
   const empty = emptySnapshot()
   if (!rows.length) return empty
   let capture = () => empty
-  const persistence = { track: (made: () => Snapshot) => void (capture = made), save: async () => {} }
-  const { imports } = openDirectory(persistence, empty, { autoApprove: false, now })
+  const { imports } = openDirectory(
+    keptInMemory((made) => void (capture = made)),
+    empty,
+    { autoApprove: false, now },
+  )
   try {
     await imports.run(OPERATOR, { kind: 'json', value: rows }, false)
   } catch (error) {

@@ -175,6 +175,30 @@ export class PostgresStore {
     return this.#leader !== null
   }
 
+  /** No file for a backup to copy: the database's own backups keep it. */
+  readonly backedUpFile = null
+
+  /**
+   * Not before the app opens it: the database takes the directory it opened as committed, so a
+   * change made before would stay in this instance's memory only.
+   */
+  readonly savesBeforeOpening = false
+
+  /** Refuses: see savesBeforeOpening. */
+  saveOpened(): Promise<void> {
+    return Promise.reject(new Error('store: PostgreSQL keeps the directory it opened; change it through the app'))
+  }
+
+  /** Not replaced whole in place: other instances share the database (stop them all and run npm run reset). */
+  readonly resettable = false
+
+  /** Refuses: see resettable. */
+  restartLog(): Promise<void> {
+    return Promise.reject(
+      new Error('store: a PostgreSQL change log is not restarted in place; stop every instance and run npm run reset'),
+    )
+  }
+
   /** Why writes cannot be made now, in words (readiness, docs/reference.md §17); null when they can. */
   get writeProblem(): string | null {
     return this.#problem
@@ -182,12 +206,12 @@ export class PostgresStore {
 
   /** Commits whatever changed in memory since the last write. */
   save(): Promise<void> {
-    return this.transact(() => [])
+    return this.commit(() => [])
   }
 
   /**
    * Runs a request's `work` holding the write lock, with every other instance's writes applied
-   * first: what it checks is what it changes. Its first `transact` commits.
+   * first: what it checks is what it changes. Its first `commit` commits.
    */
   exclusive = async <T>(work: () => Promise<T>): Promise<T> => {
     if (this.#scopes.getStore()) return work()
@@ -203,9 +227,9 @@ export class PostgresStore {
   }
 
   /** Applies `apply` in memory under the write lock and commits what it changed; on failure, takes it back. */
-  transact = async (apply: () => Undo | Undo[]): Promise<void> => {
+  commit = async (apply: () => Undo | Undo[]): Promise<void> => {
     const scope = this.#scopes.getStore()
-    if (!scope) return this.exclusive(() => this.transact(apply))
+    if (!scope) return this.exclusive(() => this.commit(apply))
     if (!scope.conn) await this.#begin(scope)
     const undo = [apply()].flat()
     const started = performance.now()

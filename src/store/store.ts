@@ -17,6 +17,22 @@ export class StoreError extends Error {
   }
 }
 
+/** Takes back one in-memory change. */
+export type Undo = () => void
+
+/** Applies a change in memory and resolves once it is durable; refused (the change taken back) when it cannot be. */
+export type StoreCommit = (apply: () => Undo | Undo[]) => Promise<void>
+
+/**
+ * How a data file's writes are committed over its `save`: each change applied in memory at once
+ * and refused, taken back, when the snapshot holding it fails (the domain's Journal). The wiring
+ * (src/data-file.ts) names it; a store opened without one refuses every commit.
+ */
+export type Journaling = (save: () => Promise<void>) => StoreCommit
+
+const NOT_JOURNALED: Journaling = () => () =>
+  Promise.reject(new Error('store: this data file was opened without a journal (open it with openDataFile)'))
+
 /** Why `data` is not a snapshot this service can use, or null when it is one. */
 export type SnapshotCheck = (data: unknown) => string | null
 
@@ -54,13 +70,44 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
   #lastWriteFailure: Error | null = null
   /** Told of each snapshot write: how long it took (seconds), and why it failed (null when it landed). */
   onWrite: ((seconds: number, failure: Error | null) => void) | null = null
+  /** Applies a change in memory and resolves once a snapshot holding it is on disk: the journal over `save`. */
+  readonly commit: StoreCommit
 
   private constructor(
     readonly file: string,
     private readonly db: Low<Snapshot> | null,
+    journal: Journaling,
     private readonly unlock: () => void = () => {},
   ) {
     this.#commits = new GroupCommit(() => this.#write())
+    this.commit = journal(() => this.save())
+  }
+
+  /** Runs a request's work: a data file's writes are this process's alone, so there is nothing to order it with. */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return work()
+  }
+
+  /** The file a backup copies: this data file, or null when there is none to copy (in memory, read-only). */
+  get backedUpFile(): string | null {
+    return this.db ? this.file : null
+  }
+
+  /** A change to the directory made before the app opens it can be saved (a new data file's seed logos). */
+  readonly savesBeforeOpening = true
+
+  /** Saves `data` as the directory now, before the app opens it and tracks its own. */
+  saveOpened(data: Snapshot): Promise<void> {
+    this.track(() => data)
+    return this.save()
+  }
+
+  /** The directory can be replaced whole in place (the sandbox's reset): this process's alone. */
+  readonly resettable = true
+
+  /** A data file's process sends every webhook delivery (no other instance shares it). */
+  get sendsWebhooks(): boolean {
+    return true
   }
 
   /**
@@ -73,15 +120,19 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
     dataFile: string,
     seed: () => Promise<Snapshot>,
     check: SnapshotCheck,
-    { fromSeed = false, readOnly = false } = {},
+    {
+      fromSeed = false,
+      readOnly = false,
+      journal = NOT_JOURNALED,
+    }: { fromSeed?: boolean; readOnly?: boolean; journal?: Journaling } = {},
   ): Promise<OpenedStore<Snapshot>> {
     if (dataFile === IN_MEMORY) {
       const data = await seed()
-      return { store: new Store<Snapshot>(IN_MEMORY, null), data, source: 'seed', log: noLog(data) }
+      return { store: new Store<Snapshot>(IN_MEMORY, null, journal), data, source: 'seed', log: noLog(data) }
     }
     if (readOnly) {
       const existing = await readSnapshotIfAny<Snapshot>(dataFile, check)
-      const store = new Store<Snapshot>(dataFile, null)
+      const store = new Store<Snapshot>(dataFile, null, journal)
       const data = existing ?? (await seed())
       const { log } = existing ? await openLog(dataFile, data, false) : { log: noLog(data) }
       return { store, data, source: existing ? 'file' : 'seed', log }
@@ -96,7 +147,7 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
     if ('heldBy' in lock)
       throw new StoreError(dataFile, `another process (${lock.heldBy}) is using it; stop it first, or use its HTTP API`)
     const db = new Low<Snapshot>(new SnapshotFile<Snapshot>(dataFile), null as unknown as Snapshot)
-    const store = new Store<Snapshot>(dataFile, db, lock.release)
+    const store = new Store<Snapshot>(dataFile, db, journal, lock.release)
     try {
       const existing = fromSeed ? null : await readSnapshotIfAny<Snapshot>(dataFile, check)
       const data = existing ?? (await seed())
