@@ -1,4 +1,4 @@
-import { WEEKDAYS, type Meeting } from '../model/club'
+import { CLUB_DEFAULTS, WEEKDAYS, type ClubRecord, type Meeting } from '../model/club'
 import { SNAPSHOT_VERSION, type Snapshot } from '../model/snapshot'
 import { emptySnapshot } from './seed'
 
@@ -189,35 +189,22 @@ function demoClub(i: number) {
     }
   })
   const people = [0, 1].map((k) => `${pick(FIRST, i, 30 + k)}.${pick(LAST, i, 40 + k)}${i}`)
-  const record = {
+  const record: ClubRecord = {
+    ...CLUB_DEFAULTS,
     code,
     name,
     subtitle: `${pick(ADJECTIVES, i, 4)} ${subject.toLowerCase()} for everyone on campus`,
     description: `The ${name} brings students together for ${activity}. No experience needed: come to a meeting and say hello.`,
     email: `${code}@clubs.example.edu`,
-    email_public: true,
     address: meetings[0]!.location,
     accepting_members: hash(i, 5) % 5 !== 0,
     application_required: 1 + (hash(i, 6) % 3),
-    appointment_needed: false,
     available_virtually: hash(i, 8) % 3 === 0,
-    enables_subscription: true,
     founded: `${1950 + (hash(i, 9) % 75)}-09-01`,
-    image_url: null,
     recruiting_cycle: 1 + (hash(i, 11) % 4),
     size: 1 + (hash(i, 12) % 4),
-    is_school_unit: false,
-    website: null,
-    facebook: null,
-    twitter: null,
-    instagram: null,
-    linkedin: null,
-    github: null,
-    youtube: null,
     how_to_get_involved: `Come to a meeting, or write to ${code}@clubs.example.edu.`,
-    listserv: '',
     tags: [...tagIds],
-    active: true,
     approved: true,
     approved_by: 'admin',
     approved_comment: '',
@@ -228,8 +215,9 @@ function demoClub(i: number) {
     updated_at: at,
     archived_at: null,
     approved_version: null,
+    last_confirmed_on: null,
     meetings,
-  } as Snapshot['clubs'][number]
+  }
   const officers = people.map((username, k) => ({
     club: code,
     username,

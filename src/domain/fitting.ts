@@ -6,7 +6,7 @@
 import { ANONYMOUS } from './caller'
 import type { ClubPage, ClubService } from './clubs'
 import type { ListQuery } from './list-query'
-import { wallClockInstant } from './time-zones'
+import { dayIn, wallClockInstant } from './time-zones'
 import type { MeetingWeek, WeekSpan } from './week-slots'
 import type { ClubRecord, Meeting } from '../model/club'
 
@@ -41,22 +41,9 @@ export interface FittingClub {
   readonly meetings: readonly Meeting[]
 }
 
-const dayFormats = new Map<string, Intl.DateTimeFormat>()
-
 /** The FIT_WEEKS weeks from the campus date of `now` in `zone`, from its first moment. */
 export function fitWindow(zone: string, now: Date): FitWindow {
-  let format = dayFormats.get(zone)
-  if (!format)
-    dayFormats.set(
-      zone,
-      (format = new Intl.DateTimeFormat('en-CA', {
-        timeZone: zone,
-        year: 'numeric',
-        month: '2-digit',
-        day: '2-digit',
-      })),
-    )
-  const [year, month, day] = format.format(now).split('-').map(Number) as [number, number, number]
+  const [year, month, day] = dayIn(zone, now).split('-').map(Number) as [number, number, number]
   const dates = Array.from({ length: FIT_WEEKS * 7 }, (_, i) => {
     const date = new Date(Date.UTC(year, month - 1, day + i))
     return {

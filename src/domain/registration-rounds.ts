@@ -6,6 +6,7 @@ import { Conflict, NotFound, PermissionDenied } from './errors'
 import type { History } from './history'
 import type { Commit, Undo } from './journal'
 import type { ClubRecord } from '../model/club'
+import { dayIn } from './time-zones'
 import {
   MAX_ROUND_MESSAGE_LENGTH,
   RoundWrite,
@@ -26,20 +27,6 @@ const ROUND_BODY = new BodyCheck(RoundWrite, {
 
 const NO_ROUND = 'No re-registration round is open.'
 const OFFICE_ONLY = 'Only the activities office runs re-registration rounds.'
-
-/** Formats a moment as its day (YYYY-MM-DD) in one time zone; one per zone, made once. */
-const DAY_FORMATS = new Map<string, Intl.DateTimeFormat>()
-
-/** The day `at` falls on in `timeZone`, as YYYY-MM-DD: the campus's "today" (CLUBS_TIMEZONE). */
-export function dayIn(timeZone: string, at: Date): string {
-  let format = DAY_FORMATS.get(timeZone)
-  if (!format)
-    DAY_FORMATS.set(
-      timeZone,
-      (format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })),
-    )
-  return format.format(at)
-}
 
 export interface RoundOptions {
   readonly commit: Commit

@@ -199,3 +199,17 @@ export function wallClockInstant(zone: string, year: number, month: number, day:
   // Shown only after the change, or (in a gap the clocks skip) never: the offset before it then.
   return shows(second, after) ? second : first
 }
+
+/** Formats a moment as its day (YYYY-MM-DD) in one time zone; one per zone, made once. */
+const DAY_FORMATS = new Map<string, Intl.DateTimeFormat>()
+
+/** The day `at` falls on in `timeZone`, as YYYY-MM-DD: the campus's "today" (CLUBS_TIMEZONE). */
+export function dayIn(timeZone: string, at: Date): string {
+  let format = DAY_FORMATS.get(timeZone)
+  if (!format)
+    DAY_FORMATS.set(
+      timeZone,
+      (format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })),
+    )
+  return format.format(at)
+}
