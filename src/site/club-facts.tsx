@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact'
 import { APPLICATION_REQUIRED, RECRUITING_CYCLES, SIZES, type Meeting, type Weekday } from '../model/club'
 import type { ClubDetailView } from './club-view'
+import { longDay } from './day'
 
 const DAY_NAMES: Readonly<Record<Weekday, string>> = {
   monday: 'Monday',
@@ -30,7 +31,6 @@ export const MeetingList = ({ meetings, timeZone }: { meetings: readonly Meeting
   </ul>
 )
 
-const FOUNDED = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UTC' })
 const yesNo = (value: boolean) => (value ? 'Yes' : 'No')
 
 /** An address that is a web address (a club that meets online) is a link; any other is text. */
@@ -53,7 +53,7 @@ export function ClubFacts({ club }: { club: ClubDetailView }) {
     ['Size', `${SIZES[club.size]} members`],
     ['How to join', APPLICATION_REQUIRED[club.application_required]],
     ['Recruiting cycle', RECRUITING_CYCLES[club.recruiting_cycle]],
-    club.founded ? ['Founded', <time dateTime={club.founded}>{FOUNDED.format(new Date(club.founded))}</time>] : null,
+    club.founded ? ['Founded', <time dateTime={club.founded}>{longDay(club.founded)}</time>] : null,
     ['Meets online', yesNo(club.available_virtually)],
     ['Appointment needed', yesNo(club.appointment_needed)],
   ]

@@ -8,6 +8,7 @@ import { CsrfField, type Viewer } from './layout'
 import { MembersSection, type MemberForm } from './member-forms'
 import { ConfirmSection, type RoundNote } from './re-registration'
 import { Table } from './table'
+import { Day } from './day'
 
 export interface PeopleState {
   readonly code: string
@@ -29,17 +30,13 @@ export interface PeopleState {
   readonly round: RoundNote | null
 }
 
-/** A date-time as a person reads it, in the campus's words (e.g. "22 Nov 2026"). */
-const DAY = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: 'UTC' })
-
 function RequestItem({ request, code, viewer }: { request: JoinRequest; code: string; viewer: Viewer }) {
   const action = (verb: 'accept' | 'decline') =>
     `/clubs/${code}/requests/${encodeURIComponent(request.username)}/${verb}`
   return (
     <li class="request">
       <p>
-        <strong>{request.username}</strong> asked on{' '}
-        <time dateTime={request.created_at}>{DAY.format(new Date(request.created_at))}</time>
+        <strong>{request.username}</strong> asked on <Day at={request.created_at} />
       </p>
       {request.message ? <blockquote class="prose">{request.message}</blockquote> : <p class="help">No message.</p>}
       <div class="actions">
@@ -106,11 +103,7 @@ export function ClubPeoplePage({ state, viewer }: { state: PeopleState; viewer: 
               rows={state.subscribers.map((subscriber) => [
                 subscriber.username,
                 subscriber.email ?? '—',
-                subscriber.subscribed_at ? (
-                  <time dateTime={subscriber.subscribed_at}>{DAY.format(new Date(subscriber.subscribed_at))}</time>
-                ) : (
-                  '—'
-                ),
+                subscriber.subscribed_at ? <Day at={subscriber.subscribed_at} /> : '—',
               ])}
             />
             <p>

@@ -13,6 +13,7 @@ import { callerOf, seeOther, signInFirst, type Shown, type SiteKit, type Visit }
 import { CsrfField, type Viewer } from './layout'
 import { csvAnswer } from './officer-pages'
 import { Table } from './table'
+import { Day } from './day'
 
 const HIDE = { detail: { hide: true } }
 
@@ -99,9 +100,6 @@ export function InterestSection({
   )
 }
 
-/** A day as a person reads it (e.g. "22 Nov 2026"). */
-const DAY = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: 'UTC' })
-
 /** The students interested in a club, for its officers on the people page: each with Delete, and the CSV file. */
 export function InterestedSection({
   code,
@@ -128,7 +126,7 @@ export function InterestedSection({
             rows={entries.map((entry) => [
               entry.name,
               <a href={`mailto:${entry.email}`}>{entry.email}</a>,
-              <time dateTime={entry.created_at}>{DAY.format(new Date(entry.created_at))}</time>,
+              <Day at={entry.created_at} />,
               <form method="post" action={`/clubs/${code}/interested/${entry.id}/delete`} class="inline">
                 <CsrfField viewer={viewer} />
                 <button type="submit" class="secondary">

@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact'
 import type { Role } from '../model/user'
 import { CsrfField, type Viewer } from './layout'
 import { ClubLink, RunList, type RunClub } from './run-clubs'
+import { Day } from './day'
 
 /** A club one belongs to, in any role. */
 export interface Belonging {
@@ -65,7 +66,6 @@ export const SUBSCRIBING =
   'Subscribing lets the club’s officers see your username and, when campus sign-in gave one, your e-mail address, so they can write to you. This site itself sends no e-mail.'
 
 const ROLE: Record<Role, string> = { owner: 'Owner', officer: 'Officer', member: 'Member' }
-const DAY = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: 'UTC' })
 const problemId = (at: string) => `${at}-problem`
 
 /** A POST button about one club; a refusal of it shows beside it (and in the summary above). */
@@ -183,7 +183,7 @@ function Requests({ state, viewer }: { state: MyClubsState; viewer: Viewer }) {
       {state.requests.map((request) => (
         <li>
           <span class="what">
-            <ClubLink club={request} />, asked on <time dateTime={request.at}>{DAY.format(new Date(request.at))}</time>
+            <ClubLink club={request} />, asked on <Day at={request.at} />
             {request.message && <q class="prose">{request.message}</q>}
           </span>
           <ClubButton

@@ -1,16 +1,15 @@
 /** @jsxImportSource preact */
 import type { ConfirmationRecord, RoundRecord } from '../model/registration-round'
 import { CsrfField, type Viewer } from './layout'
+import { longDay } from './day'
 
 // What owners and officers see of a re-registration round (docs/reference.md §23): "Re-register by
 // <deadline>" with the office's message, and the Confirm button beside the officer list.
 
-const LONG_DAY = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UTC' })
 const MONTH = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' })
-const DAY_OF = (at: string) => LONG_DAY.format(new Date(at))
 
 /** A campus day (YYYY-MM-DD) as a person reads it: "15 December 2026". */
-export const dayText = (day: string) => LONG_DAY.format(new Date(`${day}T00:00:00Z`))
+export const dayText = (day: string) => longDay(`${day}T00:00:00Z`)
 
 /** A campus day's month: "November 2026". */
 export const monthText = (day: string) => MONTH.format(new Date(`${day}T00:00:00Z`))
@@ -43,7 +42,7 @@ export function ReRegisterNotice({ round, code, name }: { round: RoundNote; code
         (confirmation ? (
           <p>
             Confirmed by {confirmation.confirmed_by} on{' '}
-            <time dateTime={confirmation.confirmed_at}>{DAY_OF(confirmation.confirmed_at)}</time>.
+            <time dateTime={confirmation.confirmed_at}>{longDay(confirmation.confirmed_at)}</time>.
           </p>
         ) : (
           <p>
@@ -76,7 +75,7 @@ export function ConfirmSection({
       {round.confirmation && (
         <p>
           {name} is confirmed for this round, by {round.confirmation.confirmed_by} on{' '}
-          <time dateTime={round.confirmation.confirmed_at}>{DAY_OF(round.confirmation.confirmed_at)}</time>.
+          <time dateTime={round.confirmation.confirmed_at}>{longDay(round.confirmation.confirmed_at)}</time>.
         </p>
       )}
       <p id="confirm-help" class="help">
