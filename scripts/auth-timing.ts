@@ -6,7 +6,7 @@
 import { makeApp, readJson } from '../harness/app'
 import { ADMIN_GROUP, AUDIENCE, startProvider } from '../harness/oidc-provider'
 import { CampusSignIn } from '../src/edge/oidc'
-import { answerHelp } from '../harness/usage'
+import { answerHelp } from '../src/command-help'
 
 answerHelp(`usage: npx bun scripts/auth-timing.ts [N]
 

@@ -15,7 +15,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { answerHelp } from '../harness/usage'
+import { answerHelp } from '../src/command-help'
 import { freePort, ROOT, sleep, spawnService, stopService, waitForHealth } from '../harness/service'
 
 answerHelp(`usage: npm run check:openapi

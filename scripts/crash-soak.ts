@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CrashHarness, summarise, type RoundReport } from '../harness/crash-rounds'
-import { answerHelp } from '../harness/usage'
+import { answerHelp } from '../src/command-help'
 
 answerHelp(`usage: npx bun scripts/crash-soak.ts [rounds]
 

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { answerHelp } from '../harness/usage'
+import { answerHelp } from '../src/command-help'
 import { recordKeys } from '../src/domain/replica'
 import { snapshotProblem, upgradeSnapshot } from '../src/domain/snapshot-format'
 import { logoNamesOf } from '../src/domain/logos'

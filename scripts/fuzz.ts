@@ -13,7 +13,7 @@ import {
   writeRequestArb,
   writeSequenceProperty,
 } from '../harness/fuzz-properties'
-import { answerHelp } from '../harness/usage'
+import { answerHelp } from '../src/command-help'
 
 answerHelp(`usage: npm run fuzz -- [runs] [sequence-runs]
 

@@ -21,7 +21,7 @@ import { shownUrl } from '../src/store/postgres-store'
 import { failureWords, StoreError } from '../src/store/store'
 import { lockFileOf } from '../src/store/store'
 import { lockHolder } from '../src/store/lock'
-import { answerHelp } from '../harness/usage'
+import { answerHelp } from '../src/command-help'
 
 answerHelp(`usage: npm run reset
 

@@ -13,7 +13,7 @@ import { readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { SEED_FILE, tempDir } from '../harness/app'
 import { freePort, sleep, spawnService, waitForHealth } from '../harness/service'
-import { answerHelp } from '../harness/usage'
+import { answerHelp } from '../src/command-help'
 
 answerHelp(`usage: npm run soak -- [seconds]
 

@@ -2,8 +2,8 @@
 // while the server runs on the data file (it locks it): then use `POST /api/users/` instead.
 //   npm run users:add -- <username> [--admin]
 import { parseArgs } from 'node:util'
-import { runOperatorCommand } from '../harness/operator'
-import { answerHelp } from '../harness/usage'
+import { runOperatorCommand } from '../src/operator'
+import { answerHelp } from '../src/command-help'
 import { ADMIN_USERNAME } from '../src/domain/users'
 
 const USAGE = 'usage: npm run users:add -- <username> [--admin]'

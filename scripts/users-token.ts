@@ -2,8 +2,8 @@
 // previous token stops working. Refuses while the server runs on the data file (it locks it): then use
 // `POST /api/users/<username>/token/` instead.
 //   npm run users:token -- <username>
-import { runOperatorCommand } from '../harness/operator'
-import { answerHelp } from '../harness/usage'
+import { runOperatorCommand } from '../src/operator'
+import { answerHelp } from '../src/command-help'
 import { ADMIN_USERNAME } from '../src/domain/users'
 
 answerHelp(`usage: npm run users:token -- <username>

@@ -48,6 +48,9 @@ const LAYERS: readonly LayerRule[] = [
       'src/data-file.ts',
       'src/storage-log.ts',
       'src/sandbox.ts',
+      // What the operator's commands (scripts/) run on: a data file opened as the service opens it, --help.
+      'src/operator.ts',
+      'src/command-help.ts',
     ],
     // package.json: the release the docs name.
     imports: ['src', 'package.json'],
@@ -74,10 +77,23 @@ const STORE_NAMES: readonly { module: string; names: readonly string[] }[] = [
 const STORE_PICKERS: readonly string[] = ['src/data-file.ts']
 
 /**
+ * The operator's commands: they run on the data the service keeps, so they take nothing from the
+ * test harness (what they share is in src/: operator.ts, command-help.ts).
+ */
+const OPERATOR_COMMANDS: readonly string[] = [
+  'scripts/reset.ts',
+  'scripts/users-add.ts',
+  'scripts/users-token.ts',
+  'scripts/data-copy.ts',
+]
+
+/**
  * The folders around src/, by what their .ts files may import by relative path (harness/ holds
- * what tests and scripts share; neither tests nor scripts import each other).
+ * what tests and the longer checks share; neither tests nor scripts import each other). The
+ * first row whose folder (or file) a file is in decides.
  */
 const FOLDERS: readonly { folder: string; imports: readonly string[] }[] = [
+  ...OPERATOR_COMMANDS.map((folder) => ({ folder, imports: ['src/'] })),
   { folder: 'harness/', imports: ['harness/', 'src/'] },
   { folder: 'test/', imports: ['harness/', 'src/'] },
   { folder: 'scripts/', imports: ['harness/', 'src/'] },
@@ -458,10 +474,14 @@ describe('the layers of src/', () => {
 })
 
 describe('the folders around src/', () => {
-  const tree = buildTree(Object.assign({}, ...FOLDERS.map((f) => sourcesUnder(f.folder))), isFileOnDisk)
+  const tree = buildTree(
+    Object.assign({}, ...FOLDERS.flatMap((f) => (f.folder.endsWith('/') ? [sourcesUnder(f.folder)] : []))),
+    isFileOnDisk,
+  )
 
   test('tests, scripts, the harness and the benchmarks import only what FOLDERS allows', () => {
     expect(tree.size).toBeGreaterThan(30)
+    expect(OPERATOR_COMMANDS.filter((command) => !tree.has(command))).toEqual([])
     const violations = folderViolations(tree)
     if (violations.length) console.error(`folder violations:\n  ${violations.join('\n  ')}`)
     expect(violations).toEqual([])
@@ -640,6 +660,8 @@ describe('the layer rules on small trees', () => {
       'wiring: src/healthcheck.ts is not in src/',
       'wiring: src/storage-log.ts is not in src/',
       'wiring: src/sandbox.ts is not in src/',
+      'wiring: src/operator.ts is not in src/',
+      'wiring: src/command-help.ts is not in src/',
     ])
   })
 })
@@ -693,6 +715,14 @@ describe('the folder rules on small trees', () => {
         'scripts/s.ts': `import '../harness/app'`,
       },
       expected: [],
+    },
+    {
+      name: 'an operator command imports the harness; a longer check may',
+      tree: {
+        'scripts/reset.ts': `import '../src/x'\nimport '../harness/app'`,
+        'scripts/soak.ts': `import '../harness/app'`,
+      },
+      expected: [`scripts/reset.ts:2 → '../harness/app' (harness/app.ts): scripts/reset.ts may import only src/`],
     },
     {
       name: 'a script imports a test helper, the harness a script, a test another test',

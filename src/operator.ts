@@ -3,11 +3,11 @@
 // they take the change in within a second), say plainly where they wrote, and say what to do
 // instead while the server holds the file.
 import { resolve } from 'node:path'
-import { ConfigError, IN_MEMORY, loadConfig, type Config } from '../src/config'
-import { openDirectoryStore } from '../src/data-file'
-import { openDirectory } from '../src/domain/directory'
-import { shownUrl } from '../src/store/postgres-store'
-import { StoreError } from '../src/store/store'
+import { ConfigError, IN_MEMORY, loadConfig, type Config } from './config'
+import { openDirectoryStore } from './data-file'
+import { openDirectory } from './domain/directory'
+import { shownUrl } from './store/postgres-store'
+import { StoreError } from './store/store'
 
 type Directory = ReturnType<typeof openDirectory>
 
