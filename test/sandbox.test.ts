@@ -120,6 +120,21 @@ describe('the sandbox on', () => {
     expect(codes.filter((code: string) => code.startsWith('failed'))).toEqual([])
   })
 
+  it('answers a failure as every error is answered: the headers every answer carries, the browsable view for a browser', async () => {
+    const { send } = await sandboxed()
+    const failed = await send('GET', '/api/clubs/?_fail=401')
+    expect(failed.headers.get('access-control-allow-origin')).toBe('*')
+    expect(failed.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(failed.headers.get('www-authenticate')).toBe('Bearer realm="api"')
+    const refused = await send('GET', '/api/clubs/?_delay=soon')
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*')
+    const page = await send('GET', '/api/clubs/?_fail=503', undefined, { accept: 'text/html' })
+    expect(page.status).toBe(503)
+    expect(page.headers.get('retry-after')).toBe('1')
+    expect(page.headers.get('content-type')).toStartWith('text/html')
+    expect(await page.text()).toContain('A failure asked for')
+  })
+
   it.each([
     ['/api/clubs/?_delay=10001', '_delay'],
     ['/api/clubs/?_delay=soon', '_delay'],

@@ -133,6 +133,14 @@ describe('the directory’s controls', () => {
     const ico = new Uint8Array(await (await app.req('/favicon.ico')).arrayBuffer())
     expect([...ico.slice(0, 4)]).toEqual([0, 0, 1, 0])
   })
+
+  it('answers a file it does not have as every unknown path, in the reference error shape (docs/reference.md §8)', async () => {
+    const app = await makeApp()
+    const res = await app.req('/site/no-such-file.css')
+    expect(res.status).toBe(404)
+    expect(res.headers.get('content-type')).toStartWith('application/json')
+    expect(await res.json()).toEqual({ detail: 'Not found.' })
+  })
 })
 
 describe('a club’s page', () => {

@@ -2,7 +2,7 @@ import { Value } from '@sinclair/typebox/value'
 import { Elysia, type TSchema } from 'elysia'
 import { requireUser, type Caller } from '../domain/caller'
 import type { openDirectory } from '../domain/directory'
-import { ApiError, NotFound } from '../domain/errors'
+import { NotFound } from '../domain/errors'
 import type { AnswerCaches } from './answer-cache'
 import { readJsonBody } from './body'
 import {
@@ -21,12 +21,13 @@ import {
   type ResponseDoc,
 } from './docs/openapi'
 import type { Edge } from './edge'
+import { errorAnswer } from './error-answer'
 import { MethodNotAllowed } from './errors'
 import { Exchange, exchangeForError, offering, type BrowsableNotes, type PageInfo } from './exchange'
 import type { SpreadsheetFormat } from './negotiate'
 import { Prepared } from './prepared'
 import { noteRoute, urlOf } from './request-facts'
-import { reply, replyJson, replyStream } from './respond'
+import { reply, replyError, replyJson, replyStream } from './respond'
 import type { ChangeStreams } from './change-streams'
 
 /** The methods an endpoint may serve, in the order `Allow` lists them (HEAD and OPTIONS come free). */
@@ -182,9 +183,8 @@ function handlerOf(page: Endpoint, method: Method, action: Action<{}>, services:
   // Ours answer in the reference's shape with the endpoint's Allow; anything else is a fault.
   const fail = (request: Request, negotiated: Exchange | null, error: unknown) => {
     const ex = negotiated ?? exchangeForError(request, page)
-    const explained = edge.explain(error)
-    if (!(explained instanceof ApiError)) return edge.fault(ex, error)
-    return replyJson(ex, explained.status, explained.body, explained.headers)
+    const answer = errorAnswer(edge.explain(error))
+    return answer ? replyError(ex, answer) : edge.fault(ex, error)
   }
   // A write's work is ordered with every other instance's (docs/reference.md §19), its body read first.
   const run = writes

@@ -1,4 +1,4 @@
-// Errors only the HTTP edge meets: methods, media types, body sizes.
+// Errors only the HTTP edge meets: methods, media types, body sizes, the rate limit.
 import { ApiError } from '../domain/errors'
 
 export class MethodNotAllowed extends ApiError {
@@ -22,5 +22,16 @@ export class PayloadTooLarge extends ApiError {
 export class UnsupportedMediaType extends ApiError {
   constructor(type: string) {
     super(415, { detail: `Unsupported media type "${type}" in request.` })
+  }
+}
+
+/** Past the rate limit (docs/reference.md §17): when the caller may go on. */
+export class Throttled extends ApiError {
+  constructor(wait: number) {
+    super(
+      429,
+      { detail: `Request was throttled. Expected available in ${wait} second${wait === 1 ? '' : 's'}.` },
+      { 'Retry-After': String(wait) },
+    )
   }
 }

@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia'
+import { Throttled } from './errors'
 import { exchangeForError } from './exchange'
 import { addressOf } from './request-facts'
-import { replyJson } from './respond'
+import { replyError } from './respond'
 
 const WINDOW_MS = 60_000
 
@@ -69,11 +70,6 @@ export function rateLimit(
     const key = holder !== null ? `user ${holder}` : `address ${addressOf(request) ?? 'unknown'}`
     const wait = buckets.take(key)
     if (wait === 0) return
-    return replyJson(
-      exchangeForError(request),
-      429,
-      { detail: `Request was throttled. Expected available in ${wait} second${wait === 1 ? '' : 's'}.` },
-      { 'Retry-After': String(wait) },
-    )
+    return replyError(exchangeForError(request), new Throttled(wait))
   })
 }

@@ -1,6 +1,7 @@
 import { sized } from './answer-sizes'
 import { HTML_HEADERS, renderBrowsable } from './browsable/render'
 import { acceptsGzip, matchesEtag } from './conditional'
+import type { ErrorAnswer } from './error-answer'
 import type { BrowsableNotes, Exchange } from './exchange'
 import { Prepared } from './prepared'
 
@@ -165,6 +166,9 @@ export function replyStream(
 }
 
 /** A JSON answer: errors and metadata, whose few distinct bodies are prepared once each. */
-export function replyJson(ex: Exchange, status: number, value: unknown, extra?: Record<string, string>) {
+export function replyJson(ex: Exchange, status: number, value: unknown, extra?: Readonly<Record<string, string>>) {
   return reply(ex, status, Prepared.repeated(value), extra)
 }
+
+/** An error's answer (error-answer.ts) as the API gives it: JSON in the reference's shape, or its browsable view. */
+export const replyError = (ex: Exchange, { status, body, headers }: ErrorAnswer) => replyJson(ex, status, body, headers)

@@ -2,10 +2,13 @@
 // request log, and the order writes and a reset take. Nothing of it reaches the domain; with
 // CLUBS_SANDBOX off none of it is mounted and a request goes straight to the app.
 import { t } from 'elysia'
-import { ApiError, BadRequest, PermissionDenied } from '../domain/errors'
+import { ApiError, BadRequest, NotAuthenticated, PermissionDenied } from '../domain/errors'
 import type { Caller } from '../domain/caller'
 import { answerSizes } from './answer-sizes'
+import { errorAnswer } from './error-answer'
+import { exchangeForError } from './exchange'
 import { urlOf } from './request-facts'
+import { replyError } from './respond'
 import { json, query } from './docs/openapi'
 import { endpoint } from './endpoint'
 
@@ -177,10 +180,13 @@ export function sandboxFetch(app: () => Fetch, log: RequestLog, turns: WriteTurn
       try {
         const { delay, fail } = asked(request)
         if (delay) await Bun.sleep(delay)
-        response = fail ? failure(fail) : await answer(request, url)
+        response = fail
+          ? await replyError(exchangeForError(request), new AskedFailure(fail))
+          : await answer(request, url)
       } catch (error) {
-        if (!(error instanceof ApiError)) throw error
-        response = Response.json(error.body, { status: error.status, headers: error.headers })
+        const known = errorAnswer(error)
+        if (!known) throw error
+        response = await replyError(exchangeForError(request), known)
       }
       return log.add(request, url, response, started)
     })()
@@ -209,13 +215,15 @@ export function asked(request: Request): { delay: number; fail: number | null } 
   return { delay: delay === null ? 0 : Number(delay), fail: fail === null ? null : Number(fail) }
 }
 
-/** The answer a fault asks for: its status, the reference's error body, nothing done. */
-function failure(status: number): Response {
-  const headers: Record<string, string> = {}
-  if (status === 401) headers['WWW-Authenticate'] = 'Bearer realm="api"'
-  if (status === 429 || status === 503) headers['Retry-After'] = '1'
-  const detail = `A failure asked for (the sandbox's _fail=${status} or Prefer: code=${status}): nothing was done.`
-  return Response.json({ detail }, { status, headers })
+/** The failure a request asks for: its status, the reference's error body and its headers, nothing done. */
+class AskedFailure extends ApiError {
+  constructor(status: number) {
+    super(
+      status,
+      { detail: `A failure asked for (the sandbox's _fail=${status} or Prefer: code=${status}): nothing was done.` },
+      status === 401 ? new NotAuthenticated().headers : status === 429 || status === 503 ? { 'Retry-After': '1' } : {},
+    )
+  }
 }
 
 const admin = (caller: Caller) => {

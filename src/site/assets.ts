@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Elysia } from 'elysia'
+import { NotFound } from '../domain/errors'
 import { acceptsGzip, matchesEtag } from '../edge/conditional'
 import { Prepared } from '../edge/prepared'
 import { NOSNIFF } from '../edge/respond'
@@ -31,7 +32,7 @@ export function siteAssets() {
 }
 
 async function answer(asset: Prepared | undefined, request: Request): Promise<Response> {
-  if (!asset) return new Response('Not found.', { status: 404, headers: NOSNIFF })
+  if (!asset) throw new NotFound()
   const headers = { ETag: asset.etag, 'Cache-Control': 'public, max-age=300', Vary: 'Accept-Encoding', ...NOSNIFF }
   if (matchesEtag(request.headers.get('if-none-match'), asset.etag)) return new Response(null, { status: 304, headers })
   const gzip = asset.compressible && acceptsGzip(request.headers.get('accept-encoding'))

@@ -17,9 +17,10 @@ import type { ReviewDesk } from '../domain/review'
 import type { SessionService } from '../domain/sessions'
 import type { TagService } from '../domain/tags'
 import type { UserService } from '../domain/users'
+import { errorAnswer, pageTitle, reasonOf } from '../edge/error-answer'
 import { urlOf } from '../edge/request-facts'
 import { NOSNIFF } from '../edge/respond'
-import { ErrorPage, errorOf, errorTitle } from './error-page'
+import { ErrorPage } from './error-page'
 import { checkCsrf, checkOrigin, readForm, readUpload } from './forms'
 import type { Viewer } from './layout'
 import { contentHtml, framedHtml, pageAnswer, pageHtml, preparedPage } from './page'
@@ -132,12 +133,13 @@ export function siteKit(deps: SiteDeps) {
     pageAnswer(visit.request, render(visit.url, visit.viewer, shown), shown.status ?? 200, visit.viewer !== null)
 
   function failed(visit: Omit<Visit, 'params'>, error: unknown): Handled {
-    const known = errorOf(error)
+    const known = errorAnswer(error)
     if (!known) throw error
     // A disabled account's page still offers Sign out, and nothing else of a signed-in person's.
     const holder = error instanceof AccountDisabled ? viewerOf(visit.request, { evenDisabled: true }) : null
     const viewer = holder ? { ...holder, isAdmin: false, disabled: true } : visit.viewer
-    const shown = { title: errorTitle(known.status), content: <ErrorPage {...known} />, status: known.status }
+    const title = pageTitle(known.status)
+    const shown = { title, content: <ErrorPage title={title} reason={reasonOf(known)} />, status: known.status }
     return answer({ ...visit, viewer }, shown)
   }
 

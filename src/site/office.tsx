@@ -3,7 +3,7 @@ import { Elysia } from 'elysia'
 import type { FieldErrors } from '../domain/check'
 import { ApiError, BadRequest, NotFound, ValidationFailed } from '../domain/errors'
 import type { UserSummary } from '../domain/users'
-import { errorOf } from './error-page'
+import { reasonOf } from '../edge/error-answer'
 import { field } from './forms'
 import { callerOf, seeOther, type FormPost, type Shown, type SiteKit } from './kit'
 import type { Viewer } from './layout'
@@ -81,7 +81,7 @@ export function officeRoutes(kit: SiteKit) {
         return await work(viewer, username, post)
       } catch (error) {
         if (!(error instanceof ApiError) || error.status !== 400) throw error
-        return userShown(viewer, username, null, errorOf(error)!.detail)
+        return userShown(viewer, username, null, reasonOf(error))
       }
     })
 

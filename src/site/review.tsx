@@ -2,6 +2,7 @@
 import { Elysia } from 'elysia'
 import { ApiError, BadRequest, Conflict, NotFound } from '../domain/errors'
 import { DECISIONS, type Case, type Decision } from '../domain/review'
+import { reasonOf } from '../edge/error-answer'
 import { field } from './forms'
 import { callerOf, seeOther, signInFirst, type SiteKit } from './kit'
 import type { Viewer } from './layout'
@@ -131,4 +132,4 @@ export function reviewRoutes(kit: SiteKit) {
   }
 }
 
-const conflictText = (error: ApiError) => `Nothing was done: ${String(error.body.detail)}`
+const conflictText = (error: ApiError) => `Nothing was done: ${reasonOf(error)}`

@@ -8,7 +8,7 @@ import { MethodNotAllowed } from '../errors'
 import { exchangeForError } from '../exchange'
 import type { Metrics } from '../metrics'
 import { noteRoute } from '../request-facts'
-import { NOSNIFF, replyJson } from '../respond'
+import { NOSNIFF, replyError } from '../respond'
 
 export interface OperationsDeps {
   readonly health: () => { clubs: number; version: number }
@@ -43,8 +43,7 @@ const wrongMethods = PATHS.reduce(
       path,
       ({ request }) => {
         noteRoute(request, path)
-        const error = new MethodNotAllowed(request.method, 'GET')
-        return replyJson(exchangeForError(request), 405, error.body, error.headers)
+        return replyError(exchangeForError(request), new MethodNotAllowed(request.method, 'GET'))
       },
       { detail: { hide: true } },
     ),
@@ -103,13 +102,12 @@ function probes({ health, notReady, metrics, metricsToken }: OperationsDeps) {
       '/metrics',
       async ({ request }) => {
         noteRoute(request, '/metrics')
-        if (!metrics) return replyJson(exchangeForError(request), 404, new NotFound().body)
+        if (!metrics) return replyError(exchangeForError(request), new NotFound())
         if (
           metricsToken !== null &&
           !sameSecret(request.headers.get('authorization') ?? '', `Bearer ${metricsToken}`)
         ) {
-          const error = new NotAuthenticated('This endpoint needs the metrics token.')
-          return replyJson(exchangeForError(request), 401, error.body, error.headers)
+          return replyError(exchangeForError(request), new NotAuthenticated('This endpoint needs the metrics token.'))
         }
         return new Response(await metrics.text(), {
           headers: { 'Content-Type': metrics.registry.contentType, ...NOSNIFF },
