@@ -3,7 +3,15 @@ import { Conflict, NotFound, PermissionDenied, ValidationFailed } from './errors
 import type { Role } from '../model/user'
 import type { Catalog, Entry, Order } from './catalog'
 import { firstFreeCode, RESERVED_CODES, slugify } from './code'
-import { CLUB_DEFAULTS, DECISION_EVENTS, REVIEWED_FIELDS, type ClubRecord, type LastDecision } from '../model/club'
+import {
+  CLUB_DEFAULTS,
+  DECISION_EVENTS,
+  REVIEWED_FIELDS,
+  type ClubDetail,
+  type ClubListItem,
+  type ClubRecord,
+  type LastDecision,
+} from '../model/club'
 import type { HistoryEntry, HistoryEventKind, HistoryRecord } from '../model/history'
 import type { History } from './history'
 import { versionOf } from './snapshot-format'
@@ -111,6 +119,8 @@ export class ClubService {
   }
 
   /** The list representation of `record` as `caller` sees it, with only `fields` when a selection is asked. */
+  listItem(caller: Caller, record: ClubRecord): ClubListItem
+  listItem(caller: Caller, record: ClubRecord, fields: readonly string[] | null): Representation
   listItem(caller: Caller, record: ClubRecord, fields: readonly string[] | null = null): Representation {
     return select(listItem(record, this.viewOf(caller, record), this.catalog), fields)
   }
@@ -119,6 +129,8 @@ export class ClubService {
    * The detail representation of `record` as `caller` sees it: to its owners, officers and admins
    * (who see the real address) with the latest decision on it too (docs/reference.md §22).
    */
+  detail(caller: Caller, record: ClubRecord): ClubDetail
+  detail(caller: Caller, record: ClubRecord, fields: readonly string[] | null): Representation
   detail(caller: Caller, record: ClubRecord, fields: readonly string[] | null = null): Representation {
     const view = this.viewOf(caller, record)
     const out = detail(record, view, this.catalog)

@@ -1,5 +1,13 @@
 import type { Catalog } from './catalog'
-import { DETAIL_FIELDS, LIST_FIELDS, type ApprovedVersion, type ClubRecord, type Tag } from '../model/club'
+import {
+  DETAIL_FIELDS,
+  LIST_FIELDS,
+  type ApprovedVersion,
+  type ClubDetail,
+  type ClubListItem,
+  type ClubRecord,
+  type Tag,
+} from '../model/club'
 
 /** What one caller sees of one club beyond the record: their own flags, and the real e-mail. */
 export interface Viewpoint {
@@ -27,7 +35,7 @@ function tagsOf(record: ClubRecord, catalog: Catalog): Tag[] {
 }
 
 /** The list representation: the spec's 23 fields in the spec's order (docs/reference.md §1.1). */
-export function listItem(record: ClubRecord, view: Viewpoint, catalog: Catalog): Representation {
+export function listItem(record: ClubRecord, view: Viewpoint, catalog: Catalog): ClubListItem {
   return {
     accepting_members: record.accepting_members,
     active: record.active,
@@ -59,12 +67,30 @@ export function listItem(record: ClubRecord, view: Viewpoint, catalog: Catalog):
 export const isPlain = (view: Viewpoint) => !view.isFavorite && !view.isMember && !view.isSubscribed && !view.seesEmail
 
 /** The detail representation: the list fields, then the fields of docs/reference.md §1.2. */
-export function detail(record: ClubRecord, view: Viewpoint, catalog: Catalog): Representation {
-  const out = listItem(record, view, catalog)
-  for (const field of DETAIL_FIELDS) out[field] = record[field]
-  // Only a current record that differs from its approved version holds one; the public's view never does.
-  out.approved_version = record.approved_version && withoutPublicStamp(record.approved_version)
-  return out
+export function detail(record: ClubRecord, view: Viewpoint, catalog: Catalog): ClubDetail {
+  return {
+    ...listItem(record, view, catalog),
+    description: record.description,
+    website: record.website,
+    facebook: record.facebook,
+    twitter: record.twitter,
+    instagram: record.instagram,
+    linkedin: record.linkedin,
+    github: record.github,
+    youtube: record.youtube,
+    how_to_get_involved: record.how_to_get_involved,
+    listserv: record.listserv,
+    email_public: record.email_public,
+    approved_by: record.approved_by,
+    approved_comment: record.approved_comment,
+    approved_on: record.approved_on,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+    // Only a current record that differs from its approved version holds one; the public's view never does.
+    approved_version: record.approved_version && withoutPublicStamp(record.approved_version),
+    meetings: record.meetings,
+    last_confirmed_on: record.last_confirmed_on,
+  }
 }
 
 /** Keeps only `fields` (in representation order) when the caller asked for a selection. */

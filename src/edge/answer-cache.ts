@@ -1,5 +1,6 @@
 import type { ClubRecord } from '../model/club'
 import { Prepared } from './prepared'
+import { VersionKeyedCache } from './version-keyed-cache'
 
 // Every answer cache of the service lives here, and each is correct for one reason: records
 // never change in place. A change stores a new record object and moves the data version, so
@@ -14,27 +15,6 @@ const LIST_ANSWERS = 512
 export interface ListAnswer {
   readonly body: Prepared
   readonly headers: Readonly<Record<string, string>>
-}
-
-/** List answers, made once per data version, caller and URL. */
-class ListAnswers {
-  #version = ''
-  #answers = new Map<string, ListAnswer>()
-
-  get(version: string, key: string): ListAnswer | undefined {
-    if (version !== this.#version) {
-      this.#version = version
-      this.#answers.clear()
-    }
-    return this.#answers.get(key)
-  }
-
-  /** Keeps an answer made at `version`, unless the data has moved on while it was made. */
-  set(version: string, key: string, answer: ListAnswer): void {
-    if (version !== this.#version) return
-    if (this.#answers.size >= LIST_ANSWERS) this.#answers.clear()
-    this.#answers.set(key, answer)
-  }
 }
 
 /** Something made once per record, as the public sees it. */
@@ -52,7 +32,8 @@ class PerRecord<T> {
 
 /** The caches of one app: list answers, and each club's public detail answer and list item text. */
 export class AnswerCaches {
-  readonly lists = new ListAnswers()
+  /** List answers, made once per data version, caller and URL. */
+  readonly lists = new VersionKeyedCache<ListAnswer>(LIST_ANSWERS)
   readonly details: PerRecord<Prepared>
   readonly listItems: PerRecord<string>
 

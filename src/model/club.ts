@@ -379,6 +379,7 @@ export const ClubListItem = t.Object({
   subtitle: t.String(),
   tags: t.Array(Tag),
 })
+export type ClubListItem = typeof ClubListItem.static
 
 export const ClubDetail = t.Object({
   ...ClubListItem.properties,

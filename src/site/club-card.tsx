@@ -1,7 +1,7 @@
 /** @jsxImportSource preact */
 import type { ComponentChildren } from 'preact'
 import { isOwnLogo } from '../domain/logos'
-import type { ClubView } from './club-view'
+import type { ClubListItem } from '../model/club'
 
 /** Up to two letters standing for a club without a logo: "Penn Chess Society" → "PC". */
 export function initialsOf(name: string): string {
@@ -13,7 +13,7 @@ export function initialsOf(name: string): string {
 }
 
 /** The club's logo when this service holds it, else its initials; decorative either way (the name follows). */
-export function Logo({ club, origin, size }: { club: ClubView; origin: string; size: number }) {
+export function Logo({ club, origin, size }: { club: ClubListItem; origin: string; size: number }) {
   const own = club.image_url !== null && isOwnLogo(club.image_url, origin)
   // The service's own square thumbnails: the 64 px one where it fits, else the 256 px one.
   if (own)
@@ -31,7 +31,15 @@ export function Logo({ club, origin, size }: { club: ClubView; origin: string; s
  * One club in the directory: logo, name as the link to its page, subtitle, tags, whether it takes
  * members, then `children` (the meetings that fit a timetable).
  */
-export function ClubCard({ club, origin, children }: { club: ClubView; origin: string; children?: ComponentChildren }) {
+export function ClubCard({
+  club,
+  origin,
+  children,
+}: {
+  club: ClubListItem
+  origin: string
+  children?: ComponentChildren
+}) {
   return (
     <li class="card">
       <Logo club={club} origin={origin} size={64} />

@@ -1,7 +1,13 @@
 /** @jsxImportSource preact */
 import type { ComponentChildren } from 'preact'
-import { APPLICATION_REQUIRED, RECRUITING_CYCLES, SIZES, type Meeting, type Weekday } from '../model/club'
-import type { ClubDetailView } from './club-view'
+import {
+  APPLICATION_REQUIRED,
+  RECRUITING_CYCLES,
+  SIZES,
+  type ClubDetail,
+  type Meeting,
+  type Weekday,
+} from '../model/club'
 import { longDay } from './day'
 
 const DAY_NAMES: Readonly<Record<Weekday, string>> = {
@@ -43,16 +49,19 @@ function Address({ address }: { address: string }) {
   )
 }
 
+/** A coded value's label: the representation types a code as any integer, the table has its own. */
+const labelOf = (codes: Readonly<Record<number, string>>, code: number) => codes[code]
+
 /**
  * The club's public facts (docs/reference.md §22): coded values by the labels the API documents for them
  * (the tables of src/model/club.ts, which the OpenAPI document's enum descriptions come from).
  */
-export function ClubFacts({ club }: { club: ClubDetailView }) {
+export function ClubFacts({ club }: { club: ClubDetail }) {
   const facts: (readonly [string, ComponentChildren] | null)[] = [
     club.address ? ['Address', <Address address={club.address} />] : null,
-    ['Size', `${SIZES[club.size]} members`],
-    ['How to join', APPLICATION_REQUIRED[club.application_required]],
-    ['Recruiting cycle', RECRUITING_CYCLES[club.recruiting_cycle]],
+    ['Size', `${labelOf(SIZES, club.size)} members`],
+    ['How to join', labelOf(APPLICATION_REQUIRED, club.application_required)],
+    ['Recruiting cycle', labelOf(RECRUITING_CYCLES, club.recruiting_cycle)],
     club.founded ? ['Founded', <time dateTime={club.founded}>{longDay(club.founded)}</time>] : null,
     ['Meets online', yesNo(club.available_virtually)],
     ['Appointment needed', yesNo(club.appointment_needed)],

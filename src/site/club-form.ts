@@ -5,16 +5,20 @@ import {
   RECRUITING_CYCLES,
   SIZES,
   type ClubRecord,
+  type ClubWrite,
   type Meeting,
 } from '../model/club'
-import { CLUB_LINKS } from './club-view'
+import { CLUB_LINKS } from './club-links'
 
 /** How a field of the edit form is shown and read. */
 export type FieldKind = 'line' | 'long' | 'email' | 'url' | 'date' | 'choice' | 'flag'
 
+/** The club fields the form has one input for (the code is never edited; tags and meetings have inputs of their own). */
+type FieldName = Exclude<keyof ClubWrite, 'code' | 'tags' | 'meetings'>
+
 export interface EditField {
   /** The club field it writes, which is also the form field's name. */
-  readonly name: string
+  readonly name: FieldName
   readonly label: string
   readonly kind: FieldKind
   readonly choices?: Readonly<Record<number, string>>
@@ -91,19 +95,17 @@ function meetingsOf(rows: readonly MeetingRow[]): Record<string, string>[] {
 type Stored = string | number | boolean | null
 
 /** What the form is filled in from and compared with: a club as it stands, or NEW_CLUB. */
-export type FormSource = Pick<ClubRecord, 'tags' | 'meetings'>
+export type FormSource = Pick<ClubRecord, FieldName | 'tags' | 'meetings'>
 
 /** The club a registration starts from: no name yet, and every other field as a new club has it (docs/reference.md §3). */
-export const NEW_CLUB: FormSource = { ...CLUB_DEFAULTS, name: '', tags: [], meetings: [] } as FormSource
-
-const storedOf = (club: FormSource, name: string) => (club as unknown as Record<string, Stored>)[name] ?? null
+export const NEW_CLUB: FormSource = { ...CLUB_DEFAULTS, name: '', tags: [], meetings: [] }
 
 /** The form filled in with the club as it stands. */
 export function valuesOf(club: FormSource): EditValues {
   const text: Record<string, string> = {}
   const checked = new Set<string>()
   for (const { name, kind } of FIELDS) {
-    const value = storedOf(club, name)
+    const value = club[name]
     if (kind === 'flag') {
       if (value === true) checked.add(name)
     } else text[name] = value === null ? '' : String(value)
@@ -146,7 +148,7 @@ function writeValue(kind: FieldKind, text: string): Stored {
 export function changesOf(values: EditValues, club: FormSource): Record<string, unknown> {
   const body: Record<string, unknown> = {}
   for (const { name, kind } of FIELDS) {
-    const stored = storedOf(club, name)
+    const stored = club[name]
     const value = kind === 'flag' ? values.checked.has(name) : writeValue(kind, values.text[name] ?? '')
     const same = typeof stored === 'string' && typeof value === 'string' ? typed(stored) === value : stored === value
     if (!same) body[name] = value

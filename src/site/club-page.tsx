@@ -2,10 +2,11 @@
 import type { ComponentChildren } from 'preact'
 import type { Officer } from '../domain/members'
 import { HIDDEN_EMAIL } from '../domain/represent'
+import type { ClubDetail } from '../model/club'
 import { clubPageUrl } from '../edge/qr-codes'
 import { Logo } from './club-card'
 import { ClubFacts, MeetingList } from './club-facts'
-import { CLUB_LINKS, type ClubDetailView } from './club-view'
+import { CLUB_LINKS } from './club-links'
 import { LastConfirmed } from './re-registration'
 import { clubSchema, scriptJson } from './json-ld'
 
@@ -39,7 +40,7 @@ export function ClubPage({
   actions,
   interest,
 }: {
-  club: ClubDetailView
+  club: ClubDetail
   origin: string
   officers: readonly Officer[]
   /** CLUBS_TIMEZONE: the clock meeting times are on. */

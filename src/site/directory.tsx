@@ -1,9 +1,8 @@
 /** @jsxImportSource preact */
 import { DEFAULT_ORDERING } from '../domain/list-query'
 import { parseDays, parseSlots } from '../domain/week-slots'
-import { WEEKDAYS } from '../model/club'
+import { WEEKDAYS, type ClubListItem } from '../model/club'
 import { ClubCard } from './club-card'
-import type { ClubView } from './club-view'
 import { TimetableForm } from './timetable'
 
 /** The orders the directory offers (docs/reference.md §22), as `?sort=` names them, each with the list's `ordering`. */
@@ -25,7 +24,7 @@ export function sortOf(raw: string | null, search: string): Sort {
 const isDefaultSort = (state: Pick<DirectoryState, 'sort' | 'search'>) => state.sort === sortOf(null, state.search)
 
 export interface DirectoryState {
-  readonly clubs: readonly ClubView[]
+  readonly clubs: readonly ClubListItem[]
   readonly total: number
   readonly page: number
   readonly lastPage: number

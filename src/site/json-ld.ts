@@ -1,6 +1,7 @@
 import { HIDDEN_EMAIL } from '../domain/represent'
 import type { Meeting } from '../model/club'
-import { CLUB_LINKS, type ClubDetailView } from './club-view'
+import type { ClubDetail } from '../model/club'
+import { CLUB_LINKS } from './club-links'
 
 // A club as schema.org JSON-LD (docs/reference.md §24), for search engines: an Organization whose weekly
 // meetings are Events, each with a Schedule. Made from the detail representation the page shows,
@@ -26,7 +27,7 @@ function absolute(url: string, origin: string): string | null {
 }
 
 /** The schema.org description of `club`, whose page is at `page`, its meetings on the clock of `timeZone`. */
-export function clubSchema(club: ClubDetailView, page: string, origin: string, timeZone: string) {
+export function clubSchema(club: ClubDetail, page: string, origin: string, timeZone: string) {
   const logo = club.image_url === null ? null : absolute(club.image_url, origin)
   const sameAs = CLUB_LINKS.flatMap(([field]) => {
     const link = club[field]

@@ -2,7 +2,6 @@
 import { Elysia } from 'elysia'
 import { clubPageUrl, qrCode } from '../edge/qr-codes'
 import { MeetingList } from './club-facts'
-import { clubDetailView } from './club-view'
 import { callerOf, type Shown, type SiteKit, type Visit } from './kit'
 
 /** A name longer than this (of up to 255 characters) is printed smaller, on up to three lines. */
@@ -18,7 +17,7 @@ export function posterRoutes(kit: SiteKit) {
 
   function poster({ url, viewer, params }: Visit): Shown {
     const caller = callerOf(viewer)
-    const club = clubDetailView(clubs.detail(caller, clubs.retrieve(caller, params.code!)))
+    const club = clubs.detail(caller, clubs.retrieve(caller, params.code!))
     const address = clubPageUrl(url.origin, club.code)
     return {
       title: `Poster: ${club.name}`,

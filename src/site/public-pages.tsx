@@ -8,7 +8,6 @@ import { ClubPage } from './club-page'
 import { InterestSection, interestPost, interestStateOf, type InterestState } from './interest-form'
 import { OfficePanel } from './office-panel'
 import { LapsedPanel } from './rounds-page'
-import { clubDetailView, clubView } from './club-view'
 import { DirectoryPage, freeTimesOf, SORTS, sortOf, type DirectoryState } from './directory'
 import { ANONYMOUS } from '../domain/caller'
 import { callerOf, type Shown, type SiteKit, type Visit } from './kit'
@@ -40,7 +39,7 @@ export function publicPages(kit: SiteKit) {
     if (sort !== 'relevance') query.set('ordering', SORTS[sort].ordering)
     const found = clubs.list(caller, clubs.parseQuery(query))
     const state: DirectoryState = {
-      clubs: found.records.map((record) => clubView(clubs.listItem(caller, record))),
+      clubs: found.records.map((record) => clubs.listItem(caller, record)),
       total: found.total,
       page: found.page?.number ?? 1,
       lastPage: found.page?.last ?? 1,
@@ -59,18 +58,17 @@ export function publicPages(kit: SiteKit) {
 
   function club({ url, viewer, params }: Visit, interest: InterestState = interestStateOf(url)): Shown {
     const caller = callerOf(viewer)
-    const detail = clubs.detail(caller, clubs.retrieve(caller, params.code!))
-    const view = clubDetailView(detail)
+    const view = clubs.detail(caller, clubs.retrieve(caller, params.code!))
     const actions = viewer ? (
       <ClubActions
         viewer={viewer}
         done={url.searchParams.get('done')}
         standing={{
           code: view.code,
-          favorite: detail.is_favorite === true,
-          subscribed: detail.is_subscribe === true,
-          takesSubscriptions: detail.enables_subscription === true,
-          member: detail.is_member === true,
+          favorite: view.is_favorite,
+          subscribed: view.is_subscribe,
+          takesSubscriptions: view.enables_subscription,
+          member: view.is_member,
           requested: requests.mine(caller).some((request) => request.club === view.code),
           acceptingMembers: view.accepting_members,
           runs: caller.isAdmin || clubs.runs(caller, view.code),

@@ -1,4 +1,5 @@
 import type { Prepared } from '../edge/prepared'
+import { VersionKeyedCache } from '../edge/version-keyed-cache'
 
 /** How many distinct anonymous pages (URL: host, path and query) are kept for one data version. */
 const MAX_PAGES = 500
@@ -9,23 +10,14 @@ const MAX_PAGES = 500
  * as the list. A new version empties it.
  */
 export class RenderedPages<T = Prepared> {
-  #version = ''
-  readonly #pages = new Map<string, T>()
+  readonly #pages = new VersionKeyedCache<T>(MAX_PAGES)
 
   constructor(private readonly version: () => string) {}
 
   get(key: string, render: () => T): T {
     const version = this.version()
-    if (version !== this.#version) {
-      this.#pages.clear()
-      this.#version = version
-    }
-    let page = this.#pages.get(key)
-    if (!page) {
-      if (this.#pages.size >= MAX_PAGES) this.#pages.clear()
-      page = render()
-      this.#pages.set(key, page)
-    }
+    let page = this.#pages.get(version, key)
+    if (!page) this.#pages.set(version, key, (page = render()))
     return page
   }
 }

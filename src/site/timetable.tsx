@@ -2,10 +2,9 @@
 import { Elysia } from 'elysia'
 import { ApiError, BadRequest } from '../domain/errors'
 import { busyTimes, MAX_TIMETABLE_BYTES } from '../edge/timetable'
-import type { Meeting } from '../model/club'
+import type { ClubListItem, Meeting } from '../model/club'
 import { ClubCard } from './club-card'
 import { MeetingList } from './club-facts'
-import { clubView, type ClubView } from './club-view'
 import { checkOrigin, readUpload } from './forms'
 import type { SiteKit } from './kit'
 import { ANONYMOUS } from '../domain/caller'
@@ -49,7 +48,7 @@ export function TimetableForm({ problem = null }: { problem?: string | null }) {
 }
 
 interface Fitting {
-  readonly club: ClubView
+  readonly club: ClubListItem
   readonly meetings: readonly Meeting[]
 }
 
@@ -111,7 +110,7 @@ export function timetablePages(kit: SiteKit) {
       const busy = busyTimes(new TextDecoder().decode(file), window)
       const query = clubs.parseQuery(new URLSearchParams())
       const found = fitting.fitting(query, window, busy).clubs.map(({ record, meetings }) => ({
-        club: clubView(clubs.listItem(ANONYMOUS, record)),
+        club: clubs.listItem(ANONYMOUS, record),
         meetings,
       }))
       return shown(url.origin, found, null)

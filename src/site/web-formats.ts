@@ -7,6 +7,7 @@ import { clubPageUrl, originOf } from '../edge/qr-codes'
 import { urlOf } from '../edge/request-facts'
 import { NOSNIFF } from '../edge/respond'
 import type { ChangeEvent } from '../model/change'
+import type { ClubDetail } from '../model/club'
 import type { SiteKit } from './kit'
 import { preparedAnswer } from './page'
 import { RenderedPages } from './rendered-pages'
@@ -85,17 +86,7 @@ export function openSearchXml(origin: string, site: string): string {
 `
 }
 
-/** The club fields a feed entry or sitemap line shows. */
-interface ShownClub {
-  readonly code: string
-  readonly name: string
-  readonly subtitle: string
-  readonly description: string
-  readonly updated_at: string
-  readonly tags: readonly { readonly name: string }[]
-}
-
-export function sitemapXml(origin: string, clubs: readonly Pick<ShownClub, 'code' | 'updated_at'>[]): string {
+export function sitemapXml(origin: string, clubs: readonly Pick<ClubDetail, 'code' | 'updated_at'>[]): string {
   const newest = clubs.reduce((latest, club) => (club.updated_at > latest ? club.updated_at : latest), '')
   const url = (loc: string, lastmod: string) =>
     `  <url><loc>${xml(loc)}</loc>${lastmod ? `<lastmod>${instant(lastmod)}</lastmod>` : ''}</url>\n`
@@ -109,10 +100,10 @@ interface FeedEntry {
   readonly seq: number
   readonly type: 'club.added' | 'club.changed'
   readonly at: string
-  readonly club: ShownClub
+  readonly club: ClubDetail
 }
 
-const summaryOf = ({ subtitle, description }: ShownClub) =>
+const summaryOf = ({ subtitle, description }: ClubDetail) =>
   subtitle ||
   (description.length > SUMMARY
     ? `${[...description]
@@ -157,6 +148,9 @@ ${entries.map(entryXml).join('')}</feed>
 `
 }
 
+/** An event as the change log writes it: its club is the detail representation an anonymous caller got. */
+type LoggedEvent = Omit<ChangeEvent, 'club'> & { readonly club: ClubDetail | null }
+
 /** The start of an event as the change log writes it, up to its club's code (a JSON string). */
 const EVENT_CODE = /^\{"seq":\d{1,16},"type":"[a-z.]+","code":("(?:[^"\\]|\\.)*"),/
 
@@ -190,9 +184,9 @@ export function webFormatRoutes(kit: SiteKit) {
     for (const change of changes.newestFirst()) {
       if (entries.length >= FEED_ENTRIES) break
       if (change.type === 'club.removed' || !shown.has(codeOf(change))) continue
-      const event = JSON.parse(change.text) as ChangeEvent
+      const event = JSON.parse(change.text) as LoggedEvent
       if (event.club === null) continue
-      entries.push({ seq: event.seq, type: change.type, at: event.at, club: event.club as unknown as ShownClub })
+      entries.push({ seq: event.seq, type: change.type, at: event.at, club: event.club })
     }
     return entries
   }

@@ -181,8 +181,10 @@ function listBody({ ex, caller, services }: Call<unknown>, page: ClubPage, field
   const { clubs, answers } = services
   if (fields) {
     // A detail field named (docs/reference.md §6: list and detail fields) takes the detail representation.
-    const represent = fields.some((field) => DETAIL_ONLY.has(field)) ? clubs.detail : clubs.listItem
-    const items = page.records.map((record) => represent.call(clubs, caller, record, fields))
+    const asDetail = fields.some((field) => DETAIL_ONLY.has(field))
+    const items = page.records.map((record) =>
+      asDetail ? clubs.detail(caller, record, fields) : clubs.listItem(caller, record, fields),
+    )
     return Prepared.of(page.page ? { ...pageLinks(page, ex), results: items } : items)
   }
   const items = page.records.map((record) =>

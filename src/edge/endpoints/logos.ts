@@ -6,6 +6,7 @@ import { choice, json, query } from '../docs/openapi'
 import { endpoint, type Services } from '../endpoint'
 import { readLogoBody } from '../logo-body'
 import { Prepared } from '../prepared'
+import { VersionKeyedCache } from '../version-keyed-cache'
 
 /** A new logo is a new URL: a logo's bytes never change, so anyone may keep them for good. */
 const IMMUTABLE = { 'Cache-Control': 'public, max-age=31536000, immutable' }
@@ -17,51 +18,14 @@ const WEBP = t.String({ format: 'binary', description: 'A WebP image.' })
 const SERVED_LOGOS = 512
 
 /**
- * Logo files ready to send, with their ETag: a file at a name never changes, so it is read and
- * hashed once, not per request. Emptied when the data changes, so a logo swept from storage
- * (which only follows a change) is not served on from here.
+ * Logo files ready to send, with their ETag, by URL (the request's own string: no key is made per
+ * request): a file at a name never changes, so it is read and hashed once, not per request. Emptied
+ * when the data changes, so a logo swept from storage (which only follows a change) is not served
+ * on from here. Each directory's own (a test process holds several).
  */
-class ServedLogos {
-  #version = ''
-  /** By the name in the URL ('<hash>.webp'), then by size: no key is made per request. */
-  readonly #files = new Map<string, Map<LogoSize, Prepared>>()
-  #count = 0
-
-  /** The file kept for `file` at `size` in data version `version`, or undefined. */
-  kept(version: string, file: string, size: LogoSize): Prepared | undefined {
-    if (version !== this.#version) {
-      this.#clear()
-      this.#version = version
-    }
-    return this.#files.get(file)?.get(size)
-  }
-
-  async get(
-    version: string,
-    file: string,
-    size: LogoSize,
-    read: () => Promise<Uint8Array | null>,
-  ): Promise<Prepared | null> {
-    const kept = this.kept(version, file, size)
-    if (kept) return kept
-    const bytes = await read()
-    if (!bytes) return null
-    if (this.#count >= SERVED_LOGOS) this.#clear()
-    const prepared = Prepared.built(bytes, 'image/webp', null)
-    const sizes = this.#files.get(file) ?? this.#files.set(file, new Map()).get(file)!
-    if (!sizes.has(size)) this.#count++
-    sizes.set(size, prepared)
-    return prepared
-  }
-
-  #clear() {
-    this.#files.clear()
-    this.#count = 0
-  }
-}
-/** Each directory's own (a test process holds several). */
-const servedBy = new WeakMap<object, ServedLogos>()
-const servedFor = (logos: object) => servedBy.get(logos) ?? servedBy.set(logos, new ServedLogos()).get(logos)!
+const servedBy = new WeakMap<object, VersionKeyedCache<Prepared>>()
+const servedFor = (logos: object) =>
+  servedBy.get(logos) ?? servedBy.set(logos, new VersionKeyedCache(SERVED_LOGOS)).get(logos)!
 
 function logosOf(services: Services) {
   // A directory opened without a logo store keeps none.
@@ -152,16 +116,16 @@ export const logoFile = endpoint({
         const version = services.clubs.dataVersion
         // Kept: answered at once, no promise in the way (a logo is a small answer, asked for often).
         // Only a name that was read from storage is kept, so a kept one needs no checking.
-        const kept = served.kept(version, params.file, size)
+        const kept = served.get(version, ex.href)
         if (kept) return { status: 200, body: kept, headers: IMMUTABLE }
         const name = LOGO_FILE.exec(params.file)?.[1]
         if (!name) throw new NotFound()
-        return served
-          .get(version, params.file, size, () => logos.read(name, size))
-          .then((file) => {
-            if (!file) throw new NotFound()
-            return { status: 200 as const, body: file, headers: IMMUTABLE }
-          })
+        return logos.read(name, size).then((bytes) => {
+          if (!bytes) throw new NotFound()
+          const file = Prepared.built(bytes, 'image/webp', null)
+          served.set(version, ex.href, file)
+          return { status: 200 as const, body: file, headers: IMMUTABLE }
+        })
       },
     },
   },
