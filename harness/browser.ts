@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect } from 'bun:test'
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
 import { tempDir } from './app'
@@ -60,8 +60,8 @@ export interface BrowserSuite {
 
 /**
  * Starts the service (a data file in a new folder named `prefix`…, the admin `token`, `env`) and a
- * Chromium before the suite's tests, and stops both and removes the folder after them. Called in
- * a suite before its own beforeAll, whose setup then finds them started.
+ * Chromium before the suite's tests, and stops both after them; the folder, a tempDir, goes when
+ * the run ends. Called in a suite before its own beforeAll, whose setup then finds them started.
  */
 export function browserSuite(
   token: string,
@@ -80,7 +80,6 @@ export function browserSuite(
   afterAll(async () => {
     await started?.browser.close().catch(() => {})
     await stopService(started?.proc)
-    rmSync(dir, { recursive: true, force: true })
   }, timeout)
   return {
     get origin() {

@@ -2,28 +2,18 @@ import { describe, expect, it } from 'bun:test'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, tempDir } from '../harness/app'
+import { users } from '../harness/users'
 
 // docs/reference.md §11: a club approved once keeps its approved version public while a change to its
 // reviewed fields awaits review; the history records who did what.
 
-type App = Awaited<ReturnType<typeof makeApp>>
 type Json = Record<string, any>
 const NOW_ISO = NOW.toISOString()
-
-async function issue(app: App, username: string): Promise<string> {
-  const res = await app.admin.post('/api/users/', { username })
-  expect(res.status).toBe(201)
-  return (await readJson(res)).token
-}
 
 /** An approved club run by `owner`, with an `officer`, and a `user` who may only read. */
 async function world(options: Parameters<typeof makeApp>[0] = {}) {
   const app = await makeApp(options)
-  const tokens = {
-    owner: await issue(app, 'owner'),
-    officer: await issue(app, 'officer'),
-    user: await issue(app, 'user'),
-  }
+  const tokens = await users(app, 'owner', 'officer', 'user')
   const as =
     (who: keyof typeof tokens | 'admin' | 'anonymous') =>
     (path: string, init: { method?: string; json?: unknown } = {}) =>
@@ -208,7 +198,7 @@ describe('a change awaiting review never takes the club off the directory', () =
 describe('an admin’s revocation sticks (approved: false with nothing awaiting review)', () => {
   it('takes the club off everything the public sees, records revoked, and keeps it visible to its officers', async () => {
     const w = await world()
-    const fan = await issue(w.app, 'fan')
+    const { fan } = await users(w.app, 'fan')
     const artsCount = async () =>
       ((await w.json('anonymous', '/api/tags/')) as Json[]).find((tag) => tag.name === 'Arts')!.clubs as number
     const artsBefore = await artsCount()

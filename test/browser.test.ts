@@ -6,8 +6,9 @@ import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { tempDir } from '../harness/app'
 import { axeViolations, offHost, serviceAndBrowser, watchPage, type Watched } from '../harness/browser'
-import { sleep, stopService } from '../harness/service'
+import { adminSender, sleep, stopService } from '../harness/service'
 import { APPLICATION_REQUIRED, RECRUITING_CYCLES, SIZES } from '../src/model/club'
+import { users } from '../harness/users'
 
 // End-to-end checks of the browsable view (`?format=api`) and the Swagger UI (`/swagger`) in a real
 // Chromium, against the real service (`bun src/index.ts`) on a free port. Every page the tests open
@@ -44,13 +45,6 @@ suite('in a real browser', () => {
     return fetch(`${base}${path}`, { ...init, headers })
   }
   const apiJson = async (path: string, token: string | null = null) => (await api(path, {}, token)).json()
-
-  /** A new user, by the admin; answers their token. */
-  async function issueUser(username: string): Promise<string> {
-    const res = await api('/api/users/', { method: 'POST', body: JSON.stringify({ username }) })
-    expect(res.status).toBe(201)
-    return ((await res.json()) as { token: string }).token
-  }
 
   const openPage = (host = `127.0.0.1:${port}`) => watchPage(browser!, host)
 
@@ -379,7 +373,7 @@ suite('in a real browser', () => {
     it(
       'shows an officer their pending club and their own flags once their token is entered, on every page they open',
       async () => {
-        const alice = await issueUser('alice')
+        const { alice } = await users(adminSender(base, TOKEN), 'alice')
         const created = await api(
           '/api/clubs/',
           { method: 'POST', body: JSON.stringify({ name: 'Lantern Makers', subtitle: 'Paper and light' }) },
@@ -474,7 +468,7 @@ suite('in a real browser', () => {
             expect(await page.evaluate(() => sessionStorage.length)).toBe(0)
 
             // A token that stops working says so on the next page.
-            await useToken(page, await issueUser('dave'))
+            await useToken(page, (await users(adminSender(base, TOKEN), 'dave')).dave)
             expect((await api('/api/users/dave/token/', { method: 'DELETE' })).status).toBe(204)
             await page.getByRole('link', { name: 'name ↑', exact: true }).click()
             await problem.waitFor({ state: 'visible' })
@@ -492,7 +486,7 @@ suite('in a real browser', () => {
     it(
       "creates a club through the list page's form, opens it, and deletes it, each answer becoming the page",
       async () => {
-        const carol = await issueUser('carol')
+        const { carol } = await users(adminSender(base, TOKEN), 'carol')
         await withPage(async (page) => {
           await page.goto(`${origin}/api/clubs/?format=api`)
           await useToken(page, carol)

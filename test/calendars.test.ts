@@ -1,9 +1,10 @@
-import { afterAll, describe, expect, it } from 'bun:test'
-import { readFileSync, rmSync } from 'node:fs'
+import { describe, expect, it } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import ICAL from 'ical.js'
 import { ADMIN_TOKEN, makeApp, readJson, tempDir, type TestConfig } from '../harness/app'
 import { sha256 } from '../src/domain/user-directory'
+import { users } from '../harness/users'
 
 // Meetings as calendars (docs/reference.md §21), read as a calendar app reads them: every feed parsed by
 // ical.js (Mozilla's iCalendar library), its events, weekly rules and times checked in UTC, so
@@ -17,11 +18,6 @@ const CHESS_URL = `/api/clubs/${CHESS}/`
 const CHESS_CALENDAR = `${CHESS_URL}calendar.ics`
 const TUESDAY = { day: 'tuesday', start: '18:00', end: '20:00', location: 'Houston Hall 202', note: '' }
 const SATURDAY = { day: 'saturday', start: '09:30', end: '11:00', location: '', note: 'Blitz' }
-
-const dirs: string[] = []
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
 
 /** The feed's text parsed by ical.js, its time zones registered as a calendar app would. */
 function parse(text: string) {
@@ -192,7 +188,7 @@ describe("a club's calendar", () => {
 
   it('is a 404 for a club the caller may not see, an unknown club and a ?format=; its owner sees a pending club', async () => {
     const app = await makeApp()
-    const token = (await readJson(await app.admin.post('/api/users/', { username: 'olga' }))).token
+    const { olga: token } = await users(app, 'olga')
     const made = await app.req('/api/clubs/', {
       method: 'POST',
       token,
@@ -269,7 +265,7 @@ describe("the directory's calendar", () => {
   it('holds every public club with meetings, by code; tags= and code= narrow it; pending clubs stay out', async () => {
     const app = await appWith()
     await app.admin.patch('/api/clubs/robotics-collective/', { meetings: [SATURDAY] })
-    const token = (await readJson(await app.admin.post('/api/users/', { username: 'olga' }))).token
+    const { olga: token } = await users(app, 'olga')
     await app.req('/api/clubs/', { method: 'POST', token, json: { name: 'Hidden Club', meetings: [TUESDAY] } })
     const summaries = async (path: string, token?: string) =>
       parse((await calendarOf(app, path, { token })).text).events.map((event) => event.summary)
@@ -299,7 +295,7 @@ describe("a user's calendar at a secret address", () => {
     const app = await makeApp({ dataFile })
     await app.admin.patch(CHESS_URL, { meetings: [TUESDAY] })
     await app.admin.patch('/api/clubs/robotics-collective/', { meetings: [SATURDAY] })
-    const token = (await readJson(await app.admin.post('/api/users/', { username: 'alice' }))).token as string
+    const { alice: token } = await users(app, 'alice')
     await app.req('/api/favorites/', { method: 'POST', token, json: { club: CHESS } })
     return { app, token }
   }
@@ -349,7 +345,6 @@ describe("a user's calendar at a secret address", () => {
 
   it('keeps only the SHA-256 of the token in the data file; the address survives a restart, and a lost key makes a new one', async () => {
     const dir = tempDir('clubs-calendars-')
-    dirs.push(dir)
     const file = join(dir, 'db.json')
     const { app, token } = await withAlice(file)
     const url = (await readJson(await app.req('/api/users/me/calendar-url/', { token }))).url as string

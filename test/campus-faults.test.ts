@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
-import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE, tempDir } from '../harness/app'
 import { AUDIENCE, campusSettings, startProvider, type TestProvider } from '../harness/oidc-provider'
 import { freePort, spawnService, waitForHealth } from '../harness/service'
 import { CampusSignIn } from '../src/edge/oidc'
+import { users } from '../harness/users'
 
 // The campus identity provider out of reach, at start or later (issue 13, "Faults"): the service
 // starts and serves reads and service tokens; a JWT whose key it does not hold gets 503 with
@@ -16,7 +16,6 @@ const REFETCH_MS = 10_000
 
 const providers: TestProvider[] = []
 const processes: Subprocess[] = []
-const dirs: string[] = []
 
 afterEach(async () => {
   for (const provider of providers.splice(0)) await provider.stop()
@@ -24,7 +23,6 @@ afterEach(async () => {
     proc.kill('SIGKILL')
     await proc.exited
   }
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
 async function provider(port?: number) {
@@ -54,7 +52,7 @@ describe('the identity provider out of reach', () => {
     expect(problems).toEqual([expect.stringContaining(`http://127.0.0.1:${port}/.well-known/openid-configuration`)])
 
     expect((await req('/api/clubs/')).status).toBe(200)
-    const { token: bob } = await readJson(await admin.post('/api/users/', { username: 'bob' }))
+    const { bob } = await users({ admin }, 'bob')
     expect((await req('/api/users/me/', { token: bob })).status).toBe(200)
 
     const up = await provider(port)
@@ -90,7 +88,6 @@ describe('the identity provider out of reach', () => {
   it('a service process starts without it, says so in a warning, and serves service tokens', async () => {
     const port = freePort()
     const dir = tempDir('clubs-campus-down-')
-    dirs.push(dir)
     const proc = spawnService(
       port,
       {

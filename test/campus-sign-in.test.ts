@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { readFileSync, rmSync, statSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { exportSPKI, generateKeyPair, importJWK, SignJWT } from 'jose'
 import { ADMIN_GROUP, AUDIENCE, campusSettings, startProvider, type TestProvider } from '../harness/oidc-provider'
 import { makeApp, readJson, tempDir } from '../harness/app'
 import { fitUsername } from '../src/domain/users'
 import { CampusSignIn } from '../src/edge/oidc'
+import { users } from '../harness/users'
 
 // Campus sign-in (docs/reference.md §13) against a real OpenID provider on loopback: its tokens come from
 // its token endpoint (client credentials with a resource indicator, so the access token is a JWT
@@ -20,14 +21,12 @@ const PEOPLE = {
 }
 
 let provider: TestProvider
-const dirs: string[] = []
 
 beforeAll(async () => {
   provider = await startProvider(PEOPLE)
 })
 afterAll(async () => {
   await provider.stop()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
 /** A clock the key cache reads, moved by hand: the refetch interval without waiting for it. */
@@ -79,7 +78,6 @@ describe('campus sign-in with the provider’s tokens', () => {
 
   it('records a campus user on their first request only, with no token of the service’s', async () => {
     const dir = tempDir('clubs-campus-')
-    dirs.push(dir)
     const file = join(dir, 'db.json')
     const { req, admin } = await campusApp({ dataFile: file })
     const token = await provider.token('alice')
@@ -117,7 +115,7 @@ describe('campus sign-in with the provider’s tokens', () => {
 
   it('does not serve an admin’s cached list to the same user signed in without the admin group', async () => {
     const { req, admin } = await campusApp()
-    const { token } = await readJson(await admin.post('/api/users/', { username: 'dean' }))
+    const { dean: token } = await users({ admin }, 'dean')
     await admin.post('/api/clubs/', { name: 'Pending Circle' })
     const codes = async (token: string) =>
       ((await readJson(await req('/api/clubs/?search=pending', { token }))) as { code: string }[]).map((c) => c.code)
@@ -127,7 +125,7 @@ describe('campus sign-in with the provider’s tokens', () => {
 
   it('keeps service tokens working beside campus sign-in', async () => {
     const { req, admin } = await campusApp()
-    const { token } = await readJson(await admin.post('/api/users/', { username: 'bob' }))
+    const { bob: token } = await users({ admin }, 'bob')
     expect(await readJson(await req('/api/users/me/', { token }))).toEqual({ username: 'bob', is_admin: false })
   })
 })

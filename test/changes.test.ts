@@ -2,6 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { appendFileSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
+import { users } from '../harness/users'
 
 // docs/reference.md §18: every change to what the public sees is an event with the next number; a mirror
 // that lists and then follows the log holds exactly what the public sees.
@@ -50,19 +51,12 @@ class Mirror {
   }
 }
 
-async function token(app: App, username: string): Promise<string> {
-  const res = await app.admin.post('/api/users/', { username })
-  expect(res.status).toBe(201)
-  return (await readJson(res)).token
-}
-
 describe('the change log through the API', () => {
   it('gives each write the events a mirror needs, and the mirror equals what the public sees after each', async () => {
     let tick = Date.parse('2026-11-26T12:00:00Z')
     const app = await makeApp({ now: () => new Date((tick += 1000)) })
     const mirror = await Mirror.of(app)
-    const owner = await token(app, 'owner')
-    const student = await token(app, 'student')
+    const { owner, student } = await users(app, 'owner', 'student')
     const as = (who: string, path: string, method: string, json?: unknown) =>
       app.req(path, { method, token: who, json })
     const steps: [string, () => Promise<Response>, string[]][] = [

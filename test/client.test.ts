@@ -4,7 +4,7 @@
 // them (tsc --noEmit --strict), and it must run.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Subprocess } from 'bun'
-import { copyFileSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { copyFileSync, readFileSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../harness/app'
 import { freePort, ROOT, sleep, spawnService, waitForHealth } from '../harness/service'
@@ -60,7 +60,6 @@ beforeAll(async () => {
 afterAll(async () => {
   proc?.kill('SIGTERM')
   await Promise.race([proc?.exited, sleep(5000)])
-  if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
 describe('examples/client', () => {

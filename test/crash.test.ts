@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it } from 'bun:test'
-import { rmSync } from 'node:fs'
 import { CrashHarness, summarise, type RoundReport } from '../harness/crash-rounds'
 import { ADMIN_TOKEN, tempDir } from '../harness/app'
 
@@ -16,7 +15,6 @@ const harness = new CrashHarness({ dir, adminToken: ADMIN_TOKEN, clients: 50, ki
 
 afterAll(async () => {
   await harness.tearDown()
-  rmSync(dir, { recursive: true, force: true })
 })
 
 describe('SIGKILL under 50 concurrent writers', () => {

@@ -6,16 +6,16 @@
 // replaced under running instances.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL, type Subprocess } from 'bun'
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
 import { putLogo, solidPng } from '../harness/logo-upload'
 import { startPostgres, type Postgres } from '../harness/postgres'
 import { freePort, ROOT, runToEnd, sleep, spawnService, stopService, waitForHealth } from '../harness/service'
 import { openSecretKey } from '../src/store/secret-key'
+import { users } from '../harness/users'
 
 let pg: Postgres
-const dirs: string[] = []
 const servers: Subprocess[] = []
 type App = Awaited<ReturnType<typeof makeApp>>
 const opened: App[] = []
@@ -29,12 +29,10 @@ afterEach(async () => {
 }, 20_000)
 afterAll(async () => {
   await pg?.stop()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 }, 60_000)
 
 function freshDir(): string {
   const dir = tempDir('clubs-copy-')
-  dirs.push(dir)
   return dir
 }
 
@@ -80,8 +78,7 @@ async function richDataFile() {
   const source = await makeApp({ dataFile: file, key, keepChanges: KEEP, config: { webhookAllowPrivate: true } })
   const { admin, req } = source
   expect((await admin.post('/api/webhooks/', { url: 'http://127.0.0.1:9/hook' })).status).toBe(201)
-  const alice = (await readJson(await admin.post('/api/users/', { username: 'alice' }))).token as string
-  const bob = (await readJson(await admin.post('/api/users/', { username: 'bob' }))).token as string
+  const { alice, bob } = await users(source, 'alice', 'bob')
   const post = (path: string, token: string, json?: unknown) => req(path, { method: 'POST', token, json })
   expect((await post('/api/clubs/', alice, { name: 'Copy Club', description: 'Moved whole.' })).status).toBe(201)
   expect((await admin.patch('/api/clubs/copy-club/', { approved: true })).status).toBe(200)

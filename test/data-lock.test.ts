@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, readJson, tempDir } from '../harness/app'
 import { ENTRY, freePort, ROOT, stopService, waitForHealth } from '../harness/service'
@@ -12,18 +12,15 @@ import { lockFileOf } from '../src/store/store'
 // pid 1 — and a SIGKILLed holder's lock is free at once. A read-only server takes no lock and
 // writes nothing, so several share a file on a read-only mount.
 
-const dirs: string[] = []
 const processes: Subprocess[] = []
 const mounts: string[] = []
 afterAll(async () => {
   await Promise.all(processes.map(stopService))
   for (const dir of mounts) umount(dir)
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 }, 30_000)
 
 function dataFile(): string {
   const dir = tempDir('clubs-lock-')
-  dirs.push(dir)
   return join(dir, 'db.json')
 }
 
@@ -142,7 +139,6 @@ describe('read-only servers', () => {
     'need no lock and no write access: two share a file on a read-only mount',
     async () => {
       const dir = tempDir('clubs-ro-')
-      dirs.push(dir)
       mkdirSync(dir, { recursive: true })
       mountTmpfs(dir, 1024)
       mounts.push(dir)

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { campusSettings, startProvider, type TestProvider } from '../harness/oidc-provider'
 import { makeApp, readJson, tempDir } from '../harness/app'
 import { CampusSignIn } from '../src/edge/oidc'
+import { users } from '../harness/users'
 
 // Disabling and promoting users (docs/reference.md §13): PATCH /api/users/{username}/ by admins. A
 // disabled user is refused on every request whatever the credential (service token, campus JWT,
@@ -14,13 +14,11 @@ const DISABLED = { detail: 'This account is disabled.' }
 const FORM = 'application/x-www-form-urlencoded'
 
 let provider: TestProvider
-const dirs: string[] = []
 beforeAll(async () => {
   provider = await startProvider({ alice: { claims: { preferred_username: 'alice', groups: ['students'] } } })
 })
 afterAll(async () => {
   await provider.stop()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
 /** An app with campus sign-in where bob owns an approved club he favors, and carol holds a token. */
@@ -28,9 +26,7 @@ async function withBob(dataFile?: string) {
   const campus = new CampusSignIn(campusSettings(provider.issuer))
   await campus.keys.load()
   const app = await makeApp({ dataFile, campus })
-  const issue = async (username: string) =>
-    (await readJson(await app.admin.post('/api/users/', { username }))).token as string
-  const tokens = { bob: await issue('bob'), carol: await issue('carol') }
+  const tokens = await users(app, 'bob', 'carol')
   expect(
     (await app.req('/api/clubs/', { method: 'POST', token: tokens.bob, json: { name: 'Bob Circle' } })).status,
   ).toBe(201)
@@ -150,7 +146,6 @@ describe('PATCH /api/users/{username}/', () => {
 
   it('keeps a user disabled across a restart on the same data file', async () => {
     const dir = tempDir('clubs-disabled-')
-    dirs.push(dir)
     const file = join(dir, 'db.json')
     const first = await withBob(file)
     await first.patchUser('bob', { is_active: false })

@@ -12,13 +12,11 @@ import { fillUp, freeBytes, mountTmpfs, SKIP_TMPFS, umount } from '../harness/tm
 // file on disk stays the last good snapshot (and <file>.bak a good one too); once the fault is
 // gone, writes succeed again and land on disk.
 
-const dirs: string[] = []
 const processes: Subprocess[] = []
 const mounts: string[] = []
 
 const freshDir = () => {
   const dir = tempDir('clubs-disk-faults-')
-  dirs.push(dir)
   return dir
 }
 
@@ -28,7 +26,6 @@ afterEach(async () => {
     await Promise.race([proc.exited, sleep(5_000)])
   }
   for (const mount of mounts.splice(0)) umount(mount)
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
 /** lowdb writes through steno: `<dir>/.<name>.tmp`, then renamed over the data file. */

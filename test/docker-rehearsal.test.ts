@@ -5,9 +5,9 @@
 // checked as `docker run` would use it. It fails when the Dockerfile and the project drift apart:
 // a file the image no longer gets, a lock file out of step with package.json, a dev dependency
 // in the image, a data file outside the volume, a HEALTHCHECK that does not answer.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import type { Subprocess } from 'bun'
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from 'node:fs'
 import { join, posix } from 'node:path'
 import {
   type BuiltStage,
@@ -46,15 +46,10 @@ const packageJson = () =>
     devDependencies: Record<string, string>
   }
 
-const workRoots: string[] = []
 function rehearse(dockerfile = DOCKERFILE, dockerignore = DOCKERIGNORE, log?: (text: string) => void) {
   const workRoot = tempDir('clubs-image-')
-  workRoots.push(workRoot)
   return rehearseBuild({ context: ROOT, dockerfile, dockerignore, workRoot, bun: BUN, log })
 }
-afterAll(() => {
-  for (const dir of workRoots) rmSync(dir, { recursive: true, force: true })
-}, 60_000)
 
 const underAny = (path: string, dirs: string[]) =>
   dirs.some((dir) => path === dir || path.startsWith(dir.replace(/\/?$/, '/')))

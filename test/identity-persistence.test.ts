@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
 import { createHash } from 'node:crypto'
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE, tempDir } from '../harness/app'
 import { ENTRY, freePort, ROOT, runToEnd, sleep } from '../harness/service'
+import { users } from '../harness/users'
 
 // Users and their relations to clubs over real data files (docs/reference.md §5, §9): they survive a
 // restart, tokens are stored only as hashes, and the operator's users:add command.
@@ -15,7 +16,6 @@ const USERS_ADD = join(ROOT, 'scripts', 'users-add.ts')
 const CODE = 'restart-circle'
 const CLUB_URL = `/api/clubs/${CODE}/`
 
-const dirs: string[] = []
 const processes: Subprocess[] = []
 
 afterEach(async () => {
@@ -23,13 +23,11 @@ afterEach(async () => {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL')
     await proc.exited
   }
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
 /** A data file path in a fresh temp folder (the file itself does not exist yet). */
 function freshDataFile(): string {
   const dir = tempDir('clubs-identity-')
-  dirs.push(dir)
   return join(dir, 'db.json')
 }
 
@@ -76,22 +74,11 @@ async function startService(dataFile: string) {
   throw new Error('service did not become healthy')
 }
 
-/** Issues users through the API of `app`; answers their tokens by name. */
-async function issue(app: Awaited<ReturnType<typeof makeApp>>, users: { username: string; is_admin?: boolean }[]) {
-  const tokens: Record<string, string> = {}
-  for (const user of users) {
-    const res = await app.admin.post('/api/users/', user)
-    expect(res.status).toBe(201)
-    tokens[user.username] = (await readJson(res)).token
-  }
-  return tokens
-}
-
 describe('restart', () => {
   /** Over `file`: `owner` runs an approved club with `fan` as a member; `fan` favorites and subscribes. */
   async function populate(file: string) {
     const app = await makeApp({ dataFile: file })
-    const tokens = await issue(app, [{ username: 'owner' }, { username: 'fan' }, { username: 'dean', is_admin: true }])
+    const tokens: Record<string, string> = await users(app, 'owner', 'fan', { username: 'dean', is_admin: true })
     const as =
       (who: string) =>
       (path: string, init: { method?: string; json?: unknown } = {}) =>
@@ -192,23 +179,23 @@ describe('tokens at rest', () => {
   it('keeps no token in clear in the data file, only a SHA-256 of each', async () => {
     const file = freshDataFile()
     const app = await makeApp({ dataFile: file })
-    const tokens = await issue(app, [{ username: 'alice' }, { username: 'bob', is_admin: true }])
+    const tokens: Record<string, string> = await users(app, 'alice', { username: 'bob', is_admin: true })
     const text = readFileSync(file, 'utf8')
     for (const token of [...Object.values(tokens), ADMIN_TOKEN]) expect(text).not.toContain(token)
-    const users = JSON.parse(text).users as Json[]
-    expect(users.map((user) => user.username).sort()).toEqual(['alice', 'bob'])
-    for (const user of users) {
+    const stored = JSON.parse(text).users as Json[]
+    expect(stored.map((user) => user.username).sort()).toEqual(['alice', 'bob'])
+    for (const user of stored) {
       expect(Object.keys(user).sort()).toEqual(['created_at', 'is_admin', 'token_sha256', 'username'])
       expect(user.token_sha256).toMatch(/^[0-9a-f]{64}$/)
       expect(user.token_sha256).toBe(sha256(tokens[user.username]!))
     }
-    expect(users.find((user) => user.username === 'bob')!.is_admin).toBe(true)
+    expect(stored.find((user) => user.username === 'bob')!.is_admin).toBe(true)
   })
 
   it('does not accept the stored hash as a token', async () => {
     const file = freshDataFile()
     const app = await makeApp({ dataFile: file })
-    await issue(app, [{ username: 'alice' }])
+    await users(app, 'alice')
     const [alice] = JSON.parse(readFileSync(file, 'utf8')).users as Json[]
     expect((await app.req('/api/users/me/', { token: alice!.token_sha256 })).status).toBe(401)
   })

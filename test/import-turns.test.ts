@@ -5,7 +5,7 @@
 // import's last byte is held back until the server has read all the others, so that every GET
 // sent after it is sent while the import runs; several, one after another, are answered before it.
 import { afterAll, beforeAll, expect, it } from 'bun:test'
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Socket } from 'bun'
 import { tempDir } from '../harness/app'
@@ -29,7 +29,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stopService(proc)
-  rmSync(dir, { recursive: true, force: true })
 })
 
 /** The bytes a loopback TCP connection holds in the kernel: unsent or unacknowledged at `from`, unread at `to`. */

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { stringify } from 'csv-stringify/sync'
 import { ADMIN_TOKEN, makeApp, ON_POSTGRES, readJson, tempDir } from '../harness/app'
 import { DETAIL_ONLY_FIELDS, LIST_FIELDS } from '../harness/contract'
+import { users } from '../harness/users'
 
 type App = Awaited<ReturnType<typeof makeApp>>
 
@@ -629,8 +630,8 @@ describe('who may import', () => {
     const anonymous = await post(app, body, 'text/csv', '', null)
     expect(anonymous.status).toBe(401)
     expect(anonymous.headers.get('www-authenticate')).toStartWith('Bearer')
-    const issued = await readJson(await app.admin.post('/api/users/', { username: 'alice' }))
-    const user = await post(app, body, 'text/csv', '', issued.token)
+    const { alice } = await users(app, 'alice')
+    const user = await post(app, body, 'text/csv', '', alice)
     expect(user.status).toBe(403)
     expect((await app.admin.get('/api/clubs/go-club/')).status).toBe(404)
   })

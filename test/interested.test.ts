@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { ADMIN_TOKEN, makeApp, NOW, ON_POSTGRES, readJson, tempDir, testDatabase } from '../harness/app'
 import { FORM, ORIGIN } from '../harness/site-session'
+import { users } from '../harness/users'
 
 // Students interested in a club without an account (docs/reference.md §23): entries made with the club
 // page's form, read by the club's owners, officers and admins at GET /api/clubs/{code}/interested/
@@ -38,7 +39,7 @@ async function world(options: Parameters<typeof makeApp>[0] = {}) {
     ['mia', 'member'],
     ['zed', null],
   ] as const) {
-    tokens[username] = (await readJson(await app.admin.post('/api/users/', { username }))).token
+    tokens[username] = (await users(app, username))[username]
     if (role) expect((await app.admin.post(`/api/clubs/${CODE}/members/`, { username, role })).status).toBe(201)
   }
   const as =

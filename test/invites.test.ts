@@ -1,11 +1,12 @@
-import { afterAll, describe, expect, it } from 'bun:test'
+import { describe, expect, it } from 'bun:test'
 import { createHash } from 'node:crypto'
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, NOW, ON_POSTGRES, readJson, tempDir, testDatabase } from '../harness/app'
 import { freePort, spawnService, stopService, waitForHealth } from '../harness/service'
 import { siteSession, textOf } from '../harness/site-session'
 import { snapshotProblem } from '../src/domain/snapshot-format'
+import { users } from '../harness/users'
 
 // Invite links (docs/reference.md §23): who may make, list and end them, what a link is (a random token
 // whose SHA-256 alone is kept), the bounds of hours and uses, and joining through one on the site:
@@ -21,11 +22,6 @@ const HOUR = 60 * 60 * 1000
 const LINK = /^http:\/\/localhost\/invites\/([A-Za-z0-9_-]{43})$/
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
-const dirs: string[] = []
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
-
 /** A clock the tests move forward. */
 function clock() {
   let at = NOW.getTime()
@@ -38,11 +34,10 @@ function clock() {
  */
 async function world(options: Parameters<typeof makeApp>[0] = {}, app?: App) {
   app ??= await makeApp(options)
-  const tokens: Record<string, string | null> = { anonymous: null, admin: ADMIN_TOKEN }
-  for (const username of PEOPLE) {
-    const res = await app.admin.post('/api/users/', { username })
-    expect(res.status).toBe(201)
-    tokens[username] = (await readJson(res)).token
+  const tokens: Record<string, string | null> = {
+    anonymous: null,
+    admin: ADMIN_TOKEN,
+    ...(await users(app, ...PEOPLE)),
   }
   const as =
     (who: string) =>
@@ -143,7 +138,6 @@ describe('making an invite link', () => {
 
   it('every link holds a token of its own (256 random bits), and the store keeps only its SHA-256', async () => {
     const dir = tempDir('clubs-invites-')
-    dirs.push(dir)
     const dataFile = join(dir, 'db.json')
     const w = await world({ dataFile })
     const a = await w.invite()
@@ -165,7 +159,6 @@ describe('making an invite link', () => {
 
   it('names the address the client asked for: behind a trusted proxy, its scheme and host', async () => {
     const dir = tempDir('clubs-invites-')
-    dirs.push(dir)
     const port = freePort()
     const base = `http://127.0.0.1:${port}`
     const proc = spawnService(
@@ -240,7 +233,6 @@ describe('making an invite link', () => {
 
   it('removes the invites past their expiry when another is made', async () => {
     const dir = tempDir('clubs-invites-')
-    dirs.push(dir)
     const dataFile = join(dir, 'db.json')
     const time = clock()
     const w = await world({ dataFile, now: time.now })

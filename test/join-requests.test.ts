@@ -1,8 +1,9 @@
-import { afterAll, describe, expect, it } from 'bun:test'
+import { describe, expect, it } from 'bun:test'
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, tempDir } from '../harness/app'
 import { snapshotProblem } from '../src/domain/snapshot-format'
+import { users } from '../harness/users'
 
 // Join requests (docs/reference.md §12): who may ask, list, accept, withdraw and decline (the status
 // matrix), the rules of asking, what accepting does, and requests in the data file.
@@ -22,23 +23,16 @@ const NOT_FOUND = { detail: 'Not found.' }
 const NO_PERMISSION = { detail: 'You do not have permission to perform this action.' }
 const ASKERS_REQUEST = { username: 'asker', message: 'Let me in', created_at: NOW_ISO }
 
-const dirs: string[] = []
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
 function freshDataFile(): string {
-  const dir = tempDir('clubs-requests-')
-  dirs.push(dir)
-  return join(dir, 'db.json')
+  return join(tempDir('clubs-requests-'), 'db.json')
 }
 
 /** A user-issuing, club-making world over one app; `as(who)` sends with that caller's token. */
 async function people(app: Awaited<ReturnType<typeof makeApp>>, usernames: readonly string[]) {
-  const tokens: Record<string, string | null> = { anonymous: null, admin: ADMIN_TOKEN }
-  for (const username of usernames) {
-    const res = await app.admin.post('/api/users/', { username })
-    expect(res.status).toBe(201)
-    tokens[username] = (await readJson(res)).token
+  const tokens: Record<string, string | null> = {
+    anonymous: null,
+    admin: ADMIN_TOKEN,
+    ...(await users(app, ...usernames)),
   }
   const as =
     (who: string) =>

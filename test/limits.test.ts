@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Socket, Subprocess } from 'bun'
-import { closeSync, openSync, readFileSync, rmSync } from 'node:fs'
+import { closeSync, openSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, tempDir } from '../harness/app'
 import { freePort, sleep, spawnService, waitForHealth } from '../harness/service'
@@ -45,7 +45,6 @@ beforeAll(async () => {
 afterAll(async () => {
   if (proc && proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL')
   await Promise.race([proc?.exited, sleep(5_000)])
-  rmSync(dir, { recursive: true, force: true })
 })
 
 const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }

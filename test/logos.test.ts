@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
-import { existsSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { ADMIN_TOKEN, makeApp, ON_POSTGRES, readJson, tempDir } from '../harness/app'
+import { users } from '../harness/users'
 
 // docs/reference.md §21 Logo: PUT /api/clubs/{code}/logo/ with the image's bytes, DELETE it, and
 // GET /api/logos/{name}.webp, through the HTTP surface; files in a temp dir where the disk matters.
@@ -12,10 +13,6 @@ type App = Awaited<ReturnType<typeof makeApp>>
 type Who = 'owner' | 'officer' | 'user' | 'admin' | 'anonymous'
 const OWN = 'db.json.logos'
 const LOGO_URL = /^http:\/\/localhost\/api\/logos\/([0-9a-f]{64})\.webp$/
-const dirs: string[] = []
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
 
 const solid = (width: number, height: number, colour = '#c33') =>
   sharp({ create: { width, height, channels: 4, background: colour } })
@@ -34,19 +31,11 @@ function declaring(image: Uint8Array, width: number, height: number): Uint8Array
   return out
 }
 
-const issue = async (app: App, username: string): Promise<string> => {
-  const res = await app.admin.post('/api/users/', { username })
-  expect(res.status).toBe(201)
-  return (await readJson(res)).token
-}
-
 /** An approved club run by an owner and an officer, a user who runs nothing, and a pending club of another owner. */
 async function world(dataFile?: string) {
   const app = await makeApp({ dataFile })
   const tokens: Record<Who, string | null> = {
-    owner: await issue(app, 'owner'),
-    officer: await issue(app, 'officer'),
-    user: await issue(app, 'user'),
+    ...(await users(app, 'owner', 'officer', 'user')),
     admin: ADMIN_TOKEN,
     anonymous: null,
   }
@@ -171,7 +160,6 @@ describe('PUT /api/clubs/{code}/logo/', () => {
 describe('refused uploads (400 {"image": [...]}, nothing changed, no file left)', () => {
   it('refuses a text file, 2 MiB + 1 byte, 5000×10, a 50,000×50,000 header and a truncated JPEG', async () => {
     const dir = tempDir()
-    dirs.push(dir)
     const { put, shown } = await world(join(dir, 'db.json'))
     const first = await put('admin', await png())
     expect(first.status).toBe(200)
@@ -276,7 +264,6 @@ describe('image_url stays a reviewed field', () => {
 
   it('takes the logo away with DELETE: 204, image_url null, the file swept', async () => {
     const dir = tempDir()
-    dirs.push(dir)
     const { put, as, club, shown } = await world(join(dir, 'db.json'))
     const url = (await readJson(await put('admin', await png()))).image_url
     const res = await as('admin', `${club}logo/`, { method: 'DELETE' })
@@ -290,7 +277,6 @@ describe('image_url stays a reviewed field', () => {
 describe('storage', () => {
   it("writes the logo and its thumbnails to the data file's own <file>.logos/, and sweeps the one replaced", async () => {
     const dir = tempDir()
-    dirs.push(dir)
     const { put } = await world(join(dir, 'db.json'))
     const first = nameOf((await readJson(await put('admin', await png(64, 64, '#111')))).image_url)!
     expect(logoFiles(dir)).toEqual([`${first}-256.webp`, `${first}-64.webp`, `${first}.webp`].sort())
@@ -301,7 +287,6 @@ describe('storage', () => {
 
   it('keeps the logo across a restart, and sweeps at start-up what no club names', async () => {
     const dir = tempDir()
-    dirs.push(dir)
     const file = join(dir, 'db.json')
     const { put, club } = await world(file)
     const url = (await readJson(await put('admin', await png()))).image_url

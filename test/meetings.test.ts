@@ -1,7 +1,8 @@
-import { afterAll, describe, expect, it } from 'bun:test'
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { describe, expect, it } from 'bun:test'
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE, tempDir } from '../harness/app'
+import { users } from '../harness/users'
 
 // A club's weekly meetings (docs/reference.md §21): part of the write shape and the detail representation,
 // checked item by item with messages that name the meeting, kept through export and import, and
@@ -13,13 +14,8 @@ const CHESS_URL = '/api/clubs/penn-chess-society/'
 const meeting = (fields: Record<string, unknown> = {}) => ({ day: 'monday', start: '18:00', end: '20:00', ...fields })
 const detailOf = async (app: App, url = CHESS_URL) => readJson(await app.admin.get(url))
 
-const dirs: string[] = []
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
 function dataFile(): string {
   const dir = tempDir('clubs-meetings-')
-  dirs.push(dir)
   return join(dir, 'db.json')
 }
 
@@ -57,7 +53,7 @@ describe('meetings on write', () => {
 
   it('is not a reviewed field: an owner changing the meetings of an approved club keeps it approved', async () => {
     const app = await makeApp()
-    const token = (await readJson(await app.admin.post('/api/users/', { username: 'olga' }))).token
+    const { olga: token } = await users(app, 'olga')
     await app.admin.post(`${CHESS_URL}members/`, { username: 'olga', role: 'owner' })
     const res = await app.req(CHESS_URL, { method: 'PATCH', token, json: { meetings: [meeting()] } })
     expect(res.status).toBe(200)

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { browserSuite, offHost, watchPage } from '../harness/browser'
+import { users } from '../harness/users'
+import { adminSender } from '../harness/service'
 
 // Issue 25: on a phone 375 px wide no page scrolls sideways, the browsable view's (the list, a club,
 // an error) nor the site's. The club here is made to push: a name, subtitle and address of one long
@@ -66,7 +68,7 @@ suite('at 375 px wide, in a real browser', () => {
   }
 
   beforeAll(async () => {
-    const { token } = (await api('/api/users/', TOKEN, 'POST', { username: 'wide' })) as { token: string }
+    const { wide: token } = await users(adminSender(site.origin, TOKEN), 'wide')
     const club = {
       name: `${WORD} Society`,
       code: CODE,

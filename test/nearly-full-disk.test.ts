@@ -23,7 +23,6 @@ afterEach(async () => {
   }
   for (const mount of mounts.splice(0)) {
     umount(mount)
-    rmSync(mount, { recursive: true, force: true })
   }
 })
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, tempDir } from '../harness/app'
@@ -11,6 +11,7 @@ import {
   type TestProvider,
 } from '../harness/oidc-provider'
 import { CampusSignIn } from '../src/edge/oidc'
+import { users } from '../harness/users'
 
 // Officers people can contact and subscribers for officers (docs/reference.md §21): a membership's title and
 // `public`, PATCH of one member, the public list of officers, and the subscribers an officer sees
@@ -33,9 +34,11 @@ const seat = (username: string, role: string, title = '', shown = false) => ({ u
  */
 async function world({ pending = false, dataFile }: { pending?: boolean; dataFile?: string } = {}) {
   const app = await makeApp({ dataFile })
-  const tokens: Record<string, string | null> = { anonymous: null, admin: ADMIN_TOKEN }
-  for (const username of PEOPLE)
-    tokens[username] = (await readJson(await app.admin.post('/api/users/', { username }))).token
+  const tokens: Record<string, string | null> = {
+    anonymous: null,
+    admin: ADMIN_TOKEN,
+    ...(await users(app, ...PEOPLE)),
+  }
   const as =
     (who: string) =>
     (path: string, init: { method?: string; json?: unknown; headers?: Record<string, string> } = {}) =>
@@ -244,9 +247,7 @@ describe('GET /api/clubs/{code}/subscribers/', () => {
   it('lists the subscribers by username, with when each subscribed and no e-mail for token users', async () => {
     let now = new Date('2026-11-22T12:00:00.000Z')
     const app = await makeApp({ now: () => now })
-    const tokens: Record<string, string> = {}
-    for (const username of ['owner', 'bea', 'abe'])
-      tokens[username] = (await readJson(await app.admin.post('/api/users/', { username }))).token
+    const tokens: Record<string, string> = await users(app, 'owner', 'bea', 'abe')
     await app.req('/api/clubs/', { method: 'POST', token: tokens.owner, json: { name: 'Contact Club' } })
     await app.admin.patch(CLUB_URL, { approved: true })
     const subscribe = (who: string) =>
@@ -301,7 +302,6 @@ describe('GET /api/clubs/{code}/subscribers/', () => {
 
 describe('campus users’ e-mail addresses', () => {
   let provider: TestProvider
-  const dirs: string[] = []
   beforeAll(async () => {
     provider = await startProvider({
       carla: { claims: { preferred_username: 'carla', email: 'carla@campus.example.edu' } },
@@ -312,19 +312,17 @@ describe('campus users’ e-mail addresses', () => {
   })
   afterAll(async () => {
     await provider.stop()
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
   })
 
   async function campusWorld() {
     const dir = tempDir('clubs-officers-campus-')
-    dirs.push(dir)
     const dataFile = join(dir, 'db.json')
     const campus = new CampusSignIn(
       campusSettings(provider.issuer, { clientId: SITE_CLIENT, clientSecret: SITE_CLIENT_SECRET }),
     )
     await campus.keys.load()
     const app = await makeApp({ dataFile, campus })
-    const owner = (await readJson(await app.admin.post('/api/users/', { username: 'owner' }))).token
+    const { owner } = await users(app, 'owner')
     await app.req('/api/clubs/', { method: 'POST', token: owner, json: { name: 'Contact Club' } })
     await app.admin.patch(CLUB_URL, { approved: true })
     const subscribe = (token: string) => app.req('/api/subscriptions/', { method: 'POST', token, json: { club: CODE } })
@@ -337,7 +335,7 @@ describe('campus users’ e-mail addresses', () => {
     const w = await campusWorld()
     expect((await w.subscribe(await provider.token('carla'))).status).toBe(201)
     expect((await w.subscribe(await provider.token('dave'))).status).toBe(201)
-    const token = (await readJson(await w.admin.post('/api/users/', { username: 'tom' }))).token
+    const { tom: token } = await users(w, 'tom')
     expect((await w.subscribe(token)).status).toBe(201)
     expect(await w.subscribers()).toEqual([
       { username: 'carla', email: 'carla@campus.example.edu', subscribed_at: NOW.toISOString() },

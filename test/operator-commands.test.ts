@@ -1,17 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'bun:test'
 import { SQL, type Subprocess } from 'bun'
-import { readdirSync, readFileSync, rmSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE, tempDir } from '../harness/app'
 import { startPostgres, type Postgres } from '../harness/postgres'
 import { freePort, ROOT, runToEnd, sleep, spawnService, waitForHealth } from '../harness/service'
+import { users } from '../harness/users'
 
 // The operator's user commands (issue 13): users:add and users:token write straight into the data
 // file while the server is stopped, and say plainly which file they wrote — the absolute path,
 // and whether CLUBS_DATA_FILE chose it — so a token is never "added" to a file the server does
 // not use. users:add refuses an existing username and points to users:token.
 
-const dirs: string[] = []
 const processes: Subprocess[] = []
 
 afterEach(async () => {
@@ -19,12 +19,10 @@ afterEach(async () => {
     if (proc.exitCode === null) proc.kill('SIGKILL')
     await proc.exited
   }
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
 function freshDir(): string {
   const dir = tempDir('clubs-operator-')
-  dirs.push(dir)
   return dir
 }
 
@@ -184,7 +182,7 @@ describe('on a database', () => {
   it('reset is refused while an instance is connected; then puts the seed back, keeping the old directory, the key and the numbering', async () => {
     const url = await pg.createDatabase()
     const app = await instance(url)
-    const token = (await readJson(await app.admin.post('/api/users/', { username: 'alice' }))).token as string
+    const { alice: token } = await users(app, 'alice')
     expect((await app.admin.patch('/api/clubs/penn-chess-society/', { subtitle: 'Before the reset' })).status).toBe(200)
     const { last_seq } = await readJson(await app.req('/api/changes/'))
     expect(last_seq).toBeGreaterThan(0)

@@ -1,5 +1,5 @@
-import { afterAll, describe, expect, it } from 'bun:test'
-import { copyFileSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { describe, expect, it } from 'bun:test'
+import { copyFileSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SEED_FILE, tempDir } from '../harness/app'
 import { shellEnvironment } from '../harness/npm-start'
@@ -12,7 +12,6 @@ import { ROOT } from '../harness/service'
 const SCRIPTS = readdirSync(join(ROOT, 'scripts')).filter((name) => name.endsWith('.ts'))
 const dir = tempDir('clubs-help-')
 const dataFile = join(dir, 'db.json')
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 function run(script: string, args: string[]) {
   const result = Bun.spawnSync([process.execPath, join(ROOT, 'scripts', script), ...args], {

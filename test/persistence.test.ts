@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from '../src/app'
 import { openDataFile } from '../src/data-file'
@@ -18,17 +18,14 @@ const seed = () => JSON.parse(SEED_TEXT)
 const readData = (file: string) => JSON.parse(readFileSync(file, 'utf8'))
 const recordIn = (file: string, code: string) => readData(file).clubs.find((c: any) => c.code === code)
 
-const dirs: string[] = []
 const processes: Subprocess[] = []
 const freshDir = () => {
   const dir = tempDir('clubs-persistence-')
-  dirs.push(dir)
   return dir
 }
 
 afterEach(() => {
   for (const proc of processes.splice(0)) if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL')
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
 /** Starts the real service (`bun src/index.ts`); it is killed after the test if still running. */

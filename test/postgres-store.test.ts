@@ -13,6 +13,7 @@ import { startPostgres, type Postgres } from '../harness/postgres'
 import { sleep } from '../harness/service'
 import { startReceiver } from '../harness/webhook-receiver'
 import { MIGRATIONS } from '../src/store/postgres-schema'
+import { users } from '../harness/users'
 
 let pg: Postgres
 beforeAll(async () => {
@@ -119,9 +120,8 @@ describe('several instances on one database', () => {
   test('favorites asked for at the same moment through both instances are counted once each', async () => {
     const { apps } = await instances(2)
     const [a, b] = apps as [App, App]
-    const users = ['ann', 'ben', 'cat', 'dev', 'eve', 'fay']
-    const tokens: string[] = []
-    for (const username of users) tokens.push((await readJson(await a.admin.post('/api/users/', { username }))).token)
+    const usernames = ['ann', 'ben', 'cat', 'dev', 'eve', 'fay'] as const
+    const tokens = Object.values(await users(a, ...usernames))
     await until(async () => (await b.req('/api/users/me/', { token: tokens.at(-1)! })).status === 200)
     const code = 'pre-health-society'
     const before = (await readJson(await a.req(`/api/clubs/${code}/`))).favorite_count
@@ -132,14 +132,14 @@ describe('several instances on one database', () => {
       ),
     )
     for (const res of answers) expect(res.status).toBeLessThan(500)
-    expect(answers.filter((res) => res.status === 201)).toHaveLength(users.length)
+    expect(answers.filter((res) => res.status === 201)).toHaveLength(usernames.length)
     for (const app of apps)
       await until(
-        async () => (await readJson(await app.req(`/api/clubs/${code}/`))).favorite_count === before + users.length,
+        async () => (await readJson(await app.req(`/api/clubs/${code}/`))).favorite_count === before + usernames.length,
       )
     await sleep(600)
     for (const app of apps)
-      expect((await readJson(await app.req(`/api/clubs/${code}/`))).favorite_count).toBe(before + users.length)
+      expect((await readJson(await app.req(`/api/clubs/${code}/`))).favorite_count).toBe(before + usernames.length)
   })
 
   test('writers racing on three instances: every instance gives the same events, numbered with no gap, each seen in order', async () => {
@@ -245,13 +245,13 @@ describe('what instances share besides records', () => {
   test('a calendar address made through one instance works through another (one secret key)', async () => {
     const { apps } = await instances(2)
     const [a, b] = apps as [App, App]
-    const issued = await readJson(await a.admin.post('/api/users/', { username: 'cal' }))
-    await until(async () => (await b.req('/api/users/me/', { token: issued.token })).status === 200)
-    const made = await a.req('/api/users/me/calendar-url/', { token: issued.token })
+    const { cal } = await users(a, 'cal')
+    await until(async () => (await b.req('/api/users/me/', { token: cal })).status === 200)
+    const made = await a.req('/api/users/me/calendar-url/', { token: cal })
     expect(made.status).toBe(200)
     const address = new URL((await readJson(made)).url as string)
     await until(async () => (await b.req(address.pathname)).status === 200)
-    expect(await readJson(await b.req('/api/users/me/calendar-url/', { token: issued.token }))).toEqual({
+    expect(await readJson(await b.req('/api/users/me/calendar-url/', { token: cal }))).toEqual({
       url: address.href,
     })
   })

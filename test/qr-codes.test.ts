@@ -6,6 +6,7 @@ import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
 import { createLogger } from '../src/log'
 import { serve } from '../src/serve'
 import type { TrustProxy } from '../src/edge/forwarded'
+import { users } from '../harness/users'
 
 // A club's QR code for the club fair (docs/reference.md §23), read as a phone would: the SVG rendered to
 // pixels by sharp (librsvg) and decoded by jsQR, an independent reader, so these tests check what
@@ -60,7 +61,7 @@ describe("a club's QR code", () => {
 
   it("is a 404 to whoever may not see the club: a pending club's is its owner's and the office's alone", async () => {
     const { req, admin } = await makeApp()
-    const { token } = await readJson(await admin.post('/api/users/', { username: 'olive' }))
+    const { olive: token } = await users({ admin }, 'olive')
     expect((await req('/api/clubs/', { method: 'POST', token, json: { name: 'Lantern Society' } })).status).toBe(201)
     const pending = '/api/clubs/lantern-society/qr.svg'
     expect((await req(pending)).status).toBe(404)

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { fold, LIST_FIELDS, ORDERING_FIELDS } from '../harness/contract'
 import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE } from '../harness/app'
+import { users } from '../harness/users'
 
 // docs/reference.md §6 (list query parameters) and docs/reference.md §1.1 (the list representation), through app.handle.
 
@@ -150,7 +151,7 @@ describe('ordering', () => {
     const get = async (query: string) => readJson(await app.req(`/api/clubs/${query}`, { token: ADMIN_TOKEN }))
     // Asked for once, so each order is kept sorted by the writes that follow.
     for (const ordering of rows) await get(`?ordering=${ordering}`)
-    const { token } = await readJson(await app.admin.post('/api/users/', { username: 'fan' }))
+    const { fan: token } = await users(app, 'fan')
     const writes = [
       () => app.admin.post('/api/clubs/', { name: 'Aardvark Appreciation', size: 4, founded: '1901-01-01' }),
       () => app.admin.patch('/api/clubs/penn-chess-society/', { name: 'Zugzwang Society', size: 1, founded: null }),

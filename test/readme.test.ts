@@ -67,7 +67,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.stop()
   await sandbox?.stop()
-  rmSync(dir, { recursive: true, force: true })
 })
 
 /** Bash around one command: curl dumps its headers where the test reads the status; the variables are kept. */

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, NOW, ON_POSTGRES, readJson, tempDir, testDatabase } from '../harness/app'
 import { until } from '../harness/webhook-receiver'
+import { users } from '../harness/users'
 
 // Re-registration rounds (docs/reference.md §23): the office opens a round with a deadline, owners and
 // officers confirm their club (its last_confirmed_on becomes the campus day), and the close makes
@@ -21,9 +22,11 @@ const TODAY = '2026-11-22'
 /** The seed's directory, with `officer` an officer of the chess society and `owner` the owner of robotics; `user` runs nothing. */
 async function world(options: { dataFile?: string; timezone?: string } = {}) {
   const app = await makeApp({ dataFile: options.dataFile, config: { timezone: options.timezone } })
-  const tokens: Record<string, string | null> = { admin: ADMIN_TOKEN, anonymous: null }
-  for (const username of ['officer', 'owner', 'user'])
-    tokens[username] = (await readJson(await app.admin.post('/api/users/', { username }))).token
+  const tokens: Record<string, string | null> = {
+    admin: ADMIN_TOKEN,
+    anonymous: null,
+    ...(await users(app, 'officer', 'owner', 'user')),
+  }
   expect((await app.admin.post(`/api/clubs/${CHESS}/members/`, { username: 'officer', role: 'officer' })).status).toBe(
     201,
   )

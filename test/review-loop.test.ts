@@ -3,6 +3,7 @@ import { mkdirSync, rmSync } from 'node:fs'
 import sharp from 'sharp'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, tempDir } from '../harness/app'
+import { users } from '../harness/users'
 
 // The review loop (docs/reference.md §22): a club's owners and officers read the latest decision on it in
 // `last_decision`; a rejected club goes back into the queue when one of them changes a reviewed
@@ -16,9 +17,11 @@ const iso = (minutes: number) => at(minutes).toISOString()
 async function world(dataFile?: string) {
   let now = NOW
   const app = await makeApp({ dataFile, now: () => now })
-  const tokens: Record<string, string | null> = { admin: ADMIN_TOKEN, anonymous: null }
-  for (const username of ['owner', 'officer', 'user'])
-    tokens[username] = (await readJson(await app.admin.post('/api/users/', { username }))).token
+  const tokens: Record<string, string | null> = {
+    admin: ADMIN_TOKEN,
+    anonymous: null,
+    ...(await users(app, 'owner', 'officer', 'user')),
+  }
   const as =
     (who: string) =>
     (path: string, init: { method?: string; json?: unknown; body?: BodyInit } = {}) =>

@@ -1,5 +1,5 @@
-import { afterAll, describe, expect, it } from 'bun:test'
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { describe, expect, it } from 'bun:test'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../harness/app'
 import { IN_MEMORY } from '../src/store/store'
@@ -9,13 +9,8 @@ import { keyFileOf, openSecretKey } from '../src/store/secret-key'
 // file, owner-only, never inside it; made once and read back after; never written by a
 // read-only server or for a directory in memory.
 
-const dirs: string[] = []
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
 const dataFile = () => {
   const dir = tempDir('clubs-key-')
-  dirs.push(dir)
   return join(dir, 'db.json')
 }
 

@@ -5,6 +5,7 @@ import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
 import { hasEventHandler } from '../harness/html-checks'
 import { freePort, spawnService, waitForHealth } from '../harness/service'
 import { LIST_PARAMS } from '../harness/contract'
+import { users } from '../harness/users'
 
 // Security properties of every answer: the headers that stop sniffing and script injection,
 // no internals in error bodies, stored and reflected markup escaped in the browsable view,
@@ -16,13 +17,6 @@ type Json = any
 const CHESS = 'penn-chess-society'
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }
 const WRONG = { authorization: 'Bearer not-a-real-token-123' }
-
-/** A user who may not edit the seed clubs, for the 403s. */
-async function userToken({ admin: asAdmin }: App, username = 'mallory'): Promise<string> {
-  const res = await asAdmin.post('/api/users/', { username })
-  expect(res.status).toBe(201)
-  return (await readJson(res)).token
-}
 
 // ---------------------------------------------------------------------------------------------
 // Security headers
@@ -54,7 +48,8 @@ const JSON_ANSWERS: Case[] = [
   {
     label: 'a forbidden write',
     status: 403,
-    send: async (app) => app.req(`/api/clubs/${CHESS}/`, { method: 'DELETE', token: await userToken(app) }),
+    send: async (app) =>
+      app.req(`/api/clubs/${CHESS}/`, { method: 'DELETE', token: (await users(app, 'mallory')).mallory }),
   },
   { label: 'an unknown club', status: 404, send: ({ req }) => req('/api/clubs/no-such-club/') },
   { label: 'an unknown path', status: 404, send: ({ req }) => req('/no/such/path') },
@@ -533,7 +528,7 @@ const OBJECT_BODIES: { label: string; method: string; path: string; valid: strin
 describe('prototype keys in bodies', () => {
   it('never pollute Object.prototype nor grant anything, on any endpoint', async () => {
     const app = await makeApp()
-    await userToken(app)
+    await users(app, 'mallory')
     for (const { method, path, valid } of OBJECT_BODIES) {
       for (const extra of [
         '"__proto__": {"polluted": 1, "is_admin": true, "role": "owner", "approved": true}',
@@ -557,7 +552,7 @@ describe('prototype keys in bodies', () => {
   for (const { label, method, path, valid } of OBJECT_BODIES) {
     it(`refuses a "__proto__" key in ${label} as an unknown field`, async () => {
       const app = await makeApp()
-      await userToken(app)
+      await users(app, 'mallory')
       const res = await app.req(path, { method, headers: admin, body: `{${valid}, "__proto__": {"x": 1}}` })
       expect(res.status).toBe(400)
       const body = await readJson(res)

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { makeApp, readJson, tempDir } from '../harness/app'
+import { makeApp, tempDir } from '../harness/app'
 import {
   ADMIN_GROUP,
   AUDIENCE,
@@ -17,6 +17,7 @@ import {
 import { freePort } from '../harness/service'
 import { CampusSignIn, type OidcSettings } from '../src/edge/oidc'
 import { generateKeyPair, SignJWT, type JWTPayload } from 'jose'
+import { users } from '../harness/users'
 
 // The site's campus sign-in (docs/reference.md §20) in process, against a real OpenID provider: the
 // authorization code flow with PKCE, state and nonce, the person's part at the provider scripted
@@ -30,14 +31,12 @@ const PEOPLE = {
 }
 
 let provider: TestProvider
-const dirs: string[] = []
 
 beforeAll(async () => {
   provider = await startProvider(PEOPLE)
 })
 afterAll(async () => {
   await provider.stop()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
 const settings = (overrides: Partial<OidcSettings> = {}) =>
@@ -63,7 +62,6 @@ const setCookie = (res: Response, name: string) =>
 /** The app with campus sign-in over a data file of its own, and the steps of a sign-in. */
 async function siteApp(overrides: Partial<OidcSettings> = {}) {
   const dir = tempDir('clubs-site-campus-')
-  dirs.push(dir)
   const file = join(dir, 'db.json')
   const app = await makeApp({ dataFile: file, campus: new CampusSignIn(settings(overrides)) })
   const saved = () => JSON.parse(readFileSync(file, 'utf8'))
@@ -407,7 +405,7 @@ describe('a provider that cannot be asked', () => {
     const res = await app.req('/auth/sign-in', { headers: HTML })
     expect(res.status).toBe(503)
     expect(await res.text()).toContain('The campus sign-in service cannot be reached.')
-    const { token } = await readJson(await app.admin.post('/api/users/', { username: 'bob' }))
+    const { bob: token } = await users(app, 'bob')
     const signIn = await app.req('/sign-in', {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
 import { siteSession, type SiteSession } from '../harness/site-session'
+import { users } from '../harness/users'
 
 // The directory at / for signed-in people (docs/reference.md §20): the same clubs, tags and paging as
 // anyone gets (a person's own pending clubs are under My clubs), in the person's own frame (the
@@ -36,9 +37,7 @@ async function signedIn(session: SiteSession, path: string) {
 /** The app with a student, the officer of a club awaiting approval and the admin, each signed in on the site. */
 async function viewers() {
   const app = await makeApp()
-  const token = async (username: string) => (await readJson(await app.admin.post('/api/users/', { username }))).token
-  const studentToken = await token('stu')
-  const officerToken = await token('offi')
+  const { stu: studentToken, offi: officerToken } = await users(app, 'stu', 'offi')
   const made = await app.req('/api/clubs/', { method: 'POST', token: officerToken, json: PENDING })
   expect([made.status, (await readJson(made)).approved]).toEqual([201, false])
   return {

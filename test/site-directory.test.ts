@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { makeApp, readJson } from '../harness/app'
 import { APPLICATION_REQUIRED, RECRUITING_CYCLES, SIZES } from '../src/model/club'
+import { users } from '../harness/users'
 
 // The directory and the club pages of the campus site (docs/reference.md §20), in process: `/` is the
 // directory for browsers and the API's redirect for programs; cards, search, tag filters and
@@ -156,7 +157,7 @@ describe('a club’s page', () => {
 
   it('hides a pending club from the public', async () => {
     const app = await makeApp()
-    const { token } = await readJson(await app.admin.post('/api/users/', { username: 'olive' }))
+    const { olive: token } = await users(app, 'olive')
     await app.req('/api/clubs/', { method: 'POST', token, json: { name: 'Quiet Circle' } })
     expect((await page(app, '/clubs/quiet-circle')).status).toBe(404)
     expect(cards((await page(app, '/?search=quiet')).html)).toEqual([])
@@ -215,7 +216,7 @@ describe('a club’s page', () => {
     await app.admin.patch('/api/clubs/penn-chess-society/', {
       meetings: [{ day: 'tuesday', start: '18:00', end: '20:00', location: 'Houston Hall 201', note: '' }],
     })
-    await app.admin.post('/api/users/', { username: 'olive' })
+    await users(app, 'olive')
     await app.admin.post('/api/clubs/penn-chess-society/members/', {
       username: 'olive',
       role: 'officer',

@@ -12,6 +12,8 @@ import {
   watchPage,
   type Watched,
 } from '../harness/browser'
+import { users } from '../harness/users'
+import { adminSender } from '../harness/service'
 
 // "I'm interested" in Chromium (docs/reference.md §23), as people use it: found by visible labels and roles,
 // every page on the way audited with axe-core, none scrolling sideways. An anonymous reader on a
@@ -37,9 +39,7 @@ suite('an interested student and an officer in a real browser', () => {
         headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       })
-    const made = await send('/api/users/', { username: 'olive' })
-    expect(made.status).toBe(201)
-    officer = ((await made.json()) as { token: string }).token
+    officer = (await users(adminSender(site.origin, TOKEN), 'olive')).olive
     expect((await send(`/api/clubs/${CLUB.code}/members/`, { username: 'olive', role: 'officer' })).status).toBe(201)
   }, TIMEOUT)
 

@@ -5,6 +5,7 @@ import { ADMIN_TOKEN, makeApp, NOW, readJson } from '../harness/app'
 import { FORM, ORIGIN, siteSession, textOf } from '../harness/site-session'
 import { createLogger } from '../src/log'
 import { serve } from '../src/serve'
+import { users } from '../harness/users'
 
 // "I'm interested" on a club's page (docs/reference.md §23): an anonymous reader leaves a name and an
 // e-mail address with an explicit consent box; refused forms come back with each error beside its
@@ -63,7 +64,7 @@ describe('the I’m interested form on a club page', () => {
     const app = await site()
     await app.admin.patch(`/api/clubs/${CODE}/`, { accepting_members: false })
     expect((await app.page()).html).not.toContain('I’m interested')
-    const { token } = await readJson(await app.admin.post('/api/users/', { username: 'rita' }))
+    const { rita: token } = await users(app, 'rita')
     const rita = await siteSession(app, token)
     const pending = await readJson(
       await app.req('/api/clubs/', { method: 'POST', token, json: { name: 'Rita Rowers', accepting_members: true } }),
@@ -125,7 +126,7 @@ describe('the I’m interested form on a club page', () => {
     const app = await site()
     const forged = await app.interest(ADA, { origin: 'https://evil.example' })
     expect(forged.status).toBe(403)
-    const { token } = await readJson(await app.admin.post('/api/users/', { username: 'sam' }))
+    const { sam: token } = await users(app, 'sam')
     const sam = await siteSession(app, token)
     expect((await sam.get(PAGE).then((res) => res.text())).match(/name="csrf"/g)!.length).toBeGreaterThan(1)
     const missing = await sam.post(`${PAGE}/interest`, { ...ADA, csrf: null })
@@ -184,7 +185,7 @@ describe('the entries on the club’s people page', () => {
   async function withOfficer() {
     const time = clock()
     const app = await site(time.now)
-    const { token } = await readJson(await app.admin.post('/api/users/', { username: 'olive' }))
+    const { olive: token } = await users(app, 'olive')
     await app.admin.post(`/api/clubs/${CODE}/members/`, { username: 'olive', role: 'officer' })
     const olive = await siteSession(app, token)
     return { ...app, time, olive, oliveToken: token as string }
@@ -224,7 +225,7 @@ describe('the entries on the club’s people page', () => {
       ['name', 'email', 'created_at'],
       [ADA.name, ADA.email, NOW.toISOString()],
     ])
-    const { token } = await readJson(await app.admin.post('/api/users/', { username: 'mia' }))
+    const { mia: token } = await users(app, 'mia')
     await app.admin.post(`/api/clubs/${CODE}/members/`, { username: 'mia', role: 'member' })
     const mia = await siteSession(app, token)
     expect((await mia.get(`${PAGE}/interested.csv`)).status).toBe(403)

@@ -3,6 +3,8 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { browserSuite, checkPage, NARROW, offHost, press, tabTo, watchPage } from '../harness/browser'
 import { tempDir } from '../harness/temp-dirs'
+import { users } from '../harness/users'
+import { adminSender } from '../harness/service'
 
 // Invite links on the campus site in Chromium (docs/reference.md §23), at 375 px and by keyboard: an officer
 // makes a link for one person on the club's members page, copies it from the page that answers and
@@ -39,8 +41,7 @@ suite('a student joins a club through an invite link in a real browser', () => {
     })
 
   beforeAll(async () => {
-    for (const username of ['olive', 'sam', 'tess'])
-      tokens[username] = ((await (await api('/api/users/', { username })).json()) as { token: string }).token
+    Object.assign(tokens, await users(adminSender(site.origin, TOKEN), 'olive', 'sam', 'tess'))
     expect((await api(`/api/clubs/${CHESS}/members/`, { username: 'olive', role: 'officer' })).status).toBe(201)
   }, TIMEOUT)
 

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { makeApp, ON_POSTGRES, readJson, testDatabase } from '../harness/app'
 import { pageWeight, siteSession } from '../harness/site-session'
 import { until } from '../harness/webhook-receiver'
+import { users } from '../harness/users'
 
 // A person's own page on the campus site (docs/reference.md §20, §22): My clubs has the clubs one runs
 // (with the office's latest decision when it went against the club), one's memberships (Leave,
@@ -18,7 +19,7 @@ type App = Awaited<ReturnType<typeof makeApp>>
 
 /** `username` (made now) signed in on the site with their service token: their pages, posts and API calls. */
 async function signedIn(app: App, username: string) {
-  const { token } = await readJson(await app.admin.post('/api/users/', { username }))
+  const token = (await users(app, username))[username]
   const { cookie, csrf, get, post } = await siteSession(app, token)
   const view = async (path = '/my-clubs') => {
     const res = await get(path)

@@ -11,6 +11,8 @@ import {
   tabTo,
   watchPage,
 } from '../harness/browser'
+import { users } from '../harness/users'
+import { adminSender } from '../harness/service'
 
 // The office and a club's owner on the campus site in Chromium at 375 px (docs/reference.md §22), found by
 // their visible labels and roles, the forms sent by keyboard: the admin opens Users from the
@@ -39,8 +41,7 @@ suite('the office and a club’s owner in a real browser', () => {
   }
 
   beforeAll(async () => {
-    for (const username of ['olive', 'sam'])
-      tokens[username] = (await api('/api/users/', { json: { username } })).body.token
+    Object.assign(tokens, await users(adminSender(site.origin, TOKEN), 'olive', 'sam'))
     expect((await api(`/api/clubs/${CHESS}/members/`, { json: { username: 'olive', role: 'owner' } })).status).toBe(201)
   }, TIMEOUT)
 

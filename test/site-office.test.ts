@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
 import { pageWeight, siteSession, textOf } from '../harness/site-session'
+import { users } from '../harness/users'
 
 // The office on the campus site (docs/reference.md §22): /admin/users finds users a page at a time, adds
 // one (its token shown once), and each user's page disables and enables them, makes or unmakes an
@@ -10,13 +11,13 @@ import { pageWeight, siteSession, textOf } from '../harness/site-session'
 /** The sample directory with the admin and "eve" (not an admin) signed in on the site. */
 async function office() {
   const app = await makeApp()
-  const issue = async (username: string, is_admin = false) =>
-    (await readJson(await app.admin.post('/api/users/', { username, is_admin }))).token as string
-  const eveToken = await issue('eve')
+  const { eve: eveToken } = await users(app, 'eve')
   const admin = await siteSession(app, ADMIN_TOKEN)
   const eve = await siteSession(app, eveToken)
   const usersApi = async () => (await readJson(await app.admin.get('/api/users/'))) as Record<string, unknown>[]
   const userApi = async (username: string) => (await usersApi()).find((user) => user.username === username)
+  /** Adds a user through the API. */
+  const issue = (username: string) => users(app, username)
   return { ...app, issue, eveToken, admin, eve, userApi }
 }
 

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { browserSuite, checkPage, NARROW, signIn, VIEWPORT, watchPage, type Watched } from '../harness/browser'
+import { users } from '../harness/users'
+import { adminSender } from '../harness/service'
 
 // An officer's year on the campus site in Chromium (docs/reference.md §22), as people use it: found by
 // visible labels and roles, every page on the way audited with axe-core, none scrolling sideways.
@@ -32,15 +34,7 @@ suite('an officer’s year in a real browser', () => {
   }
 
   beforeAll(async () => {
-    for (const username of ['lena', 'omar']) {
-      const res = await fetch(`${site.origin}/api/users/`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ username }),
-      })
-      expect(res.status).toBe(201)
-      tokens[username] = ((await res.json()) as { token: string }).token
-    }
+    Object.assign(tokens, await users(adminSender(site.origin, TOKEN), 'lena', 'omar'))
   }, TIMEOUT)
 
   /** The admin's Review page, and the club's section on it. */

@@ -2,6 +2,8 @@ import sharp from 'sharp'
 import { beforeAll, describe, expect, it } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { axeViolations, browserSuite, offHost, tabTo, watchPage } from '../harness/browser'
+import { users } from '../harness/users'
+import { adminSender } from '../harness/service'
 
 // An officer on the campus site in Chromium (docs/reference.md §20), by keyboard alone: signs in with a
 // service token, opens My clubs from the navigation, opens the club's Edit form, changes a field
@@ -40,9 +42,9 @@ suite('an officer edits their club in a real browser, by keyboard', () => {
     })
 
   beforeAll(async () => {
-    oliveToken = ((await (await api('/api/users/', { username: 'olive' })).json()) as { token: string }).token
+    oliveToken = (await users(adminSender(site.origin, TOKEN), 'olive')).olive
     expect((await api(`/api/clubs/${CHESS}/members/`, { username: 'olive', role: 'officer' })).status).toBe(201)
-    const samToken = ((await (await api('/api/users/', { username: 'sam' })).json()) as { token: string }).token
+    const { sam: samToken } = await users(adminSender(site.origin, TOKEN), 'sam')
     const asked = await fetch(`${site.origin}/api/clubs/${CHESS}/requests/`, {
       method: 'POST',
       headers: { authorization: `Bearer ${samToken}`, 'content-type': 'application/json' },

@@ -3,6 +3,7 @@ import sharp from 'sharp'
 import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
 import { ATTRS, decoded, editFormOf } from '../harness/site-forms'
 import { pageWeight, siteSession, textOf } from '../harness/site-session'
+import { users } from '../harness/users'
 
 // What officers do on the campus site (docs/reference.md §20, §11, §12): My clubs, each club's Edit form
 // and its join requests with Accept and Decline, through the same domain rules as the API. People
@@ -23,9 +24,7 @@ function elementById(html: string, id: string): Record<string, string> {
 /** The sample directory, with olive an officer of the chess society, owner of a new club and a mere member of another; eve runs nothing. */
 async function officers() {
   const app = await makeApp()
-  const tokens: Record<string, string> = {}
-  for (const username of ['olive', 'eve', 'sam', 'tom'])
-    tokens[username] = (await readJson(await app.admin.post('/api/users/', { username }))).token
+  const tokens: Record<string, string> = await users(app, 'olive', 'eve', 'sam', 'tom')
   expect((await app.admin.post(`/api/clubs/${CHESS}/members/`, { username: 'olive', role: 'officer' })).status).toBe(
     201,
   )

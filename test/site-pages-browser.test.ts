@@ -3,6 +3,8 @@ import { beforeAll, describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
 import { tempDir } from '../harness/app'
 import { axeViolations, browserSuite, offHost, sidewaysScroll, watchPage } from '../harness/browser'
+import { users } from '../harness/users'
+import { adminSender } from '../harness/service'
 
 // Every page of the campus site (docs/reference.md §20), as each kind of person sees it, in Chromium at
 // 1280 and at 375 px: axe-core finds no violation, nothing scrolls sideways, the page loads only
@@ -58,8 +60,9 @@ suite('every page of the site in Chromium', () => {
   }
 
   beforeAll(async () => {
-    tokens.student = (await api('/api/users/', { username: 'sam' })).token
-    tokens.officer = (await api('/api/users/', { username: 'olive' })).token
+    const { sam, olive } = await users(adminSender(site.origin, TOKEN), 'sam', 'olive')
+    tokens.student = sam
+    tokens.officer = olive
     // Olive's club, approved, then a change of hers that awaits review; Sam favors the chess club.
     await api(
       '/api/clubs/',

@@ -11,6 +11,8 @@ import {
   VIEWPORT,
   watchPage,
 } from '../harness/browser'
+import { users } from '../harness/users'
+import { adminSender } from '../harness/service'
 
 // The office's Review page in Chromium (docs/reference.md §20): an admin signs in with a service token,
 // opens Review, tabs to the comment field, writes a comment, tabs to Approve and presses Enter, and
@@ -39,7 +41,7 @@ suite('the Review page in a real browser', () => {
     }).then((res) => res.json() as Promise<Record<string, string>>)
 
   beforeAll(async () => {
-    oliveToken = (await api('/api/users/', TOKEN, { username: 'olive' })).token!
+    oliveToken = (await users(adminSender(site.origin, TOKEN), 'olive')).olive
     await api('/api/clubs/', oliveToken, { name: 'Lantern Society', subtitle: 'Paper lanterns by the river' })
   }, TIMEOUT)
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { ADMIN_TOKEN, makeApp, NOW, readJson } from '../harness/app'
 import { decoded, editFormOf } from '../harness/site-forms'
 import { siteSession } from '../harness/site-session'
+import { users } from '../harness/users'
 
 // The review loop on the site (docs/reference.md §22): a club's edit page shows its owners and officers the
 // latest decision on it (what, who, when, the comment) and, for a rejected club, a form
@@ -27,9 +28,7 @@ const noteOf = (html: string) => /<section class="edit-section last-decision"[^]
 async function world() {
   let now = NOW
   const app = await makeApp({ now: () => now })
-  const tokens: Record<string, string> = {}
-  for (const username of ['olive', 'eve'])
-    tokens[username] = (await readJson(await app.admin.post('/api/users/', { username }))).token
+  const tokens: Record<string, string> = await users(app, 'olive', 'eve')
   const created = await app.req('/api/clubs/', {
     method: 'POST',
     token: tokens.olive,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { ADMIN_TOKEN, makeApp, NOW, readJson } from '../harness/app'
+import { users } from '../harness/users'
 
 // The office's part of the campus site (docs/reference.md §20, §11): Review lists the clubs awaiting
 // review with their approved and pending values side by side; Approve, Reject and Revoke are POST
@@ -33,8 +34,6 @@ const rowsOf = (section: string) =>
 async function office() {
   let now = NOW
   const app = await makeApp({ now: () => now })
-  const issue = async (username: string) =>
-    (await readJson(await app.admin.post('/api/users/', { username }))).token as string
   const signIn = async (token: string) =>
     sessionOf(
       await app.req('/sign-in', {
@@ -43,7 +42,7 @@ async function office() {
         body: new URLSearchParams({ token }),
       }),
     )
-  const olive = await issue('olive')
+  const { olive } = await users(app, 'olive')
   const create = async (json: Json) =>
     (await readJson(await app.req('/api/clubs/', { method: 'POST', token: olive, json }))).code
   const lantern = await create({
@@ -69,7 +68,7 @@ async function office() {
   })
   const cookies = {
     admin: await signIn(ADMIN_TOKEN),
-    bob: await signIn(await issue('bob')),
+    bob: await signIn((await users(app, 'bob')).bob),
     olive: await signIn(olive),
   }
 

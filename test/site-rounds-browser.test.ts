@@ -14,6 +14,8 @@ import {
 } from '../harness/browser'
 import { join } from 'node:path'
 import { tempDir } from '../harness/app'
+import { users } from '../harness/users'
+import { adminSender } from '../harness/service'
 
 // A re-registration round on the campus site in Chromium at 375 px (docs/reference.md §23), found by
 // visible labels and roles, the forms sent by keyboard: the office opens a round from its page;
@@ -51,7 +53,7 @@ suite('a re-registration round in a real browser', () => {
   }
 
   beforeAll(async () => {
-    tokens.olive = (await api('/api/users/', { json: { username: 'olive' } })).body.token
+    tokens.olive = (await users(adminSender(site.origin, TOKEN), 'olive')).olive
     expect((await api(`/api/clubs/${CHESS}/members/`, { json: { username: 'olive', role: 'owner' } })).status).toBe(201)
   }, TIMEOUT)
 

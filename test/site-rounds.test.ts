@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
 import { siteSession, textOf } from '../harness/site-session'
+import { users } from '../harness/users'
 
 // Re-registration on the campus site (docs/reference.md §23): the office's page opens a round, follows it
 // and closes it after a confirmation naming what lapses, and makes a lapsed club active again;
@@ -13,10 +14,7 @@ const ROBOTS = 'robotics-collective'
 /** The seed's directory, the admin and `officer` (an officer of the chess society) and `eve` (nothing) signed in. */
 async function campus() {
   const app = await makeApp()
-  const issue = async (username: string) =>
-    (await readJson(await app.admin.post('/api/users/', { username }))).token as string
-  const officerToken = await issue('officer')
-  const eveToken = await issue('eve')
+  const { officer: officerToken, eve: eveToken } = await users(app, 'officer', 'eve')
   expect((await app.admin.post(`/api/clubs/${CHESS}/members/`, { username: 'officer', role: 'officer' })).status).toBe(
     201,
   )

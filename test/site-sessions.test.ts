@@ -1,11 +1,12 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
 import { createHash } from 'node:crypto'
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ADMIN_TOKEN, makeApp, NOW, readJson, tempDir } from '../harness/app'
+import { ADMIN_TOKEN, makeApp, NOW, tempDir } from '../harness/app'
 import { freePort, spawnService, stopService, waitForHealth } from '../harness/service'
 import { snapshotProblem } from '../src/domain/snapshot-format'
+import { users } from '../harness/users'
 
 // The site's sessions (docs/reference.md §20): a random id in an HttpOnly cookie, refused once signed out
 // or after 8 h without use; every POST refused without the session's CSRF token or from another
@@ -17,11 +18,9 @@ const HTML = { accept: 'text/html' }
 const FORM = 'application/x-www-form-urlencoded'
 const PAGE = '/clubs/penn-chess-society'
 
-const dirs: string[] = []
 const processes: Subprocess[] = []
 afterAll(async () => {
   for (const proc of processes) await stopService(proc)
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
 const sessionOf = (res: Response) =>
@@ -39,7 +38,7 @@ function viewerIn(html: string) {
 async function signedIn() {
   let now = NOW.getTime()
   const app = await makeApp({ now: () => new Date(now) })
-  const { token } = await readJson(await app.admin.post('/api/users/', { username: 'bob' }))
+  const { bob: token } = await users(app, 'bob')
   const res = await app.req('/sign-in', {
     method: 'POST',
     headers: { 'content-type': FORM, origin: 'http://localhost' },
@@ -75,7 +74,7 @@ describe('site sessions', () => {
 
   it('refuses a forged POST without the CSRF token, or with a wrong one, or another session’s: 403, still signed in', async () => {
     const { viewer, signOut, req, admin } = await signedIn()
-    const { token } = await readJson(await admin.post('/api/users/', { username: 'carol' }))
+    const { carol: token } = await users({ admin }, 'carol')
     const carols = await req('/sign-in', {
       method: 'POST',
       headers: { 'content-type': FORM },
@@ -134,7 +133,7 @@ const GOOD_NEXT = '/clubs/penn-chess-society?x=1#y'
 describe('coming back to next after signing in', () => {
   async function app() {
     const made = await makeApp()
-    const { token } = await readJson(await made.admin.post('/api/users/', { username: 'bob' }))
+    const { bob: token } = await users(made, 'bob')
     /** Signs in with the form, whose hidden `next` is `next` as a form sends it (percent-encoded). */
     const post = (next: string) =>
       made.req('/sign-in', {
@@ -185,7 +184,6 @@ describe('coming back to next after signing in', () => {
 describe('site sessions across a restart (a real process)', () => {
   it('keeps the session: the same cookie opens it after a restart on the same data file, which holds only its hash', async () => {
     const dir = tempDir('clubs-site-restart-')
-    dirs.push(dir)
     const file = join(dir, 'db.json')
     const port = freePort()
     const base = `http://127.0.0.1:${port}`
@@ -265,10 +263,9 @@ describe('site sessions across a restart (a real process)', () => {
 describe('a data file from before sessions kept their token', () => {
   it('loads; a token session in it is refused (its holder signs in again), a campus session lives on', async () => {
     const dir = tempDir('clubs-site-older-')
-    dirs.push(dir)
     const file = join(dir, 'db.json')
     const first = await makeApp({ dataFile: file })
-    const { token } = await readJson(await first.admin.post('/api/users/', { username: 'bob' }))
+    const { bob: token } = await users(first, 'bob')
     const signIn = await first.req('/sign-in', {
       method: 'POST',
       headers: { 'content-type': FORM, origin: 'http://localhost' },

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { tempDir } from '../harness/app'
@@ -62,7 +62,6 @@ suite('campus sign-in in a real browser', () => {
     await browser?.close().catch(() => {})
     await stopService(proc)
     await provider?.stop()
-    rmSync(dir, { recursive: true, force: true })
   }, TIMEOUT)
 
   const sessions = () => (JSON.parse(readFileSync(join(dir, 'db.json'), 'utf8')).sessions ?? []) as unknown[]

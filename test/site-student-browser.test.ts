@@ -1,5 +1,7 @@
 import { expect, it } from 'bun:test'
 import { browserSuite, checkPage, enter, offHost, press, tabTo, watchPage } from '../harness/browser'
+import { users } from '../harness/users'
+import { adminSender } from '../harness/service'
 
 // A student's journey on the site in Chromium, on a phone-sized screen (375 px) and by keyboard
 // alone (docs/reference.md §20): sign in with a token, find a club with the search field, open it,
@@ -24,7 +26,7 @@ const api = (path: string, init: { method?: string; json?: unknown; token?: stri
 suite(
   'a student signs in, finds a club, favorites it and asks to join, by keyboard at 375 px',
   async () => {
-    const { token } = await api('/api/users/', { method: 'POST', json: { username: 'sam' } })
+    const { sam: token } = await users(adminSender(site.origin, TOKEN), 'sam')
     await api('/api/clubs/penn-chess-society/', { method: 'PATCH', json: { accepting_members: true } })
 
     const watched = await watchPage(site.browser, new URL(site.origin).host)
@@ -73,7 +75,7 @@ suite(
 suite(
   'a student favorites, subscribes and asks to join, finds all three on My clubs, withdraws, replaces the calendar address and registers a club',
   async () => {
-    const { token } = await api('/api/users/', { method: 'POST', json: { username: 'maya' } })
+    const { maya: token } = await users(adminSender(site.origin, TOKEN), 'maya')
     const club = { code: 'astronomy-society', name: 'Astronomy Society' }
 
     const watched = await watchPage(site.browser, new URL(site.origin).host)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { makeApp, readJson } from '../harness/app'
+import { users } from '../harness/users'
 
 // A student on a club's page (docs/reference.md §20): signed in, the page offers Favorite / Unfavorite,
 // Subscribe / Unsubscribe and Ask to join (a pending request shown as such, and withdrawn);
@@ -13,7 +14,7 @@ const CLUB = 'penn-chess-society'
 /** The app and "sam", signed in on the site with his service token: his page views and his form posts. */
 async function student() {
   const app = await makeApp()
-  const { token } = await readJson(await app.admin.post('/api/users/', { username: 'sam' }))
+  const { sam: token } = await users(app, 'sam')
   const signIn = await app.req('/sign-in', {
     method: 'POST',
     headers: { 'content-type': FORM, ...ORIGIN },
@@ -151,8 +152,7 @@ describe('a club page’s meetings and contacts (docs/reference.md §21)', () =>
     await admin.patch(`/api/clubs/${CLUB}/`, {
       meetings: [{ day: 'tuesday', start: '18:30', end: '20:00', location: 'Houston Hall <202>' }],
     })
-    await admin.post('/api/users/', { username: 'tara' })
-    await admin.post('/api/users/', { username: 'quiet' })
+    await users({ admin }, 'tara', 'quiet')
     await admin.post(`/api/clubs/${CLUB}/members/`, {
       username: 'tara',
       role: 'officer',

@@ -1,5 +1,5 @@
-import { afterAll, describe, expect, it } from 'bun:test'
-import { copyFileSync, rmSync } from 'node:fs'
+import { describe, expect, it } from 'bun:test'
+import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../harness/app'
 import { freePort, ROOT, spawnService, waitForHealth } from '../harness/service'
@@ -7,7 +7,6 @@ import { freePort, ROOT, spawnService, waitForHealth } from '../harness/service'
 // The start-up line tells an operator what happened to their data file (issue 24, 7).
 
 const dir = tempDir('clubs-start-line-')
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 async function startLineOf(env: Record<string, string>) {
   const port = freePort()

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { createHash } from 'node:crypto'
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { readJson, tempDir } from '../harness/app'
 import { npmStart, shellEnvironment, type StartedService } from '../harness/npm-start'
@@ -14,19 +14,16 @@ import { lockFileOf } from '../src/store/store'
 // one line on stderr and leaves no lock.
 
 const services: StartedService[] = []
-const dirs: string[] = []
 
 afterEach(async () => {
   for (const service of services.splice(0)) {
     if (service.proc.exitCode === null) service.proc.kill('SIGKILL')
     await service.proc.exited
   }
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
 function dataFile(): string {
   const dir = tempDir('clubs-start-up-')
-  dirs.push(dir)
   return join(dir, 'db.json')
 }
 

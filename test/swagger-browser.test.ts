@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
-import { rmSync } from 'node:fs'
 import type { Browser, Locator, Page } from 'playwright-core'
 import { tempDir } from '../harness/app'
 import { axeViolations, offHost, serviceAndBrowser, watchPage } from '../harness/browser'
@@ -38,7 +37,6 @@ suite('Swagger UI in a real browser', () => {
   afterAll(async () => {
     await browser?.close().catch(() => {})
     await stopService(proc)
-    if (dir) rmSync(dir, { recursive: true, force: true })
   }, TIMEOUT)
 
   /** Opens /swagger on a watched page, runs `body`, audits the page, and checks what it did (`allowed`: expected problems). */

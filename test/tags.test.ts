@@ -1,8 +1,9 @@
-import { afterAll, describe, expect, it } from 'bun:test'
+import { describe, expect, it } from 'bun:test'
 import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, tempDir } from '../harness/app'
 import { snapshotProblem } from '../src/domain/snapshot-format'
+import { users } from '../harness/users'
 
 // Tags (docs/reference.md §14): admins create, rename and delete them; everyone reads them, with the
 // number of clubs the caller may see; a rename shows at once on every club and in every cached
@@ -21,14 +22,8 @@ const NOT_FOUND = { detail: 'Not found.' }
 const NO_PERMISSION = { detail: 'You do not have permission to perform this action.' }
 const LATER = new Date(NOW.getTime() + 3_600_000)
 
-const dirs: string[] = []
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
 function freshDataFile(): string {
-  const dir = tempDir('clubs-tags-')
-  dirs.push(dir)
-  return join(dir, 'db.json')
+  return join(tempDir('clubs-tags-'), 'db.json')
 }
 
 /**
@@ -38,10 +33,10 @@ function freshDataFile(): string {
 async function world(dataFile?: string) {
   let clock = NOW
   const app = await makeApp({ dataFile, now: () => clock })
-  const tokens: Record<string, string | null> = { anonymous: null, admin: ADMIN_TOKEN }
-  for (const username of ['owner', 'officer', 'member', 'user']) {
-    const res = await app.admin.post('/api/users/', { username })
-    tokens[username] = (await readJson(res)).token
+  const tokens: Record<string, string | null> = {
+    anonymous: null,
+    admin: ADMIN_TOKEN,
+    ...(await users(app, 'owner', 'officer', 'member', 'user')),
   }
   const as =
     (who: string) =>

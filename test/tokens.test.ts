@@ -6,6 +6,7 @@ import { until } from '../harness/webhook-receiver'
 import { snapshotProblem, upgradeSnapshot } from '../src/domain/snapshot-format'
 import { ENDPOINTS } from '../src/edge/endpoints'
 import { METHODS } from '../src/edge/endpoint'
+import { users } from '../harness/users'
 
 // The token lifecycle (docs/reference.md §13): admins list users; a user's token is issued again or
 // revoked by an admin or by that user, and the old token answers 401 at once on every endpoint,
@@ -13,23 +14,14 @@ import { METHODS } from '../src/edge/endpoint'
 
 type App = Awaited<ReturnType<typeof makeApp>>
 
-const dirs: string[] = []
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
-
 function dataFile(): string {
-  const dir = tempDir('clubs-tokens-')
-  dirs.push(dir)
-  return join(dir, 'db.json')
+  return join(tempDir('clubs-tokens-'), 'db.json')
 }
 
 /** An app where alice (owner of an approved club, with a favorite) and dean (an admin) hold tokens. */
 async function withUsers(options: { dataFile?: string; databaseUrl?: string } = {}) {
   const app = await makeApp(options)
-  const issue = async (username: string, is_admin = false) =>
-    (await readJson(await app.admin.post('/api/users/', { username, is_admin }))).token as string
-  const tokens = { alice: await issue('alice'), bob: await issue('bob'), dean: await issue('dean', true) }
+  const tokens = await users(app, 'alice', 'bob', { username: 'dean', is_admin: true })
   const created = await app.req('/api/clubs/', { method: 'POST', token: tokens.alice, json: { name: 'Token Circle' } })
   expect(created.status).toBe(201)
   expect((await app.admin.patch('/api/clubs/token-circle/', { approved: true })).status).toBe(200)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { ADMIN_TOKEN, makeApp, NOW, readJson } from '../harness/app'
+import { users } from '../harness/users'
 
 // Who sees what (docs/reference.md §1.1, §2, §4, §5): approval states, re-approval after edits, private
 // e-mail addresses, favorites and subscriptions, and the caller's own flags in lists.
@@ -15,11 +16,10 @@ const clubUrl = (code: string) => `/api/clubs/${code}/`
 /** A fresh app with five users; `as(who)` sends requests with that user's token (none for anonymous). */
 async function people() {
   const app = await makeApp()
-  const tokens: Record<string, string | null> = { anonymous: null, admin: ADMIN_TOKEN }
-  for (const username of PEOPLE) {
-    const res = await app.admin.post('/api/users/', { username })
-    expect(res.status).toBe(201)
-    tokens[username] = (await readJson(res)).token
+  const tokens: Record<string, string | null> = {
+    anonymous: null,
+    admin: ADMIN_TOKEN,
+    ...(await users(app, ...PEOPLE)),
   }
   const as = (who: string) => {
     const token = tokens[who] ?? null
@@ -505,7 +505,7 @@ for (const { noun, path, flag, counter } of LINKS) {
         const leader = await first()
         for (let i = 0; i <= leader[counter]; i++) {
           const username = `fan${i}`
-          const { token } = await readJson(await world.admin.post('/api/users/', { username }))
+          const token = (await users(world, username))[username]
           const res = await world.req(path, { method: 'POST', token, json: { club: code } })
           expect(res.status).toBe(201)
         }

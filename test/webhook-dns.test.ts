@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
-import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
 import { ADMIN_TOKEN, readJson, tempDir } from '../harness/app'
@@ -27,7 +26,6 @@ afterAll(async () => {
 /** The service as a real process whose only DNS server is `dns`, on a new data file: `call` makes a request as the admin. */
 async function serviceUsing(dns: Awaited<ReturnType<typeof startDnsServer>>, env: Record<string, string> = {}) {
   const dir = tempDir('clubs-dns-')
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
   const port = freePort()
   const proc: Subprocess = Bun.spawn(dns.wrap([process.execPath, ENTRY]), {
     cwd: ROOT,
@@ -59,7 +57,6 @@ async function serviceUsing(dns: Awaited<ReturnType<typeof startDnsServer>>, env
 describe.skipIf(!CAN_STAGE_DNS_OUTAGE)('webhook host names in DNS', () => {
   it('hold no write back when the DNS server never answers: not while webhooks are added, nor while their deliveries are sent', async () => {
     const dir = tempDir('clubs-dns-outage-')
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
     const dns = await startDnsServer(dir)
     cleanups.push(dns.stop)
     const { call } = await serviceUsing(dns)
@@ -127,7 +124,6 @@ describe.skipIf(!CAN_STAGE_DNS_OUTAGE)('webhook host names in DNS', () => {
     const got = startReceiver()
     cleanups.push(got.stop)
     const dir = tempDir('clubs-dns-answers-')
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
     const dns = await startDnsServer(
       dir,
       { 'receiver.campus.example': '127.0.0.1', 'intranet.campus.example': '10.20.30.40' },

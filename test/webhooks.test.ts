@@ -1,5 +1,5 @@
-import { afterAll, afterEach, describe, expect, it } from 'bun:test'
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { afterEach, describe, expect, it } from 'bun:test'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, SEED_FILE, tempDir } from '../harness/app'
@@ -9,6 +9,7 @@ import { snapshotProblem } from '../src/domain/snapshot-format'
 import { isPublicAddress } from '../src/domain/webhook-targets'
 import { MAX_WAITING } from '../src/domain/webhooks'
 import { attemptDelivery, signature } from '../src/edge/webhook-sender'
+import { users } from '../harness/users'
 
 // Webhooks (docs/reference.md §18): admins add them; every change to what the public sees is POSTed to
 // each webhook that wants its type, signed as the Standard Webhooks specification says (checked
@@ -26,10 +27,6 @@ const seed = () => JSON.parse(readFileSync(SEED_FILE, 'utf8'))
 const cleanups: (() => unknown)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
-const dirs: string[] = []
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
 /** A receiver stopped after the test. */
@@ -101,7 +98,7 @@ describe('managing webhooks', () => {
   it('answers anonymous callers 401 and users 403 on every operation', async () => {
     const app = await world()
     await app.addHook({ url: 'https://hooks.example.org/x' })
-    const { token } = await readJson(await app.admin.post('/api/users/', { username: 'alice' }))
+    const { alice: token } = await users(app, 'alice')
     const calls = [
       ['GET', '/api/webhooks/'],
       ['POST', '/api/webhooks/'],
@@ -254,7 +251,6 @@ describe('delivering events', () => {
   it('saves what an attempt came to within a second, with no write of its own needed; delivered ones stay in memory', async () => {
     const got = receiver()
     const dir = tempDir('clubs-webhooks-')
-    dirs.push(dir)
     const dataFile = join(dir, 'db.json')
     const app = await world({ dataFile })
     const hook = await app.addHook({ url: got.url })
@@ -460,7 +456,6 @@ describe('delivering events', () => {
 describe('deliveries on disk', () => {
   function dataFile() {
     const dir = tempDir('clubs-webhooks-')
-    dirs.push(dir)
     return join(dir, 'db.json')
   }
 
@@ -751,7 +746,6 @@ describe('deliveries on disk', () => {
 
   it('delivers an event whose write was acknowledged just before a SIGKILL, once the service is back', async () => {
     const dir = tempDir('clubs-webhooks-kill-')
-    dirs.push(dir)
     const port = freePort()
     const receiverPort = freePort()
     const env = {
