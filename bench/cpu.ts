@@ -56,3 +56,13 @@ export async function cpuBusy(ms = 1000): Promise<number> {
   const total = after.total - before.total
   return total > 0 ? (after.busy - before.busy) / total : 0
 }
+
+/** Share of the CPUs other work may use before a measurement starts without waiting for it. */
+const QUIET = 0.15
+
+/** Waits up to 15 s for other work to fall to QUIET; answers the last second's share of the CPUs. */
+export async function calmer(): Promise<number> {
+  let busy = await cpuBusy(1000)
+  for (let waited = 1; busy > QUIET && waited < 15; waited++) busy = await cpuBusy(1000)
+  return busy
+}

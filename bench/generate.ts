@@ -1,6 +1,7 @@
 // Deterministic benchmark data sets: N approved, active clubs cloned from data/seed.json,
 // in the exact data file shape the service loads.
 //   npx bun bench/generate.ts 1000 /tmp/clubs-1000.json
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ClubRecord } from '../src/model/club'
 import type { Snapshot } from '../src/model/snapshot'
@@ -58,6 +59,13 @@ export async function generate(size: number, seedFile = SEED_FILE): Promise<Snap
 /** Writes the data set for `size` clubs to `file`; returns its size in bytes. */
 export async function writeDataSet(size: number, file: string): Promise<number> {
   return Bun.write(file, JSON.stringify(await generate(size), null, 2))
+}
+
+/** The data set of `size` clubs in `tmp` as `clubs-<size>.json`: the one the run wrote, when there is one. */
+export async function dataSetIn(tmp: string, size: number): Promise<string> {
+  const file = join(tmp, `clubs-${size}.json`)
+  if (!existsSync(file)) await writeDataSet(size, file)
+  return file
 }
 
 if (import.meta.main) {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startPostgres, type Postgres } from '../harness/postgres'
 import { lastSeq, patch, RawStream } from './change-streams'
-import { writeDataSet } from './generate'
+import { dataSetIn } from './generate'
 import { DURATION_S, measure, settler, WARMUP_S, type LoadOf, type Measured } from './measure'
 import { sleep, stopAll } from './procs'
 import { create, SCALE } from './scale'
@@ -69,13 +69,6 @@ export interface PostgresResult {
   }
 }
 
-/** The generated data set of `size` clubs in `tmp` (the one the run wrote, when there is one). */
-async function dataSet(tmp: string, size: number): Promise<string> {
-  const file = join(tmp, `clubs-${size}.json`)
-  if (!existsSync(file)) await writeDataSet(size, file)
-  return file
-}
-
 /** An instance on a new database of `pg` loaded with `seed`, and a further one on that database for each of `more`. */
 async function onDatabase(pg: Postgres, seed: string, log: string, more = 0): Promise<Server[]> {
   const url = await pg.createDatabase()
@@ -91,7 +84,7 @@ async function onDatabase(pg: Postgres, seed: string, log: string, more = 0): Pr
 }
 
 async function lag(pg: Postgres, tmp: string, say: (line: string) => void): Promise<PostgresResult['lag']> {
-  const [a, b] = await onDatabase(pg, await dataSet(tmp, LAG_CLUBS), join(tmp, 'pg-lag'), 1)
+  const [a, b] = await onDatabase(pg, await dataSetIn(tmp, LAG_CLUBS), join(tmp, 'pg-lag'), 1)
   try {
     const stream = await RawStream.open(Number(new URL(b!.base).port), await lastSeq(b!.base))
     await sleep(500)
@@ -136,7 +129,7 @@ export const lagLine = ({ writes, visible, afterAnswer, write }: PostgresResult[
 
 /** The list and one club at `size` clubs on either store, both up at once, the runs alternating. */
 async function reads(pg: Postgres, tmp: string, size: number, say: (line: string) => void) {
-  const seed = await dataSet(tmp, size)
+  const seed = await dataSetIn(tmp, size)
   const file = await startOurs(seed, join(tmp, `pg-reads-${size}.json`))
   const [database] = await onDatabase(pg, seed, join(tmp, `pg-reads-${size}`)).catch(async (error) => {
     await file.stop()
@@ -174,7 +167,7 @@ async function reads(pg: Postgres, tmp: string, size: number, say: (line: string
 }
 
 async function creates(pg: Postgres, tmp: string, size: number, say: (line: string) => void) {
-  const seed = await dataSet(tmp, size)
+  const seed = await dataSetIn(tmp, size)
   const times = async (server: Server) => {
     const ms: number[] = []
     for (let n = 1; n <= CREATES; n++) ms.push(await create(server, n))
@@ -253,7 +246,7 @@ async function mixOn(servers: readonly Server[], tag: string, code: string): Pro
 }
 
 async function mix(pg: Postgres, tmp: string, say: (line: string) => void): Promise<PostgresResult['mix']> {
-  const seed = await dataSet(tmp, MIX_CLUBS)
+  const seed = await dataSetIn(tmp, MIX_CLUBS)
   const fileServer = await startOurs(seed, join(tmp, `pg-mix-${MIX_CLUBS}.json`))
   const list = (await (await fetch(`${fileServer.base}/api/clubs/?page_size=1`)).json()) as { code: string }[]
   const code = list[0]?.code ?? 'penn-chess-society'

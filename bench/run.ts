@@ -12,6 +12,7 @@ import { summary, writeReport, type Results } from './report'
 import { DURATION_S, WARMUP_S } from './measure'
 import { benchSize, type SizeResult } from './scenarios'
 import { benchScale, SCALE } from './scale'
+import { benchCreatesBySize, CREATES_BY_SIZE } from './creates-by-size'
 import { benchExportStall, STALL_CLUBS } from './export-stall'
 import { benchSitePage, SITE_PAGE_CLUBS } from './site-page'
 import { benchMyClubsPage, MY_CLUBS_CLUBS } from './my-clubs-page'
@@ -35,7 +36,8 @@ docs/perf-chart.svg and prints a summary. A full run takes 12 minutes or more.
 
   BENCH_SIZES=100,1000     data sizes (default 100,1000,10000)
   BENCH_SECONDS=2          seconds a measurement runs (shorter while working on the harness)
-  BENCH_SCALE=0            clubs in the scale profile (default 100000; 0 skips it)
+  BENCH_SCALE=0            clubs in the scale profile and the largest size of the creates by size (default 100000; 0 skips it)
+  BENCH_CREATES=0          creates one after another at 1,000, 10,000 and BENCH_SCALE clubs (default 200; 0 skips them)
   EXPORT_STALL_CLUBS=0     clubs in the export-stall row (default 20000; 0 skips it)
   SITE_PAGE_CLUBS=0        clubs in the directory page rows (default 1000; 0 skips them)
   FITTING_CLUBS=0          clubs in the rows of clubs that fit a week (default 10000; 0 skips them)
@@ -120,6 +122,7 @@ async function main() {
   }
   if (SCALE) say(`Scale profile: one node at ${SCALE} clubs`)
   const scale = SCALE ? await benchScale(tmp, say) : null
+  const createsBySize = CREATES_BY_SIZE ? await benchCreatesBySize(tmp, say) : null
   const exportStall = STALL_CLUBS ? await benchExportStall(tmp, say) : null
   const sitePage = SITE_PAGE_CLUBS ? await benchSitePage(tmp, say) : null
   const myClubs = MY_CLUBS_CLUBS ? await benchMyClubsPage(tmp, say) : null
@@ -140,6 +143,7 @@ async function main() {
     totalS: (performance.now() - started) / 1000,
     sizes,
     scale,
+    createsBySize,
     exportStall,
     sitePage,
     myClubs,

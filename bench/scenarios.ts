@@ -6,7 +6,7 @@ import { benchOurs } from './ours'
 import { benchUnderReview } from './review'
 import { benchSmallAnswers } from './small-answers'
 import { benchSpreadsheets, type SpreadsheetResult } from './spreadsheets'
-import { cpuBusy } from './cpu'
+import { calmer } from './cpu'
 import { capture } from './procs'
 import { ROOT } from './servers'
 
@@ -15,8 +15,6 @@ const SNAPSHOT_CREATES = 15
 const REVIEW_AT = 1000
 /** The size at which the CSV export and an import of 1,000 rows are measured (docs/reference.md §15). */
 const SPREADSHEETS_AT = 10_000
-/** Share of the CPUs other work may use before a data set starts without waiting for it. */
-const QUIET = 0.15
 
 export interface SizeResult {
   readonly size: number
@@ -47,8 +45,7 @@ async function snapshotWrite(dataSet: string, copy: string): Promise<SizeResult[
 
 export async function benchSize(size: number, dataSet: string, tmp: string, say: (line: string) => void) {
   // Give other work on the machine up to 15 s to calm down: it skews every figure.
-  let backgroundCpu = await cpuBusy(1000)
-  for (let waited = 1; backgroundCpu > QUIET && waited < 15; waited++) backgroundCpu = await cpuBusy(1000)
+  const backgroundCpu = await calmer()
   say(`  other work on the machine: ${(100 * backgroundCpu).toFixed(0)}% of the CPUs`)
   const write = await snapshotWrite(dataSet, join(tmp, `snapshot-${size}.json`))
   say(`  snapshot write: median ${write.medianMs.toFixed(1)} ms per create`)
