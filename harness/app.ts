@@ -101,13 +101,18 @@ export async function makeApp(
     webhookRetries?: readonly number[]
     /** A PostgreSQL database (docs/reference.md §19) in place of the data file: each app on it is another instance. */
     databaseUrl?: string
+    /** How large the data file's journal grows before the snapshot is written again (CLUBS_JOURNAL_BYTES). */
+    journalBytes?: number
   } = {},
 ) {
   if (options.dataFile) await openStores.get(options.dataFile)?.close()
   const databaseUrl = options.databaseUrl ?? (ON_POSTGRES && !options.dataFile ? await testDatabase() : null)
   const { store, data, changes, logos } = databaseUrl
     ? await openDirectoryStore({ databaseUrl, dataFile: IN_MEMORY, seedFile: SEED_FILE, readOnly: false })
-    : { ...(await openDataFile(options.dataFile ?? IN_MEMORY, SEED_FILE)), logos: null }
+    : {
+        ...(await openDataFile(options.dataFile ?? IN_MEMORY, SEED_FILE, { journalBytes: options.journalBytes })),
+        logos: null,
+      }
   if (options.dataFile) openStores.set(options.dataFile, store)
   if (databaseUrl && !options.databaseUrl) databaseApps.push({ store, name: new URL(databaseUrl).pathname.slice(1) })
   const app = createApp({

@@ -11,6 +11,7 @@ import { snapshotProblem } from '../src/domain/snapshot-format'
 import { lockFileOf } from '../src/store/store'
 import { Asker, foundRequests, type FoundRequests } from './crash-requests'
 import { ENTRY, freePort, ROOT, sleep, waitForHealth } from './service'
+import { directoryOnDisk } from './on-disk'
 
 export interface CrashOptions {
   /** A folder of its own: the data file and the server logs go here. */
@@ -25,6 +26,8 @@ export interface CrashOptions {
   readonly killWindowMs?: readonly [number, number]
   /** At most this many requests per client per round (bounds the data file's growth). Default 40. */
   readonly maxOpsPerClient?: number
+  /** More of the service's variables (CLUBS_JOURNAL_BYTES, to have kills land during compactions). */
+  readonly env?: Readonly<Record<string, string>>
 }
 
 export interface RoundReport {
@@ -68,6 +71,7 @@ export class CrashHarness {
   readonly #clients: number
   readonly #window: readonly [number, number]
   readonly #maxOps: number
+  readonly #env: Readonly<Record<string, string>>
   readonly #spawned: Subprocess[] = []
   readonly #targets: Target[] = []
   readonly #askers: Asker[] = []
@@ -85,6 +89,7 @@ export class CrashHarness {
     this.#clients = options.clients ?? 50
     this.#window = options.killWindowMs ?? [100, 400]
     this.#maxOps = options.maxOpsPerClient ?? 40
+    this.#env = options.env ?? {}
   }
 
   get base(): string {
@@ -204,7 +209,7 @@ export class CrashHarness {
     const staleLock = lockPid(lockFileOf(this.dataFile)) === proc.pid
 
     // The file the kill left: complete JSON, a valid snapshot, holding every acknowledged write.
-    const onDisk = this.#checkFile(this.dataFile, problems)
+    const onDisk = this.#checkFile(this.dataFile, problems, directoryOnDisk)
     if (onDisk) this.#checkRequests('file', foundRequests(onDisk.requests), problems)
     const backup = `${this.dataFile}.bak`
     if (existsSync(backup)) this.#checkFile(backup, problems)
@@ -275,6 +280,7 @@ export class CrashHarness {
           CLUBS_RATE_LIMIT: '',
           CLUBS_READ_ONLY: '',
           CLUBS_AUTO_APPROVE: '',
+          ...this.#env,
         },
         stdin: 'ignore',
         stdout: fd,
@@ -332,10 +338,14 @@ export class CrashHarness {
       : foundRequests(lists.flat() as { club: string; username: string; message: string }[])
   }
 
-  #checkFile(file: string, problems: string[]): SnapshotOnDisk | null {
+  #checkFile(
+    file: string,
+    problems: string[],
+    read: (file: string) => unknown = (file) => JSON.parse(readFileSync(file, 'utf8')),
+  ): SnapshotOnDisk | null {
     let data: unknown
     try {
-      data = JSON.parse(readFileSync(file, 'utf8'))
+      data = read(file)
     } catch (e) {
       problems.push(`${file}: not readable JSON (${(e as Error).message})`)
       return null

@@ -76,3 +76,34 @@ export const adminSender =
       body: json === undefined ? undefined : JSON.stringify(json),
       signal: AbortSignal.timeout(10_000),
     })
+
+/**
+ * A service process over the data file `dataFile` whose admin token is `token` (no rate limit,
+ * warnings and errors logged on its stdout, `env` on top), once it is healthy: the process, and a
+ * sender with the admin token. `spawned` is told of the process at once, so a test can end it
+ * even when it never gets healthy.
+ */
+export async function startOnDataFile(
+  dataFile: string,
+  token: string,
+  spawned: (proc: Subprocess) => void,
+  env: Record<string, string> = {},
+) {
+  const port = freePort()
+  const proc = spawnService(
+    port,
+    {
+      CLUBS_DATA_FILE: dataFile,
+      CLUBS_ADMIN_TOKEN: token,
+      CLUBS_LOG_LEVEL: 'warn',
+      CLUBS_RATE_LIMIT: '',
+      CLUBS_READ_ONLY: '',
+      ...env,
+    },
+    { stdout: 'pipe', stderr: 'pipe' },
+  )
+  spawned(proc)
+  const base = `http://127.0.0.1:${port}`
+  await waitForHealth(base, proc)
+  return { proc, send: adminSender(base, token) }
+}

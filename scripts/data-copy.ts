@@ -96,7 +96,7 @@ async function main(): Promise<number> {
   if (shown(from) === shown(to)) throw new CopyRefused(`<from> and <to> are the same (${shown(from)})`)
   const read = isDatabaseUrl(from)
     ? await readDatabaseDirectory(from, { check: snapshotProblem, keys: recordKeys })
-    : await readDataFileDirectory(from, snapshotProblem)
+    : await readDataFileDirectory(from, { check: snapshotProblem, keys: recordKeys })
   const data = upgradeSnapshot(read.data as StoredSnapshot)
   const directory: WholeDirectory = { ...read, data }
   let replaced: string | null = null

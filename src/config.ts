@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { DEFAULT_MAX_STREAMS } from './edge/change-streams'
 import type { OidcSettings } from './edge/oidc'
-import { IN_MEMORY } from './store/store'
+import { IN_MEMORY, JOURNAL_BYTES } from './store/store'
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -36,6 +36,8 @@ export interface Config {
   readonly site: { readonly title: string } | null
   /** How many change streams (docs/reference.md §18) may be open at once. */
   readonly maxStreams: number
+  /** How large the data file's journal grows before the snapshot is written again (CLUBS_JOURNAL_BYTES). */
+  readonly journalBytes: number
   /** The campus time zone, an IANA name as the platform spells it: meeting times are in it (docs/reference.md §21). */
   readonly timezone: string
   /** Webhooks may reach loopback, private and link-local addresses (docs/reference.md §18): a receiver on this host or network. */
@@ -129,6 +131,7 @@ export const VARIABLES = [
   'CLUBS_SITE_TITLE',
   'CLUBS_TIMEZONE',
   'CLUBS_MAX_STREAMS',
+  'CLUBS_JOURNAL_BYTES',
   'CLUBS_WEBHOOK_ALLOW_PRIVATE',
   'CLUBS_SANDBOX',
 ] as const
@@ -240,6 +243,7 @@ export function loadConfig(rawEnv: Env = process.env): Config {
     site: site(env),
     timezone: timezone(env),
     maxStreams: maxStreams(env),
+    journalBytes: journalBytes(env),
     webhookAllowPrivate: flag(env, 'CLUBS_WEBHOOK_ALLOW_PRIVATE'),
     sandbox,
   }
@@ -297,16 +301,25 @@ function databaseUrl(env: Env): string | null {
   return raw
 }
 
-function maxStreams(env: Env): number {
-  const raw = text(env, 'CLUBS_MAX_STREAMS', String(DEFAULT_MAX_STREAMS))
-  if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1)
-    throw new ConfigError(
-      'CLUBS_MAX_STREAMS',
-      raw,
-      'how many change streams may be open at once, a whole number from 1',
-    )
+/** A whole number from 1 of at most `digits` digits, `fallback` when not set; the message says what it counts. */
+function count(env: Env, name: (typeof VARIABLES)[number], fallback: number, digits: number, counts: string): number {
+  const raw = text(env, name, String(fallback))
+  if (!new RegExp(`^\\d{1,${digits}}$`).test(raw) || Number(raw) < 1)
+    throw new ConfigError(name, raw, `${counts}, a whole number from 1`)
   return Number(raw)
 }
+
+const maxStreams = (env: Env) =>
+  count(env, 'CLUBS_MAX_STREAMS', DEFAULT_MAX_STREAMS, 6, 'how many change streams may be open at once')
+
+const journalBytes = (env: Env) =>
+  count(
+    env,
+    'CLUBS_JOURNAL_BYTES',
+    JOURNAL_BYTES,
+    12,
+    "how many bytes the data file's journal may hold before the snapshot is written again",
+  )
 
 /** An IANA time zone name this platform knows ("Europe/Paris", "UTC"), in its own spelling. */
 function timezone(env: Env): string {

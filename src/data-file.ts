@@ -10,6 +10,7 @@ import { emptySnapshot, snapshotOfClubs, type SeedLogo } from './domain/seed'
 import { recordKeys } from './domain/replica'
 import { snapshotProblem, upgradeSnapshot } from './domain/snapshot-format'
 import { IN_MEMORY, Store, StoreError } from './store/store'
+import type { ChangeSet } from './store/change-set'
 import { PostgresStore } from './store/postgres-store'
 import { demoClubs, type Config } from './config'
 import { demoCampus, demoColour, initialsOf } from './domain/demo-campus'
@@ -34,11 +35,12 @@ export class SeedError extends StoreError {
 export async function openDataFile(
   dataFile: string,
   seedFile: string,
-  options: { fromSeed?: boolean; readOnly?: boolean } = {},
+  options: { fromSeed?: boolean; readOnly?: boolean; journalBytes?: number } = {},
 ) {
   const opened = await Store.open<StoredSnapshot>(dataFile, () => readSeed(seedFile), snapshotProblem, {
     ...options,
-    journal: (save) => new Journal(save).commit,
+    journal: (append) => new Journal<ChangeSet>(append),
+    keys: recordKeys,
   })
   const data = upgradeSnapshot(opened.data)
   // A file of the current format that lacks a later optional field (meetings) is no upgrade.
@@ -143,7 +145,9 @@ async function demoLogos(count: number): Promise<SeedLogo[]> {
  * set (docs/reference.md §19), the data file otherwise. The database also keeps the secret key and the
  * logos, so that every instance makes the same calendar addresses and serves the same images.
  */
-export async function openDirectoryStore(config: Pick<Config, 'dataFile' | 'databaseUrl' | 'seedFile' | 'readOnly'>) {
+export async function openDirectoryStore(
+  config: Pick<Config, 'dataFile' | 'databaseUrl' | 'seedFile' | 'readOnly'> & Partial<Pick<Config, 'journalBytes'>>,
+) {
   if (config.databaseUrl === null)
     return { ...(await openDataFile(config.dataFile, config.seedFile, config)), key: null, logos: null }
   const opened = await PostgresStore.open(config.databaseUrl, () => seedSnapshot(config.seedFile), snapshotProblem, {
@@ -176,6 +180,8 @@ export interface ServiceStore extends DirectoryStore {
   readonly writeProblem: string | null
   /** Told of each write: how long it took (seconds), and why it failed (null when it landed). */
   onWrite: ((seconds: number, failure: Error | null) => void) | null
+  /** Told of each snapshot written in the background (a data file's; a database writes none): why it failed, or null. */
+  onSnapshot: ((failure: Error | null) => void) | null
   /** Waits for the writes under way and lets go of the store. */
   close(): Promise<void>
   /** The file a backup copies, or null when there is none (in memory, read-only, a database). */

@@ -15,7 +15,7 @@ import { Backups } from './store/backups'
 import { openLogos } from './store/logo-store'
 import { openSecretKey } from './store/secret-key'
 import { StoreError } from './store/store'
-import { backupLog, logosTakenIn, snapshotWriteWatch } from './storage-log'
+import { backupLog, logosTakenIn, snapshotWatch, snapshotWriteWatch } from './storage-log'
 
 async function main() {
   const config = loadConfig()
@@ -56,6 +56,7 @@ async function main() {
   // Loaded only when asked for: prom-client takes the start-up 40 ms.
   const metrics = config.metrics ? new (await import('./edge/metrics')).Metrics() : null
   store.onWrite = snapshotWriteWatch(store.file, log, metrics, config.databaseUrl !== null)
+  store.onSnapshot = snapshotWatch(store.file, log)
   let stopping = false
   const campus = config.oidc ? campusSignIn(config.oidc, log) : null
   const build = (over: Pick<AppDeps, 'store' | 'data' | 'changes' | 'stopping' | 'sandbox'>) =>
@@ -162,7 +163,7 @@ async function main() {
   if (stopping) return
   backups =
     config.backups && store.backedUpFile !== null
-      ? new Backups(store.backedUpFile, config.backups, backupLog(log))
+      ? new Backups(store.backedUpFile, config.backups, backupLog(log), () => store.save())
       : null
   backups?.start()
 }

@@ -14,8 +14,8 @@ export function snapshotWriteWatch(file: string, log: Logger, metrics: Metrics |
         'database write failed; writes answer 503 until one lands (reads go on from memory)',
       ]
     : [
-        'snapshot writes land again; writes are accepted',
-        'snapshot write failed; writes answer 503 until one lands (the data file keeps the last good snapshot)',
+        'data file writes land again; writes are accepted',
+        'data file write failed; writes answer 503 until one lands (the data file and its journal keep every acknowledged write)',
       ]
   let failing: { reason: string; since: string; writes: number } | null = null
   return (seconds: number, failure: Error | null) => {
@@ -42,6 +42,29 @@ export function snapshotWriteWatch(file: string, log: Logger, metrics: Metrics |
       error: failure.message,
     })
     failing = { reason, since: new Date().toISOString(), writes: 1 }
+  }
+}
+
+/**
+ * A line when the data file's snapshot cannot be written in the background (error) and when it
+ * lands again (warn): writes still land in the journal, which grows until it can be cut.
+ */
+export function snapshotWatch(file: string, log: Logger) {
+  let failing: string | null = null
+  return (failure: Error | null) => {
+    if (failure === null) {
+      if (failing) log.warn('the data file is written again; its journal is cut', { file })
+      failing = null
+      return
+    }
+    const reason = failureWords(failure)
+    if (failing === reason) return
+    log.error('the data file cannot be written again; writes land in its journal, which grows until it can', {
+      file,
+      reason,
+      error: failure.message,
+    })
+    failing = reason
   }
 }
 

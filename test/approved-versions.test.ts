@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'bun:test'
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmdirSync } from 'node:fs'
+import { copyFileSync, existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, tempDir } from '../harness/app'
+import { blockWrites } from '../harness/write-fault'
+import { directoryOnDisk } from '../harness/on-disk'
 import { users } from '../harness/users'
 
 // docs/reference.md §11: a club approved once keeps its approved version public while a change to its
@@ -283,7 +285,7 @@ describe('GET /api/clubs/{code}/history/', () => {
     expect((await w.as('owner')(w.url, { method: 'DELETE' })).status).toBe(204)
     // An archived club is gone from every endpoint (docs/reference.md §3.5), its history too; the file keeps it.
     expect((await w.as('admin')(`${w.url}history/`)).status).toBe(404)
-    const stored = JSON.parse(readFileSync(dataFile, 'utf8')).history.filter((e: Json) => e.club === w.code)
+    const stored = directoryOnDisk(dataFile).history.filter((e: Json) => e.club === w.code)
     expect(stored.at(-1)).toEqual({
       club: w.code,
       event: 'archived',
@@ -307,15 +309,13 @@ describe('GET /api/clubs/{code}/history/', () => {
   it('leaves no event behind for a write the disk refused', async () => {
     const dataFile = join(tempDir(), 'db.json')
     const w = await world({ dataFile })
-    // A folder where lowdb puts its temp file: the next snapshot write fails.
-    const blocker = join(dataFile, '..', '.db.json.tmp')
-    mkdirSync(blocker)
+    const blocked = blockWrites(dataFile)
     await w.patch('owner', { subtitle: 'Never saved' }, 503)
-    rmdirSync(blocker)
+    blocked.unblock()
     expect((await w.json('owner', w.url)).subtitle).toBe('Paper lanterns by the river')
     expect(((await w.json('owner', `${w.url}history/`)) as Json[]).map((e) => e.event)).toEqual(['approved', 'created'])
     await w.patch('owner', { size: 2 })
-    const stored = JSON.parse(readFileSync(dataFile, 'utf8')).history.filter((e: Json) => e.club === w.code)
+    const stored = directoryOnDisk(dataFile).history.filter((e: Json) => e.club === w.code)
     expect(stored.map((e: Json) => e.event)).toEqual(['created', 'approved'])
   })
 
@@ -411,7 +411,7 @@ describe('a data file written by the previous release (format version 1)', () =>
     expect(readFileSync(`${dataFile}.v1.bak`, 'utf8')).toBe(original)
     expect(readFileSync(dataFile, 'utf8')).toBe(original)
     expect((await as(tokens.alice)('/api/clubs/go-club/', { method: 'PATCH', json: { size: 2 } })).status).toBe(200)
-    const written = JSON.parse(readFileSync(dataFile, 'utf8'))
+    const written = directoryOnDisk(dataFile)
     expect(written.version).toBe(2)
     expect(written.clubs.every((club: Json) => 'approved_version' in club)).toBe(true)
     expect(readFileSync(`${dataFile}.v1.bak`, 'utf8')).toBe(original)

@@ -349,7 +349,8 @@ describe("a user's calendar at a secret address", () => {
     const { app, token } = await withAlice(file)
     const url = (await readJson(await app.req('/api/users/me/calendar-url/', { token }))).url as string
     const secret = url.split('/').at(-2)!
-    const saved = readFileSync(file, 'utf8')
+    // The data file at rest: its snapshot and its journal.
+    const saved = readFileSync(file, 'utf8') + readFileSync(`${file}.journal`, 'utf8')
     expect(saved).not.toContain(secret)
     expect(saved).toContain(sha256(secret))
     const restarted = await makeApp({ dataFile: file })

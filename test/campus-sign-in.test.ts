@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { readFileSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { exportSPKI, generateKeyPair, importJWK, SignJWT } from 'jose'
 import { ADMIN_GROUP, AUDIENCE, campusSettings, startProvider, type TestProvider } from '../harness/oidc-provider'
 import { makeApp, readJson, tempDir } from '../harness/app'
 import { fitUsername } from '../src/domain/users'
 import { CampusSignIn } from '../src/edge/oidc'
+import { directoryOnDisk } from '../harness/on-disk'
 import { users } from '../harness/users'
 
 // Campus sign-in (docs/reference.md §13) against a real OpenID provider on loopback: its tokens come from
@@ -86,7 +87,7 @@ describe('campus sign-in with the provider’s tokens', () => {
     expect((await admin.post('/api/clubs/chess-circle/members/', { username: 'alice.smith' })).status).toBe(400)
 
     expect((await req('/api/clubs/', { token })).status).toBe(200)
-    const users = () => JSON.parse(readFileSync(file, 'utf8')).users as Record<string, unknown>[]
+    const users = () => directoryOnDisk(file).users as Record<string, unknown>[]
     expect(users().filter((user) => user.username === 'alice.smith')).toEqual([
       { username: 'alice.smith', is_admin: false, token_sha256: null, created_at: expect.any(String) },
     ])

@@ -115,13 +115,13 @@ describe('ChangeLog', () => {
     expect(() => new ChangeLog([], { issued: 0, trimmedUpTo: 0 }).since(1, 10)).toThrow(ChangesGone)
   })
 
-  it('hands the store each event once, and what to keep when it rewrites its file', () => {
+  it('gives the store what to keep when it rewrites its file, and what it trimmed', () => {
     const log = logWith(3)
-    expect(log.handOver().map((event) => event.seq)).toEqual([1, 2, 3])
-    expect(log.handOver()).toEqual([])
-    log.record([{ code: 'c', before: club('x'), after: club('y') }], AT)
-    expect(log.handOver().map((event) => event.seq)).toEqual([4])
     expect(log.keptUpTo(2).map((event) => event.seq)).toEqual([1, 2])
+    expect(log.trimmedUpTo).toBe(0)
+    const trimmed = new ChangeLog([], { issued: 7, trimmedUpTo: 7 })
+    expect(trimmed.trimmedUpTo).toBe(7)
+    expect(trimmed.keptUpTo(7)).toEqual([])
   })
 })
 

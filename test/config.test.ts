@@ -45,6 +45,7 @@ describe('loadConfig', () => {
       site: { title: 'Club Directory' },
       timezone: 'UTC',
       maxStreams: 1000,
+      journalBytes: 8 * 1024 * 1024,
       webhookAllowPrivate: false,
       sandbox: false,
     })
@@ -74,6 +75,7 @@ describe('loadConfig', () => {
         CLUBS_LOG_LEVEL: 'debug',
         CLUBS_RATE_LIMIT: '600',
         CLUBS_MAX_STREAMS: '50',
+        CLUBS_JOURNAL_BYTES: '65536',
         CLUBS_WEBHOOK_ALLOW_PRIVATE: 'true',
         CLUBS_SANDBOX: 'true',
       }),
@@ -97,9 +99,14 @@ describe('loadConfig', () => {
       site: { title: 'Club Directory' },
       timezone: 'UTC',
       maxStreams: 50,
+      journalBytes: 65536,
       webhookAllowPrivate: true,
       sandbox: true,
     })
+  })
+
+  it.each(['0', '-1', '1.5', '8M', ''.padEnd(13, '9')])('refuses CLUBS_JOURNAL_BYTES=%p, naming it', (raw) => {
+    expect(configError({ CLUBS_JOURNAL_BYTES: raw }).message).toContain('CLUBS_JOURNAL_BYTES')
   })
 
   it.each(['0', '-1', '1.5', 'many', '1000000'])('refuses CLUBS_MAX_STREAMS=%p, naming it', (raw) => {

@@ -8,17 +8,30 @@ import { ADMIN_TOKEN, tempDir } from '../harness/app'
 // at a random moment 100–400 ms into the load, 20 times. After each kill it restarts on the same
 // data file, taking over the dead process's lock, and every acknowledged write must be there.
 // The rounds live in harness/crash-rounds.ts; scripts/crash-soak.ts runs many more of them.
+// Run again with a journal of 4 KiB, the data file is written again every few writes, so the
+// kills land in the middle of compactions too: while the snapshot is written, before the
+// journal is cut, and between them.
 
 const ROUNDS = 20
-const dir = tempDir('clubs-crash-')
-const harness = new CrashHarness({ dir, adminToken: ADMIN_TOKEN, clients: 50, killWindowMs: [100, 400] })
+const harnesses: CrashHarness[] = []
 
 afterAll(async () => {
-  await harness.tearDown()
+  for (const harness of harnesses) await harness.tearDown()
 })
 
-describe('SIGKILL under 50 concurrent writers', () => {
+describe.each([
+  ['', {}],
+  [', compacting every few writes', { CLUBS_JOURNAL_BYTES: '4096' }],
+])('SIGKILL under 50 concurrent writers%s', (_, env) => {
   it(`keeps every acknowledged write and never shows a half-applied one, over ${ROUNDS} kills and restarts`, async () => {
+    const harness = new CrashHarness({
+      dir: tempDir('clubs-crash-'),
+      adminToken: ADMIN_TOKEN,
+      clients: 50,
+      killWindowMs: [100, 400],
+      env,
+    })
+    harnesses.push(harness)
     await harness.setUp()
     const reports: RoundReport[] = []
     const deadline = performance.now() + 45_000

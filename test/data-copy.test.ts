@@ -13,6 +13,7 @@ import { putLogo, solidPng } from '../harness/logo-upload'
 import { startPostgres, type Postgres } from '../harness/postgres'
 import { freePort, ROOT, runToEnd, sleep, spawnService, stopService, waitForHealth } from '../harness/service'
 import { openSecretKey } from '../src/store/secret-key'
+import { directoryOnDisk } from '../harness/on-disk'
 import { users } from '../harness/users'
 
 let pg: Postgres
@@ -112,9 +113,10 @@ async function richDataFile() {
   // Each event's delivery is tried at once and fails (nothing listens there); with the test's
   // clock standing still, none is due again. Closed once those outcomes are saved, the file stays.
   const tried = () => {
-    const saved = JSON.parse(readFileSync(file, 'utf8'))
+    const saved = directoryOnDisk(file)
     return (
-      saved.webhook_deliveries.length > 0 && saved.webhook_events.every((e: { waiting: number[] }) => !e.waiting.length)
+      (saved.webhook_deliveries ?? []).length > 0 &&
+      (saved.webhook_events ?? []).every((e: { waiting: number[] }) => !e.waiting.length)
     )
   }
   for (let waited = 0; !tried(); waited += 50) {
@@ -122,7 +124,7 @@ async function richDataFile() {
     await sleep(50)
   }
   await source.store.close()
-  const snapshot = JSON.parse(readFileSync(file, 'utf8'))
+  const snapshot = directoryOnDisk(file)
   for (const [name, value] of Object.entries(snapshot))
     if (Array.isArray(value)) expect({ name, records: value.length }).not.toEqual({ name, records: 0 })
   const changes = readFileSync(`${file}.changes`, 'utf8')

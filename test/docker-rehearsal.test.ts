@@ -24,6 +24,7 @@ import {
 } from '../harness/dockerfile'
 import { tempDir } from '../harness/app'
 import { freePort, ROOT, sleep, waitForHealth } from '../harness/service'
+import { directoryOnDisk } from '../harness/on-disk'
 
 const DOCKERFILE = readFileSync(join(ROOT, 'Dockerfile'), 'utf8')
 const DOCKERIGNORE = existsSync(join(ROOT, '.dockerignore')) ? readFileSync(join(ROOT, '.dockerignore'), 'utf8') : ''
@@ -312,7 +313,7 @@ describe('the image, rehearsed', () => {
     const modules = hostPath(final.root, posix.join(final.workdir, 'node_modules'))
     const installed = (name: string) => {
       const file = join(modules, name, 'package.json')
-      return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { version: string }) : null
+      return existsSync(file) ? (directoryOnDisk(file) as { version: number }) : null
     }
     for (const [name, range] of Object.entries(dependencies)) {
       const version = installed(name)?.version ?? 'missing'
@@ -333,7 +334,7 @@ describe('the image, rehearsed', () => {
     const visit = (pkgDir: string) => {
       const file = join(pkgDir, 'package.json')
       if (!existsSync(file)) return
-      const json = JSON.parse(readFileSync(file, 'utf8'))
+      const json = directoryOnDisk(file)
       for (const name of Object.keys({ ...json.dependencies, ...json.optionalDependencies })) needed.add(name)
       scan(join(pkgDir, 'node_modules'))
     }
@@ -369,7 +370,7 @@ describe('the image, rehearsed', () => {
       // The data file is where the Dockerfile says, inside the volume's folder, and holds the new club.
       const volume = hostPath(final.root, final.stage.volumes[0]!)
       expect(env.CLUBS_DATA_FILE!.startsWith(volume + '/')).toBe(true)
-      const saved = JSON.parse(readFileSync(env.CLUBS_DATA_FILE!, 'utf8')) as { clubs: { code: string }[] }
+      const saved = directoryOnDisk(env.CLUBS_DATA_FILE!) as { clubs: { code: string }[] }
       expect(saved.clubs.map((c) => c.code)).toContain(code)
 
       expect(await healthcheck(final, env)).toBe(0)

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE, tempDir } from '../harness/app'
 import { ENTRY, freePort, ROOT, runToEnd, sleep } from '../harness/service'
+import { directoryOnDisk } from '../harness/on-disk'
 import { users } from '../harness/users'
 
 // Users and their relations to clubs over real data files (docs/reference.md §5, §9): they survive a
@@ -180,9 +181,9 @@ describe('tokens at rest', () => {
     const file = freshDataFile()
     const app = await makeApp({ dataFile: file })
     const tokens: Record<string, string> = await users(app, 'alice', { username: 'bob', is_admin: true })
-    const text = readFileSync(file, 'utf8')
+    const text = readFileSync(file, 'utf8') + readFileSync(`${file}.journal`, 'utf8')
     for (const token of [...Object.values(tokens), ADMIN_TOKEN]) expect(text).not.toContain(token)
-    const stored = JSON.parse(text).users as Json[]
+    const stored = directoryOnDisk(file).users as Json[]
     expect(stored.map((user) => user.username).sort()).toEqual(['alice', 'bob'])
     for (const user of stored) {
       expect(Object.keys(user).sort()).toEqual(['created_at', 'is_admin', 'token_sha256', 'username'])
@@ -196,7 +197,7 @@ describe('tokens at rest', () => {
     const file = freshDataFile()
     const app = await makeApp({ dataFile: file })
     await users(app, 'alice')
-    const [alice] = JSON.parse(readFileSync(file, 'utf8')).users as Json[]
+    const [alice] = directoryOnDisk(file).users as Json[]
     expect((await app.req('/api/users/me/', { token: alice!.token_sha256 })).status).toBe(401)
   })
 })
@@ -245,7 +246,7 @@ describe('users:add (the operator command)', () => {
       username: 'alice',
       is_admin: false,
     })
-    expect((JSON.parse(readFileSync(file, 'utf8')).users as Json[]).length).toBe(1)
+    expect((directoryOnDisk(file).users as Json[]).length).toBe(1)
   })
 
   for (const username of ['Alice', 'admin']) {
@@ -265,7 +266,7 @@ describe('users:add (the operator command)', () => {
     expect(run.stdout).not.toContain('Token')
     expect(run.stderr).toContain('POST /api/users/')
     expect(run.stderr).toContain(file)
-    expect(JSON.parse(readFileSync(file, 'utf8')).users ?? []).toEqual([])
+    expect(directoryOnDisk(file).users ?? []).toEqual([])
 
     // The name is still free, through the API.
     const viaApi = await fetch(`${base}/api/users/`, {

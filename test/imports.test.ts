@@ -2,11 +2,12 @@
 // PATCH of the columns given, all or nothing in one journal commit, ?dry_run=true, row-numbered
 // errors; and every bad input a clear 4xx that changes nothing.
 import { describe, expect, it } from 'bun:test'
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { stringify } from 'csv-stringify/sync'
 import { ADMIN_TOKEN, makeApp, ON_POSTGRES, readJson, tempDir } from '../harness/app'
 import { DETAIL_ONLY_FIELDS, LIST_FIELDS } from '../harness/contract'
+import { directoryOnDisk } from '../harness/on-disk'
+import { blockWrites } from '../harness/write-fault'
 import { users } from '../harness/users'
 
 type App = Awaited<ReturnType<typeof makeApp>>
@@ -16,12 +17,18 @@ const EVERY_FIELD = [...LIST_FIELDS, ...DETAIL_ONLY_FIELDS].join(',')
 /** The app, counting the snapshot writes the directory asks its store for. */
 async function counted(options: Parameters<typeof makeApp>[0] = {}) {
   const app = await makeApp(options)
+  // Every write the directory makes is one commit of the store, whichever store it is; a write
+  // refused before it changes anything throws from its apply.
   const saves = { count: 0 }
-  const save = app.store.save.bind(app.store)
-  app.store.save = () => {
-    saves.count++
-    return save()
-  }
+  const commit = app.store.commit
+  Object.assign(app.store, {
+    commit: (apply: Parameters<typeof commit>[0]) =>
+      commit(() => {
+        const applied = apply()
+        saves.count++
+        return applied
+      }),
+  })
   return { ...app, saves }
 }
 
@@ -303,8 +310,8 @@ describe('what a row does', () => {
   })
 })
 
-describe('all or nothing, in one snapshot write', () => {
-  it('writes one snapshot for an import of any size', async () => {
+describe('all or nothing, in one write', () => {
+  it('writes an import of any size in one commit', async () => {
     const dir = tempDir()
     const file = join(dir, 'db.json')
     const app = await counted({ dataFile: file })
@@ -315,7 +322,7 @@ describe('all or nothing, in one snapshot write', () => {
     expect(res.status).toBe(201)
     expect(await readJson(res)).toMatchObject({ created: 300 })
     expect(app.saves.count).toBe(1)
-    const saved = JSON.parse(readFileSync(file, 'utf8')) as { clubs: { code: string }[] }
+    const saved = directoryOnDisk(file) as { clubs: { code: string }[] }
     expect(saved.clubs.filter((club) => club.code.startsWith('bulk-')).length).toBe(300)
     await app.store.close()
   })
@@ -364,11 +371,12 @@ describe('all or nothing, in one snapshot write', () => {
     expect(app.saves.count).toBe(0)
   })
 
-  // The data file's save is replaced to fail; a database's failed commit is the outage test's (test/postgres-store.test.ts).
-  it.skipIf(ON_POSTGRES)('takes every change back when the snapshot cannot be written (503)', async () => {
-    const app = await counted()
+  // The data file's journal cannot be written; a database's failed commit is the outage test's (test/postgres-store.test.ts).
+  it.skipIf(ON_POSTGRES)('takes every change back when the journal cannot be written (503)', async () => {
+    const dataFile = join(tempDir(), 'db.json')
+    const app = await counted({ dataFile })
     const before = await everything(app)
-    app.store.save = () => Promise.reject(new Error('disk full'))
+    const blocked = blockWrites(dataFile)
     const res = await post(
       app,
       csv([
@@ -379,6 +387,8 @@ describe('all or nothing, in one snapshot write', () => {
     )
     expect(res.status).toBe(503)
     expect(await everything(app)).toBe(before)
+    blocked.unblock()
+    expect(directoryOnDisk(dataFile).clubs.some((club: { code: string }) => club.code === 'doomed')).toBe(false)
   })
 })
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'bun:test'
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { ADMIN_TOKEN, makeApp, NOW, ON_POSTGRES, readJson, tempDir, testDatabase } from '../harness/app'
 import { FORM, ORIGIN } from '../harness/site-session'
+import { directoryOnDisk } from '../harness/on-disk'
 import { users } from '../harness/users'
 
 // Students interested in a club without an account (docs/reference.md §23): entries made with the club
@@ -245,7 +245,7 @@ describe('entries a year old', () => {
     if (databaseUrl) await late.store.close()
     if (dataFile) {
       await makeApp({ dataFile, now: time.now })
-      const stored = JSON.parse(readFileSync(dataFile, 'utf8'))
+      const stored = directoryOnDisk(dataFile)
       expect(stored.interests.map((entry: Json) => entry.name)).toEqual(['Grace'])
     }
     // Seen at the time they were made, they are gone: removed, not hidden.
@@ -269,7 +269,7 @@ describe('the entries of a club deleted from the directory', () => {
     // A restart sweeps; a second one lets the first finish writing.
     await makeApp({ dataFile })
     await makeApp({ dataFile })
-    const stored = JSON.parse(readFileSync(dataFile, 'utf8'))
+    const stored = directoryOnDisk(dataFile)
     expect(stored.interests.map((entry: Json) => entry.club)).toEqual([CODE])
   })
 })

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'bun:test'
-import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, tempDir } from '../harness/app'
 import { snapshotProblem } from '../src/domain/snapshot-format'
+import { blockWrites } from '../harness/write-fault'
+import { directoryOnDisk } from '../harness/on-disk'
 import { users } from '../harness/users'
 
 // Join requests (docs/reference.md §12): who may ask, list, accept, withdraw and decline (the status
@@ -394,12 +396,12 @@ describe('an archived club', () => {
   it("takes its requests along: gone from the requester's list, from every endpoint and from the data file", async () => {
     const dataFile = freshDataFile()
     const w = await world({ dataFile })
-    expect(JSON.parse(readFileSync(dataFile, 'utf8')).requests).toEqual([{ club: CODE, ...ASKERS_REQUEST }])
+    expect(directoryOnDisk(dataFile).requests).toEqual([{ club: CODE, ...ASKERS_REQUEST }])
     expect((await w.as('owner')(CLUB_URL, { method: 'DELETE' })).status).toBe(204)
     expect(await readJson(await w.as('asker')(MINE_URL))).toEqual([])
     expect((await w.admin.get(REQUESTS_URL)).status).toBe(404)
     expect((await w.as('asker')(`${REQUESTS_URL}asker/`, { method: 'DELETE' })).status).toBe(404)
-    expect(JSON.parse(readFileSync(dataFile, 'utf8')).requests).toEqual([])
+    expect(directoryOnDisk(dataFile).requests).toEqual([])
   })
 })
 
@@ -432,9 +434,7 @@ describe('requests in the data file', () => {
     const w = await world({ dataFile })
     const before = await w.state()
     const fileBefore = readFileSync(dataFile, 'utf8')
-    // lowdb writes a temp file beside the data file, then renames it: a folder in its place fails every write.
-    const blocker = join(dataFile, '..', '.db.json.tmp')
-    mkdirSync(blocker)
+    const blocked = blockWrites(dataFile)
     for (const [who, method, url] of [
       ['user', 'POST', REQUESTS_URL],
       ['owner', 'POST', `${REQUESTS_URL}asker/accept/`],
@@ -447,7 +447,7 @@ describe('requests in the data file', () => {
     expect(await w.state()).toEqual(before)
     expect(await readJson(await w.as('user')(MINE_URL))).toEqual([])
     expect(readFileSync(dataFile, 'utf8')).toBe(fileBefore)
-    rmSync(blocker, { recursive: true })
+    blocked.unblock()
     expect((await w.as('user')(REQUESTS_URL, { method: 'POST', json: {} })).status).toBe(201)
   })
 
@@ -460,7 +460,7 @@ describe('requests in the data file', () => {
     expect(await readJson(await app.req(MINE_URL, { token: tokens.alice }))).toEqual([])
     const url = '/api/clubs/penn-chess-society/requests/'
     expect((await app.req(url, { method: 'POST', token: tokens.alice, json: { message: 'Hi' } })).status).toBe(201)
-    const written = JSON.parse(readFileSync(dataFile, 'utf8'))
+    const written = directoryOnDisk(dataFile)
     expect([written.version, written.requests]).toEqual([
       2,
       [{ club: 'penn-chess-society', username: 'alice', message: 'Hi', created_at: NOW_ISO }],

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE, tempDir } from '../harness/app'
+import { directoryOnDisk } from '../harness/on-disk'
 import { users } from '../harness/users'
 
 // A club's weekly meetings (docs/reference.md §21): part of the write shape and the detail representation,
@@ -207,7 +208,7 @@ describe('a data file from before meetings', () => {
     expect(clubs.length).toBeGreaterThan(10)
     for (const club of clubs) expect(club.meetings).toEqual([])
     expect((await app.admin.patch(CHESS_URL, { meetings: [meeting()] })).status).toBe(200)
-    const saved = JSON.parse(readFileSync(file, 'utf8'))
+    const saved = directoryOnDisk(file)
     expect(saved.clubs.every((club: { meetings?: unknown }) => Array.isArray(club.meetings))).toBe(true)
     const restarted = await makeApp({ dataFile: file })
     expect((await detailOf(restarted)).meetings).toEqual([{ ...meeting(), location: '', note: '' }])

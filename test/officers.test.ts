@@ -11,6 +11,7 @@ import {
   type TestProvider,
 } from '../harness/oidc-provider'
 import { CampusSignIn } from '../src/edge/oidc'
+import { directoryOnDisk } from '../harness/on-disk'
 import { users } from '../harness/users'
 
 // Officers people can contact and subscribers for officers (docs/reference.md §21): a membership's title and
@@ -327,7 +328,7 @@ describe('campus users’ e-mail addresses', () => {
     await app.admin.patch(CLUB_URL, { approved: true })
     const subscribe = (token: string) => app.req('/api/subscriptions/', { method: 'POST', token, json: { club: CODE } })
     const subscribers = async () => readJson(await app.req(SUBSCRIBERS_URL, { token: owner }))
-    const saved = () => JSON.parse(readFileSync(dataFile, 'utf8'))
+    const saved = () => directoryOnDisk(dataFile)
     return { ...app, owner, subscribe, subscribers, saved }
   }
 
@@ -425,7 +426,7 @@ describe('data files from before titles and subscription times', () => {
     await w.as('other')('/api/subscriptions/', { method: 'POST', json: { club: CODE } })
     await w.store.close()
     // As the previous release wrote it: no title, public, created_at or email anywhere.
-    const saved = JSON.parse(readFileSync(dataFile, 'utf8'))
+    const saved = directoryOnDisk(dataFile)
     const strip = (records: Json[], fields: string[]) =>
       records.map((record) => Object.fromEntries(Object.entries(record).filter(([key]) => !fields.includes(key))))
     const older = {
@@ -447,7 +448,7 @@ describe('data files from before titles and subscription times', () => {
     ])
     // And the next write keeps every membership, now with its title and listing.
     expect((await again.admin.patch(`${MEMBERS_URL}member/`, { title: 'Scribe' })).status).toBe(200)
-    const written = JSON.parse(readFileSync(dataFile, 'utf8'))
+    const written = directoryOnDisk(dataFile)
     expect(written.memberships.filter((m: Json) => m.club === CODE)).toEqual([
       { club: CODE, username: 'owner', role: 'owner', title: '', public: false },
       { club: CODE, username: 'officer', role: 'officer', title: '', public: false },

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import type { Subprocess } from 'bun'
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE, tempDir } from '../harness/app'
 import { freePort, ROOT, sleep, spawnService, waitForHealth } from '../harness/service'
@@ -10,6 +10,7 @@ import { openDataFile } from '../src/data-file'
 import { snapshotProblem } from '../src/domain/snapshot-format'
 import { Backups } from '../src/store/backups'
 import { LogoMemory } from '../src/store/logo-store'
+import { blockWrites } from '../harness/write-fault'
 
 // docs/reference.md §17: probes, metrics, secrets in files, backups, request ids and JSON logs. What only
 // a running process does (metrics of requests, X-Request-Id, the access log) is tested on one.
@@ -137,18 +138,17 @@ describe('probes', () => {
     }
   })
 
-  it('turns /readyz to 503 while the last snapshot write failed, and back once one lands', async () => {
+  it('turns /readyz to 503 while the last write failed, and back once one lands', async () => {
     const dataFile = join(tempDir(), 'db.json')
     const { req, admin } = await makeApp({ dataFile })
-    const blocker = join(dataFile, '..', '.db.json.tmp')
-    mkdirSync(blocker)
+    const blocked = blockWrites(dataFile)
     expect((await admin.patch('/api/clubs/penn-chess-society/', { size: 2 })).status).toBe(503)
     const down = await req('/readyz')
     expect(down.status).toBe(503)
     expect(down.headers.get('retry-after')).toBe('5')
-    expect(await readJson(down)).toEqual({ status: 'unavailable', reason: 'the last snapshot write failed: EISDIR' })
+    expect(await readJson(down)).toEqual({ status: 'unavailable', reason: 'the last write failed: EISDIR' })
     expect((await req('/livez')).status).toBe(200)
-    rmdirSync(blocker)
+    blocked.unblock()
     expect((await admin.patch('/api/clubs/penn-chess-society/', { size: 2 })).status).toBe(200)
     expect((await req('/readyz')).status).toBe(200)
   })

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, readJson, SEED_FILE, tempDir } from '../harness/app'
 import { startPostgres, type Postgres } from '../harness/postgres'
 import { freePort, ROOT, runToEnd, sleep, spawnService, waitForHealth } from '../harness/service'
+import { directoryOnDisk } from '../harness/on-disk'
 import { users } from '../harness/users'
 
 // The operator's user commands (issue 13): users:add and users:token write straight into the data
@@ -41,7 +42,7 @@ const usersAdd = (file: string, ...args: string[]) =>
 const usersToken = (file: string, ...args: string[]) =>
   run('users-token.ts', args, { cwd: ROOT, env: { CLUBS_DATA_FILE: file } })
 
-const usersIn = (file: string) => JSON.parse(readFileSync(file, 'utf8')).users as { username: string }[]
+const usersIn = (file: string) => directoryOnDisk(file).users as { username: string }[]
 
 const me = async (file: string, token: string) => (await makeApp({ dataFile: file })).req('/api/users/me/', { token })
 

@@ -9,13 +9,14 @@ import { WRITABLE_FIELDS } from '../harness/contract'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, SEED_FILE, tempDir } from '../harness/app'
 import { ENTRY, freePort, ROOT, sleep, waitForHealth } from '../harness/service'
 import { LogoMemory } from '../src/store/logo-store'
+import { directoryOnDisk } from '../harness/on-disk'
 
 // docs/reference.md §9: one lowdb JSON file, written before a write is answered, never overwritten when
 // invalid, group commit, graceful shutdown. Every test gets its own temp folder.
 
 const SEED_TEXT = readFileSync(SEED_FILE, 'utf8')
 const seed = () => JSON.parse(SEED_TEXT)
-const readData = (file: string) => JSON.parse(readFileSync(file, 'utf8'))
+const readData = (file: string) => directoryOnDisk(file)
 const recordIn = (file: string, code: string) => readData(file).clubs.find((c: any) => c.code === code)
 
 const processes: Subprocess[] = []
@@ -147,22 +148,30 @@ describe('durability', () => {
     expect(recordIn(file, 'mock-trial').archived_at).toBe(NOW.toISOString())
   })
 
-  it('keeps the snapshot before the last write as <file>.bak', async () => {
+  it('keeps the snapshot before the last snapshot write as <file>.bak', async () => {
     const file = join(freshDir(), 'db.json')
-    const { admin } = await makeApp({ dataFile: file })
-    expect((await admin.patch('/api/clubs/mock-trial/', { subtitle: 'First' })).status).toBe(200)
+    const first = await makeApp({ dataFile: file })
+    expect((await first.admin.patch('/api/clubs/mock-trial/', { subtitle: 'First' })).status).toBe(200)
+    // A clean stop writes the snapshot whole.
+    await first.store.close()
     const afterFirst = readFileSync(file, 'utf8')
+    const { admin, store } = await makeApp({ dataFile: file })
     expect((await admin.patch('/api/clubs/mock-trial/', { subtitle: 'Second' })).status).toBe(200)
+    // Appended to the journal: the snapshot and its backup are as they were until the next snapshot.
+    expect(readFileSync(file, 'utf8')).toBe(afterFirst)
+    await store.close()
     expect(readFileSync(`${file}.bak`, 'utf8')).toBe(afterFirst)
     expect(recordIn(`${file}.bak`, 'mock-trial').subtitle).toBe('First')
     expect(recordIn(file, 'mock-trial').subtitle).toBe('Second')
   })
 
-  it('leaves only the data file, its backup and its lock behind: no temp file from the atomic replace', async () => {
+  it('leaves only the data file, its journal, its log, its lock and (once stopped) its backup behind: no temp file from an atomic replace', async () => {
     const dir = freshDir()
-    const { admin } = await makeApp({ dataFile: join(dir, 'db.json') })
+    const { admin, store } = await makeApp({ dataFile: join(dir, 'db.json') })
     await Promise.all(Array.from({ length: 10 }, (_, i) => admin.post('/api/clubs/', { name: `Atomic ${i}` })))
-    expect(readdirSync(dir).sort()).toEqual(['db.json', 'db.json.bak', 'db.json.changes', 'db.json.lock'])
+    expect(readdirSync(dir).sort()).toEqual(['db.json', 'db.json.changes', 'db.json.journal', 'db.json.lock'])
+    await store.close()
+    expect(readdirSync(dir).sort()).toEqual(['db.json', 'db.json.bak', 'db.json.changes', 'db.json.journal'])
   })
 
   it('does not change the file for a refused write', async () => {
@@ -230,12 +239,9 @@ describe('an invalid data file', () => {
 })
 
 describe('concurrent writes', () => {
-  it('answers 50 concurrent creates over a real server, sharing snapshot writes, and keeps them all', async () => {
+  it('answers 50 concurrent creates over a real server, sharing journal appends, and keeps them all', async () => {
     const file = join(freshDir(), 'db.json')
     const { store, data } = await openDataFile(file, SEED_FILE)
-    let snapshots = 0
-    const track = store.track.bind(store)
-    store.track = (capture) => track(() => (snapshots++, capture()))
     const app = createApp({
       store,
       data,
@@ -256,8 +262,9 @@ describe('concurrent writes', () => {
       expect(responses.map((res) => res.status)).toEqual(names.map(() => 201))
       const codes = await Promise.all(responses.map(async (res) => (await res.json()).code as string))
       expect(new Set(codes).size).toBe(50)
-      expect(snapshots).toBeGreaterThan(0)
-      expect(snapshots).toBeLessThan(50)
+      const appends = readFileSync(`${file}.journal`, 'utf8').trim().split('\n').length - 1
+      expect(appends).toBeGreaterThan(0)
+      expect(appends).toBeLessThan(50)
       const onDisk = new Set(readData(file).clubs.map((c: any) => c.code))
       for (const code of codes) expect(onDisk.has(code)).toBe(true)
     } finally {

@@ -1,8 +1,10 @@
 import { afterAll, describe, expect, it } from 'bun:test'
-import { mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, NOW, ON_POSTGRES, readJson, tempDir, testDatabase } from '../harness/app'
 import { until } from '../harness/webhook-receiver'
+import { blockWrites } from '../harness/write-fault'
+import { directoryOnDisk } from '../harness/on-disk'
 import { users } from '../harness/users'
 
 // Re-registration rounds (docs/reference.md §23): the office opens a round with a deadline, owners and
@@ -286,7 +288,7 @@ describe('bad input and faults', () => {
     const dir = tempDir('rounds-old-file')
     const dataFile = join(dir, 'db.json')
     await makeApp({ dataFile })
-    const old = JSON.parse(readFileSync(dataFile, 'utf8'))
+    const old = directoryOnDisk(dataFile)
     for (const club of old.clubs) delete club.last_confirmed_on
     delete old.registration_rounds
     delete old.registration_confirmations
@@ -308,14 +310,12 @@ describe.skipIf(ON_POSTGRES)('a close on the data file', () => {
     const before = await state(w)
     const fileBefore = readFileSync(dataFile, 'utf8')
 
-    // lowdb writes a temp file beside the data file, then renames it: a folder in its place fails every write.
-    const blocker = join(dir, '.db.json.tmp')
-    mkdirSync(blocker)
+    const blocked = blockWrites(join(dir, 'db.json'))
     const failed = await w.post('admin', `${CURRENT}close/`)
     expect(failed.status).toBe(503)
     expect(await state(w)).toEqual(before)
     expect(readFileSync(dataFile, 'utf8')).toBe(fileBefore)
-    rmSync(blocker, { recursive: true })
+    blocked.unblock()
 
     const closed = await w.post('admin', `${CURRENT}close/`)
     expect(closed.status).toBe(200)
@@ -327,7 +327,7 @@ describe.skipIf(ON_POSTGRES)('a close on the data file', () => {
       expect((await readJson(await restarted.admin.get(`/api/clubs/${code}/history/`)))[0].event).toBe('lapsed')
     }
     expect((await restarted.admin.get(CURRENT)).status).toBe(404)
-    const file = JSON.parse(readFileSync(dataFile, 'utf8'))
+    const file = directoryOnDisk(dataFile)
     expect(file.registration_rounds).toEqual([
       expect.objectContaining({ id: 1, closed_at: NOW.toISOString(), closed_by: 'admin', lapsed: [DANCE, ROBOTS] }),
     ])

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'bun:test'
-import { mkdirSync, rmSync } from 'node:fs'
 import sharp from 'sharp'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, tempDir } from '../harness/app'
+import { blockWrites } from '../harness/write-fault'
 import { users } from '../harness/users'
 
 // The review loop (docs/reference.md §22): a club's owners and officers read the latest decision on it in
@@ -276,13 +276,11 @@ describe('a resubmission that cannot be saved (503)', () => {
     await rejected(w)
     const state = async () => [await w.json('owner'), await w.history(), await w.queued()]
     const before = await state()
-    // A folder where the data file's next snapshot would be written makes every write fail.
-    const blocker = join(dataFile, '..', '.db.json.tmp')
-    mkdirSync(blocker)
+    const blocked = blockWrites(dataFile)
     expect((await w.resubmit('owner')).status).toBe(503)
     expect((await w.as('owner')(w.url, { method: 'PATCH', json: { subtitle: 'Wool' } })).status).toBe(503)
     expect(await state()).toEqual(before)
-    rmSync(blocker, { recursive: true })
+    blocked.unblock()
     expect((await w.resubmit('owner')).status).toBe(200)
     expect(await w.queued()).toBe(true)
   })

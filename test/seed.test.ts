@@ -2,13 +2,13 @@
 // clubs in the write shape, a data file (the bundled sample), or `none`; a seed that is neither is
 // a refused start naming the file, the row and the field. Real processes: the start is the point.
 import { afterEach, describe, expect, it } from 'bun:test'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { makeApp, readJson, tempDir } from '../harness/app'
-import { readdirSync } from 'node:fs'
 import { seedLogosDir } from '../src/data-file'
 import { freePort, ROOT, runToEnd, spawnService, stopService, waitForHealth } from '../harness/service'
+import { directoryOnDisk } from '../harness/on-disk'
 
 const EXAMPLE = 'data/examples/clubs.json'
 const running: Subprocess[] = []
@@ -69,7 +69,7 @@ describe('CLUBS_SEED_FILE', () => {
       'Performing Arts',
     ])
     expect((await get('/api/tags/')).length).toBe(12)
-    const saved = JSON.parse(readFileSync(dataFile, 'utf8'))
+    const saved = directoryOnDisk(dataFile)
     expect(saved).toMatchObject({ version: 2, memberships: [], history: [] })
     expect(saved.clubs.length).toBe(rows.length)
   }, 20_000)
@@ -131,7 +131,7 @@ describe('CLUBS_SEED_FILE', () => {
       env: { ...env, CLUBS_SEED_FILE: EXAMPLE },
     })
     expect(fromList.stdout).toContain(`to ${EXAMPLE}: 6 clubs.`)
-    expect(JSON.parse(readFileSync(dataFile, 'utf8')).clubs.length).toBe(6)
+    expect(directoryOnDisk(dataFile).clubs.length).toBe(6)
     const empty = await runToEnd([process.execPath, 'scripts/reset.ts'], {
       cwd: ROOT,
       env: { ...env, CLUBS_SEED_FILE: 'none' },
@@ -147,7 +147,7 @@ describe('CLUBS_SEED_FILE', () => {
     expect(refused.stderr.trim()).toBe(
       `CLUBS_SEED_FILE ${bad}: row 1: colour: the directory has no such field; remove it from the seed, and keep fields of your own in a file beside it, by club code (docs/hackathon.md: fields of your own).`,
     )
-    expect(JSON.parse(readFileSync(dataFile, 'utf8')).clubs).toEqual([])
+    expect(directoryOnDisk(dataFile).clubs).toEqual([])
   }, 30_000)
 })
 

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { makeApp, tempDir } from '../harness/app'
 import {
@@ -17,6 +16,7 @@ import {
 import { freePort } from '../harness/service'
 import { CampusSignIn, type OidcSettings } from '../src/edge/oidc'
 import { generateKeyPair, SignJWT, type JWTPayload } from 'jose'
+import { directoryOnDisk } from '../harness/on-disk'
 import { users } from '../harness/users'
 
 // The site's campus sign-in (docs/reference.md §20) in process, against a real OpenID provider: the
@@ -64,7 +64,7 @@ async function siteApp(overrides: Partial<OidcSettings> = {}) {
   const dir = tempDir('clubs-site-campus-')
   const file = join(dir, 'db.json')
   const app = await makeApp({ dataFile: file, campus: new CampusSignIn(settings(overrides)) })
-  const saved = () => JSON.parse(readFileSync(file, 'utf8'))
+  const saved = () => directoryOnDisk(file)
 
   /** The site sends the browser to the provider: where, and the browser's sign-in cookie. */
   async function begin(next = '/') {

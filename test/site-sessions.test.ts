@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, NOW, tempDir } from '../harness/app'
 import { freePort, spawnService, stopService, waitForHealth } from '../harness/service'
 import { snapshotProblem } from '../src/domain/snapshot-format'
+import { directoryOnDisk } from '../harness/on-disk'
 import { users } from '../harness/users'
 
 // The site's sessions (docs/reference.md §20): a random id in an HttpOnly cookie, refused once signed out
@@ -275,7 +276,7 @@ describe('a data file from before sessions kept their token', () => {
     await first.store.close()
 
     // As the release before wrote them: no credential; a campus user's session beside bob's.
-    const saved = JSON.parse(readFileSync(file, 'utf8'))
+    const saved = directoryOnDisk(file)
     const campus = 'a-campus-session-id-from-the-release-before'
     saved.sessions = [
       ...saved.sessions.map(({ credential: _, ...session }: { credential?: string }) => session),
@@ -289,7 +290,7 @@ describe('a data file from before sessions kept their token', () => {
       },
     ]
     writeFileSync(file, JSON.stringify(saved))
-    expect(snapshotProblem(JSON.parse(readFileSync(file, 'utf8')))).toBeNull()
+    expect(snapshotProblem(directoryOnDisk(file))).toBeNull()
 
     const app = await makeApp({ dataFile: file })
     const who = async (id: string) =>

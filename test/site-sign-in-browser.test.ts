@@ -14,6 +14,7 @@ import {
   type TestProvider,
 } from '../harness/oidc-provider'
 import { freePort, stopService } from '../harness/service'
+import { directoryOnDisk } from '../harness/on-disk'
 
 // Campus sign-in on the site in Chromium (docs/reference.md §20): the real service, a real OpenID provider,
 // a person who clicks Sign in, signs in on the provider's page, consents, and comes back signed in;
@@ -64,7 +65,7 @@ suite('campus sign-in in a real browser', () => {
     await provider?.stop()
   }, TIMEOUT)
 
-  const sessions = () => (JSON.parse(readFileSync(join(dir, 'db.json'), 'utf8')).sessions ?? []) as unknown[]
+  const sessions = () => (directoryOnDisk(join(dir, 'db.json')).sessions ?? []) as unknown[]
   /** Who the navigation says is signed in, or null when it offers Sign in. */
   const signedInAs = async (page: Page) => {
     const who = page.locator('header .who')

@@ -6,6 +6,7 @@ import { readJson, tempDir } from '../harness/app'
 import { npmStart, shellEnvironment, type StartedService } from '../harness/npm-start'
 import { ENTRY, freePort, ROOT } from '../harness/service'
 import { lockFileOf } from '../src/store/store'
+import { directoryOnDisk } from '../harness/on-disk'
 
 // What the service does at start-up for a newcomer and an operator (issue 16). Outside production
 // and without CLUBS_ADMIN_TOKEN, a directory with no user yet (a new data file from the seed, or
@@ -48,7 +49,7 @@ const createClub = (service: StartedService, token: string | null, name: string)
     body: JSON.stringify({ name }),
   })
 
-const usersIn = (file: string) => JSON.parse(readFileSync(file, 'utf8')).users as Record<string, unknown>[]
+const usersIn = (file: string) => directoryOnDisk(file).users as Record<string, unknown>[]
 
 describe('the development admin token', () => {
   it('is printed once by a first start from the seed, with how to use it, and writes as the admin', async () => {

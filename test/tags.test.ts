@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'bun:test'
-import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, tempDir } from '../harness/app'
 import { snapshotProblem } from '../src/domain/snapshot-format'
+import { blockWrites } from '../harness/write-fault'
+import { directoryOnDisk } from '../harness/on-disk'
 import { users } from '../harness/users'
 
 // Tags (docs/reference.md §14): admins create, rename and delete them; everyone reads them, with the
@@ -403,7 +404,7 @@ describe('deleting a tag', () => {
     expect(JSON.stringify(await w.json('anonymous', '/api/clubs/'))).not.toContain('"name":"Games"')
     expect(await w.json('admin', `/api/clubs/?tags=${GAMES}`)).toEqual([])
     expect(JSON.stringify(await w.json('admin', '/api/clubs/'))).not.toContain('"name":"Games"')
-    const file = JSON.parse(readFileSync(dataFile, 'utf8'))
+    const file = directoryOnDisk(dataFile)
     expect(snapshotProblem(file)).toBeNull()
     expect(file.clubs.filter((club: Json) => club.tags.includes(GAMES))).toEqual([])
     expect(file.clubs.find((club: Json) => club.code === carriers[0]).archived_at).not.toBeNull()
@@ -441,13 +442,12 @@ describe('tags in the data file', () => {
       filtered: await w.json('admin', '/api/clubs/?tags=Games&fields=code'),
     })
     const before = await state()
-    const blocker = join(dataFile, '..', '.db.json.tmp')
-    mkdirSync(blocker)
+    const blocked = blockWrites(dataFile)
     expect((await w.admin.post('/api/tags/', { name: 'Robotics' })).status).toBe(503)
     expect((await w.admin.patch(GAMES_URL, { name: 'Tabletop' })).status).toBe(503)
     expect((await w.admin.delete(GAMES_URL)).status).toBe(503)
     expect(await state()).toEqual(before)
-    rmSync(blocker, { recursive: true })
+    blocked.unblock()
     expect(await readJson(await w.admin.post('/api/tags/', { name: 'Robotics' }))).toEqual({
       id: 21,
       name: 'Robotics',

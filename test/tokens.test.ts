@@ -1,11 +1,13 @@
 import { afterAll, afterEach, describe, expect, it } from 'bun:test'
-import { mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_TOKEN, makeApp, ON_POSTGRES, readJson, tempDir, testDatabase } from '../harness/app'
 import { until } from '../harness/webhook-receiver'
 import { snapshotProblem, upgradeSnapshot } from '../src/domain/snapshot-format'
 import { ENDPOINTS } from '../src/edge/endpoints'
 import { METHODS } from '../src/edge/endpoint'
+import { blockWrites } from '../harness/write-fault'
+import { directoryOnDisk } from '../harness/on-disk'
 import { users } from '../harness/users'
 
 // The token lifecycle (docs/reference.md §13): admins list users; a user's token is issued again or
@@ -166,23 +168,20 @@ describe('a token taken back, everywhere at once', () => {
     expect((await me(again, app.tokens.alice)).status).toBe(401)
     expect((await me(again, app.tokens.bob)).status).toBe(401)
     expect((await me(again, token)).status).toBe(200)
-    const bob = JSON.parse(readFileSync(file, 'utf8')).users.find(
-      (user: { username: string }) => user.username === 'bob',
-    )
+    const bob = directoryOnDisk(file).users.find((user: { username: string }) => user.username === 'bob')
     expect(bob.token_sha256).toBeNull()
   })
 
   it('leaves the old token working when the change cannot be saved (503)', async () => {
     const file = dataFile()
     const app = await withUsers({ dataFile: file })
-    const blocker = join(file, '..', '.db.json.tmp') // where lowdb's writer puts the next snapshot
-    mkdirSync(blocker)
+    const blocked = blockWrites(file)
     try {
       const refused = await app.req(tokenPath('alice'), { method: 'POST', token: app.tokens.alice })
       expect(refused.status).toBe(503)
       expect((await app.admin.delete(tokenPath('bob'))).status).toBe(503)
     } finally {
-      rmSync(blocker, { recursive: true })
+      blocked.unblock()
     }
     expect((await me(app, app.tokens.alice)).status).toBe(200)
     expect((await me(app, app.tokens.bob)).status).toBe(200)
@@ -394,12 +393,11 @@ describe('DELETE /api/users/{username}/sessions/', () => {
     const file = dataFile()
     const app = await withUsers({ dataFile: file })
     const alices = await signIn(app, app.tokens.alice)
-    const blocker = join(file, '..', '.db.json.tmp') // where lowdb's writer puts the next snapshot
-    mkdirSync(blocker)
+    const blocked = blockWrites(file)
     try {
       expect((await app.admin.delete(sessionsPath('alice'))).status).toBe(503)
     } finally {
-      rmSync(blocker, { recursive: true })
+      blocked.unblock()
     }
     expect(await whoIs(app, alices)).toBe('alice')
   })

@@ -2,6 +2,7 @@ import { fold } from './code'
 import { weekIndex, type WeekIndex } from './week-index'
 import { meetingWeek, type MeetingWeek } from './week-slots'
 import type { ClubRecord, Tag } from '../model/club'
+import { Touched } from './change-set'
 
 /** How many orders are kept sorted at once; the least recently used one goes first. */
 const SORTED_ORDERS = 16
@@ -79,6 +80,8 @@ export class Catalog {
   #tags = new Map<number, Tag>()
   #tagsByName = new Map<string, Tag>()
   #version = 0
+  /** Codes of the clubs changed since last taken. */
+  readonly touched = new Touched()
   /** Live clubs of a view in each order asked for, kept in order on every change instead of sorted per request. */
   #sorted = new Map<string, { view: View; order: Order; entries: Entry[] }>()
   /** Slot numbers: the next new one, and those of removed clubs, to reuse. */
@@ -159,6 +162,11 @@ export class Catalog {
     return entry && isLive(entry) ? entry : undefined
   }
 
+  /** The club `code` as the data file keeps it, archived ones too. */
+  stored(code: string): ClubRecord | undefined {
+    return this.#slots.get(code)?.current.record
+  }
+
   /** Codes stay reserved after a club is archived. */
   hasCode(code: string): boolean {
     return this.#slots.has(code)
@@ -224,6 +232,7 @@ export class Catalog {
   /** Stores `record`, replacing the club with its code; returns the record it replaced. */
   put(record: ClubRecord): ClubRecord | undefined {
     this.#beforeChange?.(record.code)
+    this.touched.mark(record.code)
     const before = this.#slots.get(record.code)
     const previous = before?.current.record
     if (previous) this.#releaseNames(previous)
@@ -248,6 +257,7 @@ export class Catalog {
     const slot = this.#slots.get(code)
     if (!slot) return
     this.#beforeChange?.(code)
+    this.touched.mark(code)
     this.#releaseNames(slot.current.record)
     this.#resort(slot, undefined)
     this.#slots.delete(code)

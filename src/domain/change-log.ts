@@ -1,5 +1,5 @@
 import { BadRequest, ApiError } from './errors'
-import type { Undo } from './journal'
+import type { Undo } from './undo'
 import type { ChangeType } from '../model/change'
 
 /** How many of the newest events are kept at least (docs/reference.md §18). */
@@ -44,8 +44,6 @@ export class ChangeLog {
   #issued: number
   /** The highest number on disk and announced; readers never see past it. */
   #published: number
-  /** The highest number handed to the store for its log file. */
-  #handedOver: number
   /** Every event at or below this number is no longer kept. */
   #trimmedUpTo: number
   #listeners = new Set<Listener>()
@@ -57,7 +55,6 @@ export class ChangeLog {
     this.#kept = [...kept]
     this.#issued = Math.max(issued, trimmedUpTo, kept.at(-1)?.seq ?? 0)
     this.#published = kept.at(-1)?.seq ?? trimmedUpTo
-    this.#handedOver = this.#published
     this.#trimmedUpTo = trimmedUpTo
     this.keep = keep
   }
@@ -102,7 +99,7 @@ export class ChangeLog {
     for (const event of events) {
       if (event.seq <= this.#issued) continue
       this.#kept.push(event)
-      this.#issued = this.#handedOver = event.seq
+      this.#issued = event.seq
     }
   }
 
@@ -111,7 +108,7 @@ export class ChangeLog {
    * writes the database refused were never seen, and the shared sequence has no gaps.
    */
   resumeAt(seq: number): void {
-    this.#issued = this.#handedOver = seq
+    this.#issued = seq
   }
 
   /**
@@ -163,11 +160,9 @@ export class ChangeLog {
     return () => this.#listeners.delete(listener)
   }
 
-  /** Events not yet handed to the store's log file, which it now writes. */
-  handOver(): readonly LoggedChange[] {
-    const out = this.#kept.slice(this.#indexAfter(this.#handedOver))
-    if (out.length) this.#handedOver = out.at(-1)!.seq
-    return out
+  /** Every event at or below this number is no longer kept. */
+  get trimmedUpTo(): number {
+    return this.#trimmedUpTo
   }
 
   /** The events kept, up to `seq`: what a log file rewritten now holds. */

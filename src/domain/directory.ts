@@ -20,27 +20,30 @@ import { InterestService } from './interests'
 import { CalendarService } from './calendars'
 import { FittingService } from './fitting'
 import { LogoService, type LogoStore } from './logos'
-import type { Commit, Undo } from './journal'
+import type { Commit } from './journal'
+import type { Undo } from './undo'
 import { ChangeLog, type LoggedChange, type PublicChange } from './change-log'
 import { ANONYMOUS_VIEW, detail } from './represent'
 import { WebhookService } from './webhooks'
-import { replicaOf, type Replica } from './replica'
+import { replicaOf, takeChanges, type Replica, type TakenChanges } from './replica'
+import type { StoreCommit } from './change-set'
 import { RegistrationRounds } from './registration-rounds'
 
 /**
  * Where the directory keeps its state, as the domain sees it: the one interface both stores
  * implement (the data file, PostgreSQL; src/data-file.ts picks one from the config). Told how to
- * capture the state, its change log and its records by collection; asked to commit each write and
- * to run a request's work exclusively. A data file journals its commits over its snapshot writes
- * and runs the work as it is (its writes are this process's alone); a store several instances
+ * capture the state, its change log and its records by collection; asked to commit each write's
+ * change set and to run a request's work exclusively. A data file appends each change set to its
+ * journal and runs the work as it is (its writes are this process's alone); a store several instances
  * share (docs/reference.md §19) commits each write under its lock, caught up with the others, and
  * runs a whole request's work under it, so that what a write checks first is current when it
  * applies. The domain never asks which it has.
  */
 export interface DirectoryStore {
-  track(capture: () => Snapshot, changes: ChangeLog, replica: Replica): void
-  /** Applies a change in memory and resolves once it is durable; when it cannot be, it is taken back and refused. */
-  readonly commit: Commit
+  /** Names how to capture the state, the change log, the records by collection, and how to take what changed since last asked. */
+  track(capture: () => Snapshot, changes: ChangeLog, replica: Replica, take: () => TakenChanges): void
+  /** Applies a write in memory and resolves once its change set is durable; when it cannot be, it is taken back and refused. */
+  readonly commit: StoreCommit
   /** Runs a request's work as one write, ordered with every other writer's. */
   exclusive<T>(work: () => Promise<T>): Promise<T>
 }
@@ -49,6 +52,7 @@ export interface DirectoryStore {
 export const keptInMemory = (track: DirectoryStore['track'] = () => {}): DirectoryStore => ({
   track,
   commit: async (apply) => void apply(),
+
   exclusive: (work) => work(),
 })
 
@@ -120,32 +124,44 @@ export function openDirectory(
     trimmedUpTo: changes?.trimmedUpTo ?? 0,
     keep: changes?.keep,
   })
-  const transact: Commit = (apply) => storeFailing((wrapped) => store.commit(wrapped), apply)
   /** What the public sees of a club now: its anonymous detail as JSON text, or null. */
   const publicText = (code: string) => {
     const shown = catalog.get(code, 'public')?.record
     return shown?.active ? JSON.stringify(detail(shown, ANONYMOUS_VIEW, catalog)) : null
   }
-  // The one path of every write: its change set (the clubs it touched, as the public saw them
-  // before and sees them after) is numbered in the change log with it, is taken back with it,
-  // and is published once it is on disk; its events' webhook deliveries are queued with it, so
-  // they are on disk when it is. A logo it left unreferenced is swept.
+  // The one path of every write: it is applied in memory, and its change set made: the records it
+  // changed, and the events of what the public sees of the clubs it touched (before and after),
+  // numbered in the change log. Its events' webhook deliveries are queued with it, so they are
+  // durable when it is. The store takes it back when it cannot keep it; once it has, its events
+  // are published. A logo it left unreferenced is swept.
   const commit: Commit = async (apply) => {
-    // Every event numbered up to here, this write's last, is on disk once the write is.
+    // Every event numbered up to here, this write's last, is durable once the write is.
     let landed = 0
-    await transact(() => {
-      const before = new Map<string, string | null>()
-      const undo: Undo[] = catalog.observing(
-        (code) => {
-          if (!before.has(code)) before.set(code, publicText(code))
-        },
-        () => [apply()].flat(),
-      )
-      const changed: PublicChange[] = [...before].map(([code, was]) => ({ code, before: was, after: publicText(code) }))
-      const { events, undo: unrecord } = changeLog.record(changed, now().toISOString())
-      landed = changeLog.issued
-      return [...undo, unrecord, webhooks.enqueue(events)]
-    })
+    let land = () => {}
+    await storeFailing(
+      (wrapped) => store.commit(wrapped),
+      () => {
+        const before = new Map<string, string | null>()
+        const undo: Undo[] = catalog.observing(
+          (code) => {
+            if (!before.has(code)) before.set(code, publicText(code))
+          },
+          () => [apply()].flat(),
+        )
+        const changed: PublicChange[] = [...before].map(([code, was]) => ({
+          code,
+          before: was,
+          after: publicText(code),
+        }))
+        const { events, undo: unrecord } = changeLog.record(changed, now().toISOString())
+        landed = changeLog.issued
+        undo.push(unrecord, webhooks.enqueue(events))
+        const records = takeChanges(replica)
+        land = records.land
+        return { undo, changes: { records: records.records, events } }
+      },
+    )
+    land()
     changeLog.publish(landed)
     void logos?.sweep()
   }
@@ -206,6 +222,18 @@ export function openDirectory(
     history,
     { commit, now, timeZone },
   )
+  const replica = replicaOf({
+    catalog,
+    users: directory,
+    relations,
+    history,
+    requests: pendingRequests,
+    sessions,
+    webhooks,
+    interests,
+    invites,
+    rounds,
+  })
   store.track(
     () => ({
       version: SNAPSHOT_VERSION,
@@ -222,18 +250,8 @@ export function openDirectory(
       changes_seq: changeLog.issued,
     }),
     changeLog,
-    replicaOf({
-      catalog,
-      users: directory,
-      relations,
-      history,
-      requests: pendingRequests,
-      sessions,
-      webhooks,
-      interests,
-      invites,
-      rounds,
-    }),
+    replica,
+    () => takeChanges(replica),
   )
   return {
     clubs,

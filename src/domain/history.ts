@@ -1,9 +1,12 @@
 import type { HistoryEntry, HistoryRecord } from '../model/history'
-import type { Undo } from './journal'
+import type { Undo } from './undo'
+import { pair, Touched } from './change-set'
 
 /** Every club's approval history, append-only (docs/reference.md §11); an append can be taken back until it is on disk. */
 export class History {
   #byClub = new Map<string, HistoryRecord[]>()
+  /** Keys (club and place) of the events changed since last taken. */
+  readonly touched = new Touched()
 
   constructor(records: readonly HistoryRecord[]) {
     for (const record of records) this.#eventsOf(record.club).push(record)
@@ -13,6 +16,7 @@ export class History {
   append(record: HistoryRecord): Undo {
     const events = this.#eventsOf(record.club)
     events.push(record)
+    this.touched.mark(pair(record.club, events.length - 1))
     return () => {
       if (events.at(-1) === record) events.pop()
     }
@@ -41,8 +45,14 @@ export class History {
   /** Sets the club's event at `index` (one past the last appends), or with null removes the last. */
   put(club: string, index: number, record: HistoryRecord | null): void {
     const events = this.#eventsOf(club)
+    this.touched.mark(pair(club, index))
     if (record) events[Math.min(index, events.length)] = record
     else if (index === events.length - 1) events.pop()
+  }
+
+  /** The club's event at `index`, oldest first, or null. */
+  at(club: string, index: number): HistoryRecord | null {
+    return this.#byClub.get(club)?.[index] ?? null
   }
 
   snapshot(): HistoryRecord[] {

@@ -3,7 +3,8 @@ import { ANONYMOUS, type Caller } from './caller'
 import type { FieldErrors } from './check'
 import type { ClubService } from './clubs'
 import { NotFound, ValidationFailed } from './errors'
-import type { Commit, Undo } from './journal'
+import type { Commit } from './journal'
+import type { Undo } from './undo'
 import { MAX_INTEREST_EMAIL, MAX_INTEREST_NAME, type InterestRecord } from '../model/interest'
 
 /** An entry is removed a year after it was made (docs/reference.md §23): 365 days. */

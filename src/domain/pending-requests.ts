@@ -1,5 +1,5 @@
 import type { JoinRequestRecord } from '../model/join-request'
-import type { Undo } from './journal'
+import type { Undo } from './undo'
 
 const NOTHING: Undo = () => {}
 

@@ -1,4 +1,5 @@
 import type { ClubLink, Membership, Role } from '../model/user'
+import { pair, Touched } from './change-set'
 
 /** A membership as kept in memory: every field, `title` "" and `public` false for one from before them. */
 export type Seat = Required<Membership>
@@ -18,6 +19,8 @@ export class LinkSet {
   #byClub = new Map<string, Map<string, ClubLink>>()
   /** Grows on every change. */
   version = 0
+  /** Keys (club and user) of the links changed since last taken. */
+  readonly touched = new Touched()
 
   constructor(links: readonly ClubLink[]) {
     for (const link of links) this.#put(link)
@@ -34,6 +37,7 @@ export class LinkSet {
 
   delete(username: string, club: string): boolean {
     this.version++
+    this.touched.mark(pair(club, username))
     this.#byClub.get(club)?.delete(username)
     return this.#byUser.get(username)?.delete(club) ?? false
   }
@@ -55,6 +59,11 @@ export class LinkSet {
     return [...(this.#byClub.get(club)?.values() ?? [])]
   }
 
+  /** The user's link to the club, or null. */
+  linkOf(username: string, club: string): ClubLink | null {
+    return this.#byUser.get(username)?.get(club) ?? null
+  }
+
   links(): ClubLink[] {
     const out: ClubLink[] = []
     for (const clubs of this.#byUser.values()) out.push(...clubs.values())
@@ -65,6 +74,7 @@ export class LinkSet {
     put(this.#byUser, link.username, link.club, link)
     put(this.#byClub, link.club, link.username, link)
     this.version++
+    this.touched.mark(pair(link.club, link.username))
   }
 }
 
@@ -81,6 +91,8 @@ export class Relations {
   readonly favorites: LinkSet
   readonly subscriptions: LinkSet
   #version = 0
+  /** Keys (club and user) of the memberships changed since last taken. */
+  readonly touchedSeats = new Touched()
 
   constructor(data: {
     memberships: readonly Membership[]
@@ -133,12 +145,14 @@ export class Relations {
 
   #seat(seat: Seat): void {
     this.#version++
+    this.touchedSeats.mark(pair(seat.club, seat.username))
     put(this.#seats, seat.club, seat.username, seat)
     put(this.#clubsByUser, seat.username, seat.club, seat.role)
   }
 
   #remove(club: string, username: string): void {
     this.#version++
+    this.touchedSeats.mark(pair(club, username))
     this.#seats.get(club)?.delete(username)
     this.#clubsByUser.get(username)?.delete(club)
   }

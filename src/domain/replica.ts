@@ -17,13 +17,18 @@ import type { LinkSet, Relations } from './relations'
 import type { SessionService } from './sessions'
 import type { UserDirectory } from './user-directory'
 import type { WebhookService } from './webhooks'
+import { diffedIn, pair, touchedIn, type Changed, type RecordChange } from './change-set'
 
-/** One kind of record of the snapshot: what names a record among its kind, and how one changed elsewhere is put in place. */
+/**
+ * One kind of record of the snapshot: what names a record among its kind, which records changed
+ * since last asked, and how one changed elsewhere is put in place.
+ */
 interface Collection<R> {
   /** The record's key, unique in its collection and the same on every instance. */
   key(record: R): string
   /** Puts the record another instance committed under `key` (null: it is gone). */
   put(key: string, record: R | null): void
+  readonly changed: Changed
 }
 
 /**
@@ -32,8 +37,6 @@ interface Collection<R> {
  */
 export type Replica = { readonly [collection: string]: Collection<object> }
 
-/** Two names in one key: neither holds a newline (codes, usernames, numbers). */
-const pair = (a: string | number, b: string | number) => `${a}\n${b}`
 const split = (key: string) => key.split('\n') as [string, string]
 
 /**
@@ -82,6 +85,10 @@ export function recordKeys(collection: string, records: readonly object[]): stri
 function links(set: LinkSet, key: (link: ClubLink) => string): Collection<ClubLink> {
   return {
     key,
+    changed: touchedIn(set.touched, (key) => {
+      const [club, username] = split(key)
+      return set.linkOf(username, club)
+    }),
     put(key, link) {
       const [club, username] = split(key)
       if (link) set.add(username, club, link.created_at)
@@ -107,19 +114,26 @@ export function replicaOf(parts: {
   const collections: { [name: string]: Collection<object> } = {
     tags: {
       key: KEYS.tags,
+      changed: diffedIn(() => catalog.tags(), KEYS.tags),
       // A rename reaches its clubs' search text; their records come as clubs of the same change.
       put: (key, tag: Tag | null) => void catalog.changeTag(Number(key), tag, (record) => record),
     } satisfies Collection<Tag>,
     clubs: {
       key: KEYS.clubs,
+      changed: touchedIn(catalog.touched, (code) => catalog.stored(code) ?? null),
       put: (key, club: ClubRecord | null) => (club ? void catalog.put(club) : catalog.remove(key)),
     } satisfies Collection<ClubRecord>,
     users: {
       key: KEYS.users,
+      changed: touchedIn(users.touched, (username) => users.get(username) ?? null),
       put: (key, user: UserRecord | null) => (user ? users.put(user) : users.remove(key)),
     } satisfies Collection<UserRecord>,
     memberships: {
       key: KEYS.memberships,
+      changed: touchedIn(relations.touchedSeats, (key) => {
+        const [club, username] = split(key)
+        return relations.seatOf(username, club) ?? null
+      }),
       put(key, seat: Membership | null) {
         const [club, username] = split(key)
         relations.change(club, username, seat?.role ?? null, {
@@ -132,6 +146,10 @@ export function replicaOf(parts: {
     subscriptions: links(relations.subscriptions, KEYS.subscriptions),
     history: {
       key: (record: HistoryRecord) => pair(record.club, history.position(record)),
+      changed: touchedIn(history.touched, (key) => {
+        const [club, index] = split(key)
+        return history.at(club, Number(index))
+      }),
       put(key, record: HistoryRecord | null) {
         const [club, index] = split(key)
         history.put(club, Number(index), record)
@@ -139,6 +157,7 @@ export function replicaOf(parts: {
     } satisfies Collection<HistoryRecord>,
     requests: {
       key: KEYS.requests,
+      changed: diffedIn(() => requests.snapshot(), KEYS.requests),
       put(key, request: JoinRequestRecord | null) {
         const [club, username] = split(key)
         requests.put(club, username, request)
@@ -146,14 +165,17 @@ export function replicaOf(parts: {
     } satisfies Collection<JoinRequestRecord>,
     sessions: {
       key: KEYS.sessions,
+      changed: diffedIn(() => sessions.snapshot(), KEYS.sessions),
       put: (key, session: SessionRecord | null) => sessions.put(key, session),
     } satisfies Collection<SessionRecord>,
     webhooks: {
       key: KEYS.webhooks,
+      changed: diffedIn(() => webhooks.snapshot().webhooks, KEYS.webhooks),
       put: (key, hook: WebhookRecord | null) => webhooks.putHook(Number(key), hook),
     } satisfies Collection<WebhookRecord>,
     webhook_deliveries: {
       key: KEYS.webhook_deliveries,
+      changed: diffedIn(() => webhooks.snapshot().webhook_deliveries, KEYS.webhook_deliveries),
       put(key, delivery: DeliveryRecord | null) {
         const [webhook, seq] = split(key)
         webhooks.putDelivery(Number(webhook), Number(seq), delivery)
@@ -161,22 +183,27 @@ export function replicaOf(parts: {
     } satisfies Collection<DeliveryRecord>,
     webhook_events: {
       key: KEYS.webhook_events,
+      changed: diffedIn(() => webhooks.snapshot().webhook_events, KEYS.webhook_events),
       put: (key, event: WebhookEventRecord | null) => webhooks.putEvent(Number(key), event),
     } satisfies Collection<WebhookEventRecord>,
     interests: {
       key: KEYS.interests,
+      changed: diffedIn(() => interests.snapshot(), KEYS.interests),
       put: (key, entry: InterestRecord | null) => interests.put(key, entry),
     } satisfies Collection<InterestRecord>,
     invites: {
       key: KEYS.invites,
+      changed: diffedIn(() => invites.snapshot(), KEYS.invites),
       put: (key, invite: InviteRecord | null) => invites.put(key, invite),
     } satisfies Collection<InviteRecord>,
     registration_rounds: {
       key: KEYS.registration_rounds,
+      changed: diffedIn(() => rounds.snapshot().registration_rounds, KEYS.registration_rounds),
       put: (key, round: RoundRecord | null) => rounds.putRound(Number(key), round),
     } satisfies Collection<RoundRecord>,
     registration_confirmations: {
       key: KEYS.registration_confirmations,
+      changed: diffedIn(() => rounds.snapshot().registration_confirmations, KEYS.registration_confirmations),
       put(key, confirmation: ConfirmationRecord | null) {
         const [round, club] = split(key)
         rounds.putConfirmation(Number(round), club, confirmation)
@@ -184,4 +211,25 @@ export function replicaOf(parts: {
     } satisfies Collection<ConfirmationRecord>,
   }
   return collections
+}
+
+/** Records changed in memory, and how to take them as landed once they are durable. */
+export interface TakenChanges {
+  readonly records: RecordChange[]
+  land(): void
+}
+
+/**
+ * Every record changed since last asked, collection by collection in the replica's order (tags
+ * before the clubs naming them), and how to take them as landed once they are durable.
+ */
+export function takeChanges(replica: Replica): TakenChanges {
+  const records: RecordChange[] = []
+  const lands: (() => void)[] = []
+  for (const [collection, { changed }] of Object.entries(replica)) {
+    const taken = changed()
+    for (const [key, record] of taken.changed) records.push([collection, key, record])
+    lands.push(taken.land)
+  }
+  return { records, land: () => lands.forEach((land) => land()) }
 }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { UserRecord } from '../model/user'
+import { Touched } from './change-set'
 
 export const sha256 = (token: string): string => createHash('sha256').update(token).digest('hex')
 
@@ -24,6 +25,8 @@ export class UserDirectory {
   #byCalendarHash = new Map<string, UserRecord>()
   /** Grows on every change of a user's record. */
   version = 0
+  /** Names of the users changed since last taken. */
+  readonly touched = new Touched()
 
   constructor(users: readonly UserRecord[]) {
     for (const user of users) this.put(user)
@@ -47,6 +50,7 @@ export class UserDirectory {
   put(user: UserRecord): void {
     this.remove(user.username)
     this.version++
+    this.touched.mark(user.username)
     this.#byName.set(user.username, user)
     if (user.token_sha256 !== null) this.#byTokenHash.set(user.token_sha256, user)
     if (user.calendar_sha256) this.#byCalendarHash.set(user.calendar_sha256, user)
@@ -56,6 +60,7 @@ export class UserDirectory {
     const user = this.#byName.get(username)
     if (!user) return
     this.version++
+    this.touched.mark(username)
     this.#byName.delete(username)
     if (user.token_sha256 !== null) this.#byTokenHash.delete(user.token_sha256)
     if (user.calendar_sha256) this.#byCalendarHash.delete(user.calendar_sha256)

@@ -3,6 +3,7 @@ import { basename, join } from 'node:path'
 import { fsync } from './fsync'
 import { linkFiles } from './link-files'
 import { logoDirOf } from './logo-store'
+import { journalFileOf } from './journal-file'
 import { ShortWrite } from './write-all'
 
 export interface BackupPolicy {
@@ -16,14 +17,30 @@ export interface BackupPolicy {
 export const stamp = (date: Date) => date.toISOString().replaceAll(':', '-')
 
 /**
- * Copies `file` into `dir` as `<name>-<kind>-<stamp>.json`, the way the data file itself is
- * written: a temp file, checked whole, fsynced, renamed into place, the folder fsynced. The data
- * file is always a complete snapshot (it is replaced atomically), so a copy of it is one too. A
- * copy that fails (a full disk) leaves no temp file behind.
+ * Copies `file` into `dir` as `<name>-<kind>-<stamp>.json` (`withJournal`: and its journal, as
+ * `<that>.journal`, a data file at rest being the two), the way the data file itself is written:
+ * a temp file, checked whole, fsynced, renamed into place, the folder fsynced. The data file is
+ * always a complete snapshot (it is replaced atomically), so a copy of it is one too. A copy that
+ * fails (a full disk) leaves no temp file behind.
  */
-export async function copySnapshot(file: string, dir: string, kind: string, now = new Date()): Promise<string> {
+export async function copySnapshot(
+  file: string,
+  dir: string,
+  kind: string,
+  now = new Date(),
+  { withJournal = false } = {},
+): Promise<string> {
   await mkdir(dir, { recursive: true })
   const target = join(dir, `${basename(file, '.json')}-${kind}-${stamp(now)}.json`)
+  if (withJournal && (await Bun.file(journalFileOf(file)).exists()))
+    await copyWhole(journalFileOf(file), journalFileOf(target))
+  await copyWhole(file, target)
+  await fsync(dir)
+  return target
+}
+
+/** Copies `file` to `target` durably: a temp file, checked whole, synced, renamed. */
+async function copyWhole(file: string, target: string): Promise<void> {
   const temp = `${target}.tmp`
   try {
     const { size } = await stat(file)
@@ -36,8 +53,6 @@ export async function copySnapshot(file: string, dir: string, kind: string, now 
     await rm(temp, { force: true }).catch(() => undefined)
     throw error
   }
-  await fsync(dir)
-  return target
 }
 
 /**
@@ -61,7 +76,11 @@ export async function copyLogos(from: string, to: string, only?: ReadonlySet<str
   if (missing.length) await fsync(to)
 }
 
-/** Periodic backups of the data file (docs/reference.md §17): a copy every interval, the newest `keep` kept. */
+/**
+ * Periodic backups of the data file (docs/reference.md §17): a copy every interval, the newest
+ * `keep` kept. The snapshot is written whole first (`writeWhole`), so the copy holds every write
+ * made before it, with no journal.
+ */
 export class Backups {
   #timer: ReturnType<typeof setInterval> | null = null
   #running: Promise<unknown> = Promise.resolve()
@@ -70,6 +89,7 @@ export class Backups {
     private readonly file: string,
     private readonly policy: BackupPolicy,
     private readonly told: { readonly written: (path: string) => void; readonly failed: (error: unknown) => void },
+    private readonly writeWhole: () => Promise<void> = async () => {},
   ) {}
 
   start(): void {
@@ -82,6 +102,7 @@ export class Backups {
       try {
         // The logos first: a backup's snapshot never names a logo its folder lacks.
         await copyLogos(logoDirOf(this.file), join(this.policy.dir, 'logos'))
+        await this.writeWhole()
         const path = await copySnapshot(this.file, this.policy.dir, 'backup', now)
         this.told.written(path)
         await this.#prune()

@@ -1,7 +1,7 @@
 import { open, truncate } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { replaceFile } from './replace-file'
-import { writeAll } from './write-all'
+import { writeSyncedAt } from './write-all'
 
 /** A change log event as its file keeps it: one JSON object a line. */
 export interface LogLine {
@@ -39,6 +39,7 @@ const header = (trimmedUpTo: number, issued?: number) =>
 export class ChangeFile {
   #length: number
   #lines: number
+  #last: number
 
   // No handle is kept open between writes: a test's app left unclosed would have it closed by the
   // garbage collector, which Bun makes an error. An open per write is nothing beside its sync.
@@ -46,9 +47,16 @@ export class ChangeFile {
     readonly path: string,
     length: number,
     lines: number,
+    last: number,
   ) {
     this.#length = length
     this.#lines = lines
+    this.#last = last
+  }
+
+  /** The number of the newest event the file holds (or last dropped). */
+  get last(): number {
+    return this.#last
   }
 
   /** How many events the file holds. */
@@ -77,7 +85,8 @@ export class ChangeFile {
       parsed.validBytes = await writeChangeFile(path, lines, trimmedUpTo, issued)
       bytes = null
     }
-    const file = new ChangeFile(path, parsed.validBytes, parsed.log.lines.length)
+    const { lines, trimmedUpTo } = parsed.log
+    const file = new ChangeFile(path, parsed.validBytes, lines.length, lines.at(-1)?.seq ?? trimmedUpTo)
     if (bytes && parsed.validBytes < bytes.byteLength) await file.#cut(parsed.validBytes)
     return { file, log: parsed.log }
   }
@@ -86,22 +95,19 @@ export class ChangeFile {
   async append(lines: readonly LogLine[]): Promise<() => Promise<void>> {
     const before = this.#length
     const linesBefore = this.#lines
+    const lastBefore = this.#last
     if (!lines.length) return async () => {}
     const takeBack = async () => {
       await this.#cut(before)
       this.#lines = linesBefore
+      this.#last = lastBefore
     }
     const bytes = Buffer.from(lines.map((line) => `${line.text}\n`).join(''))
     try {
-      const handle = await open(this.path, 'r+')
-      try {
-        await writeAll(handle, this.path, bytes, before)
-        await handle.datasync()
-      } finally {
-        await handle.close()
-      }
+      await writeSyncedAt(this.path, bytes, before)
       this.#length = before + bytes.byteLength
       this.#lines = linesBefore + lines.length
+      this.#last = lines.at(-1)!.seq
     } catch (error) {
       await takeBack()
       throw error
@@ -113,6 +119,7 @@ export class ChangeFile {
   async rewrite(lines: readonly LogLine[], trimmedUpTo: number): Promise<void> {
     this.#length = await writeChangeFile(this.path, lines, trimmedUpTo)
     this.#lines = lines.length
+    this.#last = lines.at(-1)?.seq ?? trimmedUpTo
   }
 
   /** Cuts the file back to `length` bytes, durably: lines of a write that did not land. */

@@ -1,13 +1,15 @@
 import { SQL } from 'bun'
 import { existsSync } from 'node:fs'
-import { mkdir } from 'node:fs/promises'
+import { mkdir, rm } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { copySnapshot } from './backups'
 import { changeFileOf, writeChangeFile, type ReadLog } from './change-file'
 import { fsync } from './fsync'
 import { acquireLock, lockHolder } from './lock'
 import { migrate } from './postgres-schema'
-import { insertSnapshot, PostgresStore, shownUrl, type RecordKeys } from './postgres-store'
+import { insertSnapshot, PostgresStore, shownUrl } from './postgres-store'
+import type { RecordKeys } from './change-set'
+import { journalFileOf } from './journal-file'
 import { openSecretKey, writeSecretKey } from './secret-key'
 import { SnapshotFile } from './snapshot-file'
 import { lockFileOf, Store, type SnapshotCheck } from './store'
@@ -38,25 +40,31 @@ export class CopyRefused extends Error {}
 /** Whether `where` names a database (postgres://…) rather than a data file. */
 export const isDatabaseUrl = (where: string) => /^postgres(ql)?:\/\//i.test(where)
 
-/** The directory in a data file, which no running server may hold (it could write while this reads). */
-export async function readDataFileDirectory(file: string, check: SnapshotCheck): Promise<WholeDirectory> {
+/** The directory in a data file (its snapshot and its journal), which no running server may hold (it could write while this reads). */
+export async function readDataFileDirectory(
+  file: string,
+  { check, keys }: { check: SnapshotCheck; keys: RecordKeys },
+): Promise<WholeDirectory> {
   const holder = lockHolder(lockFileOf(file))
   if (holder !== null) throw new CopyRefused(`${file} is in use by a running server (${holder}); stop it first`)
   const { store, data, log } = await Store.open(
     file,
     () => Promise.reject(new CopyRefused(`${file} does not exist`)),
     check,
-    { readOnly: true },
+    { readOnly: true, keys },
   )
   await store.close()
-  return { data, log, key: await openSecretKey(file, { readOnly: true }) }
+  // The copy is another data file: it starts a journal of its own.
+  const { journal_id: _, journal_commits: __, ...whole } = data as SnapshotShape & Record<string, unknown>
+  return { data: whole as SnapshotShape, log, key: await openSecretKey(file, { readOnly: true }) }
 }
 
 /**
  * Writes `directory` as the data file `file`, its change log and its key, holding the file's lock
  * (no server starts on it meanwhile). A file there is refused unless `replace`: then it is kept
- * first beside it as `<name>-<kind>-<time>.json`, answered. The data file is written last: it
- * vouches for the change log, so a copy cut short leaves no data file naming events it lacks.
+ * first beside it as `<name>-<kind>-<time>.json` (with its journal), answered. The data file is
+ * written last: it vouches for the change log, so a copy cut short leaves no data file naming
+ * events it lacks; the journal of the one it replaces goes first (it no longer goes on from it).
  */
 export async function writeDataFileDirectory(
   file: string,
@@ -70,7 +78,8 @@ export async function writeDataFileDirectory(
     const exists = existsSync(file)
     if (exists && !replace)
       throw new CopyRefused(`${file} already holds a directory; give --replace to replace it (a copy of it is kept)`)
-    const kept = exists ? await copySnapshot(file, dirname(file), kind) : null
+    const kept = exists ? await copySnapshot(file, dirname(file), kind, new Date(), { withJournal: true }) : null
+    await rm(journalFileOf(file), { force: true })
     await writeSecretKey(file, directory.key)
     await writeChangeFile(changeFileOf(file), directory.log.lines, directory.log.trimmedUpTo, directory.log.issued)
     await new SnapshotFile(file).write(directory.data)

@@ -7,8 +7,9 @@ import { migrate } from './postgres-schema'
 import { recordText } from './snapshot-text'
 import { StoreError, type LogSource, type SnapshotCheck } from './store'
 import type { SnapshotShape } from './snapshot-text'
+import type { Applied, ChangeSet, RecordKeys, TakeChanges } from './change-set'
 
-/** The change log as a shared store sees it: events it commits, and events other instances committed. */
+/** The change log as a shared store sees it: events other instances committed. */
 export interface SharedLog extends LogSource {
   /** Takes in events another instance committed, oldest first. */
   adopt(lines: readonly LogLine[]): void
@@ -18,16 +19,13 @@ export interface SharedLog extends LogSource {
   publish(): void
 }
 
-/** One collection of the snapshot: each record's key, and how one committed elsewhere is put in place. */
+/** One collection of the snapshot: each record's key, how one committed elsewhere is put in place, and what changed here. */
 export interface Collection {
   key(record: object): string
   put(key: string, record: object | null): void
+  changed(): { land(): void }
 }
 export type Replica = { readonly [collection: string]: Collection }
-/** The keys of a collection's records as a snapshot lists them: the replica's own, before there is one. */
-export type RecordKeys = (collection: string, records: readonly object[]) => string[]
-
-type Undo = () => void
 
 /** How long any one query may take before the connection is given up (a lost connection can hang one). */
 const QUERY_TIMEOUT_MS = 5_000
@@ -72,8 +70,7 @@ export class PostgresStore {
   }
   #log: SharedLog | null = null
   #replica: Replica = {}
-  /** Each collection's records as last committed or applied here. */
-  #baseline = new Map<string, Held>()
+  #take: TakeChanges = () => ({ records: [], land() {} })
   /** The highest revision applied here. */
   #rev: number
   /** The highest change number committed or taken in here. */
@@ -88,6 +85,8 @@ export class PostgresStore {
   #polling = false
   /** Told of each write: how long it took (seconds), and why it failed (null when it landed). */
   onWrite: ((seconds: number, failure: Error | null) => void) | null = null
+  /** Never told: the database keeps every record as it is written, with no snapshot to write. */
+  onSnapshot: ((failure: Error | null) => void) | null = null
 
   private constructor(
     private readonly url: string,
@@ -149,11 +148,11 @@ export class PostgresStore {
   }
 
   /** Names the state to capture, its change log, and its collections; starts following the other instances. */
-  track(capture: () => SnapshotShape, log: SharedLog, replica: Replica): void {
+  track(capture: () => SnapshotShape, log: SharedLog, replica: Replica, take: TakeChanges): void {
     this.#capture = capture
     this.#log = log
     this.#replica = replica
-    this.#rebase(new Set(Object.keys(replica)))
+    this.#take = take
     void this.#listen()
     if (!this.readOnly) void this.#claimWebhooks()
     this.#timers.push(setInterval(() => void this.#poll(), POLL_MS))
@@ -205,8 +204,14 @@ export class PostgresStore {
   }
 
   /** Commits whatever changed in memory since the last write. */
-  save(): Promise<void> {
-    return this.commit(() => [])
+  async save(): Promise<void> {
+    let land = () => {}
+    await this.commit(() => {
+      const taken = this.#take()
+      land = () => taken.land()
+      return { undo: [], changes: { records: taken.records, events: [] } }
+    })
+    land()
   }
 
   /**
@@ -226,15 +231,15 @@ export class PostgresStore {
     }
   }
 
-  /** Applies `apply` in memory under the write lock and commits what it changed; on failure, takes it back. */
-  commit = async (apply: () => Undo | Undo[]): Promise<void> => {
+  /** Applies `apply` in memory under the write lock and commits its change set; on failure, takes it back. */
+  commit = async (apply: () => Applied): Promise<void> => {
     const scope = this.#scopes.getStore()
     if (!scope) return this.exclusive(() => this.commit(apply))
     if (!scope.conn) await this.#begin(scope)
-    const undo = [apply()].flat()
+    const { undo, changes } = apply()
     const started = performance.now()
     try {
-      await this.#commit(scope)
+      await this.#commit(scope, changes)
       this.#problem = null
       this.onWrite?.((performance.now() - started) / 1000, null)
     } catch (error) {
@@ -288,13 +293,16 @@ export class PostgresStore {
     conn.release()
   }
 
-  /** Writes what changed since the last write (records, revision, events) and commits; nothing when nothing did. */
-  async #commit(scope: Scope): Promise<void> {
+  /** Writes a write's change set (records, revision, events) and commits; nothing when it changed nothing. */
+  async #commit(scope: Scope, { records, events }: ChangeSet): Promise<void> {
     const conn = scope.conn!
     scope.conn = null
     try {
-      const { rows, settle } = this.#diff(this.#capture())
-      const events = this.#log!.handOver()
+      const rows: Row[] = records.map(([collection, key, record]) => ({
+        collection,
+        key,
+        text: record && recordText(record),
+      }))
       if (!rows.length && !events.length) {
         await timed(conn`ROLLBACK`)
         return
@@ -333,7 +341,6 @@ export class PostgresStore {
       await timed(conn`COMMIT`)
       this.#rev = rev
       this.#seq = seq
-      settle()
     } catch (error) {
       await timed(conn`ROLLBACK`).catch(() => undefined)
       throw error
@@ -347,26 +354,6 @@ export class PostgresStore {
     const upTo = seq - this.#log!.keep
     await conn`DELETE FROM club_directory_changes WHERE seq <= ${upTo}`
     await conn`UPDATE club_directory_meta SET trimmed_up_to = ${upTo} WHERE id = 1`
-  }
-
-  /** Each collection's records that differ from what was last committed (text: null when gone), and how to take them as committed. */
-  #diff(snapshot: SnapshotShape): { rows: Row[]; settle: () => void } {
-    const rows: Row[] = []
-    const settles: (() => void)[] = []
-    for (const [collection, records] of collectionsOf(snapshot)) {
-      const held = this.#held(collection)
-      const { put, gone } = held.differences(records, this.#replica[collection]!.key)
-      for (const [key, record] of put) rows.push({ collection, key, text: recordText(record) })
-      for (const key of gone) rows.push({ collection, key, text: null })
-      if (put.length || gone.length) settles.push(() => held.take(put, gone))
-    }
-    return { rows, settle: () => settles.forEach((settle) => settle()) }
-  }
-
-  #held(collection: string): Held {
-    let held = this.#baseline.get(collection)
-    if (!held) this.#baseline.set(collection, (held = new Held()))
-    return held
   }
 
   /**
@@ -390,7 +377,7 @@ export class PostgresStore {
     this.#log!.adopt(events.map(lineOf))
     this.#rev = upTo
     this.#seq = Number(meta.seq)
-    this.#rebase(touched)
+    this.#absorb(touched)
     this.#log!.publish()
   }
 
@@ -401,8 +388,10 @@ export class PostgresStore {
       START_TIMEOUT_MS,
     )
     const held = new Map<string, Map<string, string>>()
-    for (const [collection, records] of this.#baseline)
-      held.set(collection, new Map([...records.byKey].map(([key, record]) => [key, recordText(record)])))
+    for (const [collection, records] of collectionsOf(this.#capture())) {
+      const keyOf = this.#replica[collection]?.key
+      if (keyOf) held.set(collection, new Map(records.map((record) => [keyOf(record), recordText(record)])))
+    }
     const rows: RemoteRow[] = []
     for (const { collection, key, doc } of records) {
       const mine = held.get(collection)
@@ -422,14 +411,9 @@ export class PostgresStore {
     return touched
   }
 
-  /** Takes what memory holds now of the `touched` collections as committed. */
-  #rebase(touched: ReadonlySet<string>): void {
-    for (const [collection, records] of collectionsOf(this.#capture()))
-      if (touched.has(collection)) {
-        const held = this.#held(collection)
-        const { put, gone } = held.differences(records, this.#replica[collection]!.key)
-        held.take(put, gone)
-      }
+  /** Takes what memory holds now of the `touched` collections (others' records, put in place) as committed, not as changes of this instance's. */
+  #absorb(touched: ReadonlySet<string>): void {
+    for (const collection of touched) this.#replica[collection]?.changed().land()
   }
 
   /** Applies what others committed, when woken or on the poll; also notes whether the database answers. */
@@ -499,46 +483,6 @@ export class PostgresStore {
       this.#sql = connect(this.url)
       void old.close({ timeout: 0 }).catch(() => undefined)
       void this.#listen()
-    }
-  }
-}
-
-/**
- * One collection's records as last committed or applied, by record and by key. Records never
- * change in place, so a record held is unchanged; finding what changed costs a lookup a record.
- */
-class Held {
-  readonly byKey = new Map<string, object>()
-  readonly #byRecord = new Map<object, string>()
-
-  /** The records of `records` not held (with their keys), and the keys held that none of them has. */
-  differences(records: readonly object[], keyOf: (record: object) => string) {
-    const put: [string, object][] = []
-    let kept = 0
-    for (const record of records)
-      if (this.#byRecord.has(record)) kept++
-      else put.push([keyOf(record), record])
-    const replaced = put.filter(([key]) => this.byKey.has(key)).length
-    const gone: string[] = []
-    if (kept + replaced !== this.byKey.size) {
-      const present = new Set(records)
-      const putKeys = new Set(put.map(([key]) => key))
-      for (const [key, record] of this.byKey) if (!present.has(record) && !putKeys.has(key)) gone.push(key)
-    }
-    return { put, gone }
-  }
-
-  take(put: readonly [string, object][], gone: readonly string[]): void {
-    for (const [key, record] of put) {
-      const old = this.byKey.get(key)
-      if (old !== undefined) this.#byRecord.delete(old)
-      this.byKey.set(key, record)
-      this.#byRecord.set(record, key)
-    }
-    for (const key of gone) {
-      const old = this.byKey.get(key)
-      if (old !== undefined) this.#byRecord.delete(old)
-      this.byKey.delete(key)
     }
   }
 }

@@ -1,5 +1,5 @@
 import { writeSync } from 'node:fs'
-import type { FileHandle } from 'node:fs/promises'
+import { open, type FileHandle } from 'node:fs/promises'
 
 /** A write that the disk took only part of, and refused the rest of without saying why. */
 export class ShortWrite extends Error {
@@ -64,5 +64,16 @@ export function writeAllSync(fd: number, path: string, text: string, position: n
     const written = writeSync(fd, bytes, offset, bytes.byteLength - offset, position + offset)
     if (written <= 0) throw new ShortWrite(path, offset, bytes.byteLength)
     offset += written
+  }
+}
+
+/** Writes all of `bytes` into the file at `path` at byte `at` and syncs its data (an append: the caller cuts it back when this throws). */
+export async function writeSyncedAt(path: string, bytes: string | Uint8Array, at: number): Promise<void> {
+  const handle = await open(path, 'r+')
+  try {
+    await writeAll(handle, path, bytes, at)
+    await handle.datasync()
+  } finally {
+    await handle.close()
   }
 }

@@ -1,0 +1,2 @@
+/** Takes back one in-memory change. */
+export type Undo = () => void
