@@ -155,7 +155,7 @@ const mb = (bytes: number) => `${num(bytes / 1e6, 1)} MB`
 
 const find = (r: SizeResult | undefined, server: ServerName, key: string): Scenario | undefined =>
   r?.scenarios.find((s) => s.server === server && s.key === key)
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
 
 function targets({
   sizes,
@@ -444,7 +444,6 @@ function targets({
     () => roundCloseMet(roundClose!),
     () => roundCloseLine(roundClose!),
   )
-  const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
   check(
     `Reads with CLUBS_SANDBOX=true and no sandbox parameter: ≥ ${READS_GOAL}× those with it off`,
     !!sandbox,
