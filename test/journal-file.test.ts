@@ -31,6 +31,21 @@ async function served(app: App, codes: readonly string[]): Promise<string[]> {
   return found
 }
 
+/**
+ * A copy of a data file with two writes in its journal, its app left running: what a start after
+ * a crash reads.
+ */
+async function journaled(names = ['First Entry', 'Second Entry']) {
+  const file = newFile()
+  const app = await makeApp({ dataFile: file })
+  const made: string[] = []
+  for (const name of names) made.push(await create(app, name))
+  const copy = newFile()
+  copyFileSync(file, copy)
+  copyFileSync(journalOf(file), journalOf(copy))
+  return { file: copy, made }
+}
+
 describe('a write on the data file', () => {
   it('is one journal entry with its records and its events; the snapshot is not written', async () => {
     const file = newFile()
@@ -51,13 +66,7 @@ describe('a write on the data file', () => {
   })
 
   it('is replayed at the next start, and a clean stop writes the snapshot whole', async () => {
-    const file = newFile()
-    const app = await makeApp({ dataFile: file })
-    const made = [await create(app, 'Replayed One'), await create(app, 'Replayed Two')]
-    // A second app on the file reads it as a start after a crash would: the first is not stopped.
-    const copy = newFile()
-    copyFileSync(file, copy)
-    copyFileSync(journalOf(file), journalOf(copy))
+    const { file: copy, made } = await journaled(['Replayed One', 'Replayed Two'])
     const restarted = await makeApp({ dataFile: copy })
     expect(await served(restarted, made)).toEqual(made)
     await restarted.store.close()
@@ -90,17 +99,6 @@ describe('compaction', () => {
 })
 
 describe('what a crash or a person leaves behind', () => {
-  /** A data file with two writes in its journal, its app left running (as a crash leaves it). */
-  async function journaled() {
-    const file = newFile()
-    const app = await makeApp({ dataFile: file })
-    const made = [await create(app, 'First Entry'), await create(app, 'Second Entry')]
-    const copy = newFile()
-    copyFileSync(file, copy)
-    copyFileSync(journalOf(file), journalOf(copy))
-    return { file: copy, made }
-  }
-
   it('drops a last entry torn by a crash (never answered), and appends after what remains', async () => {
     const { file, made } = await journaled()
     const whole = readFileSync(journalOf(file), 'utf8')
