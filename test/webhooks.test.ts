@@ -10,6 +10,7 @@ import { isPublicAddress } from '../src/domain/webhook-targets'
 import { MAX_WAITING } from '../src/domain/webhooks'
 import { attemptDelivery, signature } from '../src/edge/webhook-sender'
 import { directoryOnDisk } from '../harness/on-disk'
+import { blockWrites } from '../harness/write-fault'
 import { users } from '../harness/users'
 
 // Webhooks (docs/reference.md §18): admins add them; every change to what the public sees is POSTed to
@@ -35,6 +36,18 @@ function receiver(...args: Parameters<typeof startReceiver>) {
   const started = startReceiver(...args)
   cleanups.push(started.stop)
   return started
+}
+
+/** A receiver that answers nothing until released (after the test at the latest). */
+function hungReceiver() {
+  let release = () => {}
+  const held = new Promise<void>((resolve) => (release = resolve))
+  const hung = receiver(async () => {
+    await held
+    return new Response('late')
+  })
+  cleanups.unshift(release)
+  return { hung, release }
 }
 
 /** The app on the real clock (deliveries are due by it), allowing receivers on this machine. */
@@ -338,13 +351,7 @@ describe('delivering events', () => {
   })
 
   it('lets a hung receiver delay neither a write nor another receiver, and holds back only its own deliveries', async () => {
-    let release = () => {}
-    const held = new Promise<void>((resolve) => (release = resolve))
-    const hung = receiver(async () => {
-      await held
-      return new Response('late')
-    })
-    cleanups.unshift(release)
+    const { hung, release } = hungReceiver()
     const quick = receiver()
     const app = await world()
     await app.addHook({ url: hung.url })
@@ -362,6 +369,20 @@ describe('delivering events', () => {
     expect(hung.received).toHaveLength(5)
     release()
     await until(() => hung.received.length === 8, 'the held-back deliveries once it answers')
+  })
+
+  it('shares 64 attempts at once among more than 12 webhooks: twenty get 3 each', async () => {
+    const { hung, release } = hungReceiver()
+    const quick = receiver()
+    const app = await world()
+    await app.addHook({ url: hung.url })
+    for (let i = 0; i < 19; i++) await app.addHook({ url: quick.url })
+    for (let i = 1; i <= 6; i++) await app.rename(CHESS_URL, `Write ${i}`)
+    await until(() => quick.received.length === 6 * 19, 'every event at the quick receivers')
+    await sleep(100)
+    expect(hung.received).toHaveLength(3)
+    release()
+    await until(() => hung.received.length === 6, 'the held-back deliveries once it answers')
   })
 
   it('sends a webhook added in place of a deleted one (the same id) to its own URL, signed with its own secret', async () => {
@@ -491,6 +512,51 @@ describe('deliveries on disk', () => {
     // The event waits on disk with the delivery (its body once), whatever the change log keeps.
     expect(saved.webhook_events.map((e: { seq: number }) => e.seq)).toEqual([saved.webhook_deliveries[0].seq])
     expect(JSON.parse(saved.webhook_events[0].body).club.subtitle).toBe('While the receiver is down')
+  })
+
+  it('saves an outcome noted while writes are refused with the first write that lands', async () => {
+    const file = dataFile()
+    const app = await world({ dataFile: file, retries: [60_000] })
+    const hook = await app.addHook({ url: `http://127.0.0.1:${freePort()}/down` })
+    await app.rename(CHESS_URL, 'Before the fault')
+    const blocked = blockWrites(file)
+    let unblocked = false
+    cleanups.unshift(() => {
+      if (!unblocked) blocked.unblock()
+    })
+    // The refused attempt is noted in memory; the save a second later is refused with the disk.
+    await until(async () => (await app.deliveries(hook.id))[0]?.attempts === 1, 'a refused attempt')
+    await sleep(1_500)
+    expect((await app.admin.patch(CHESS_URL, { subtitle: 'Refused' })).status).toBe(503)
+    blocked.unblock()
+    unblocked = true
+    await app.rename(CHESS_URL, 'After the fault')
+    const [delivery] = directoryOnDisk(file).webhook_deliveries as { status: string; attempts: number }[]
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 1 })
+  })
+
+  it('keeps on disk the failed deliveries among the newest 100 finished, and drops one pushed out by newer ones', async () => {
+    let refusing = true
+    const got = receiver(() => new Response(null, { status: refusing ? 500 : 204 }))
+    const file = dataFile()
+    const app = await world({ dataFile: file, retries: [] })
+    const hook = await app.addHook({ url: got.url })
+    await app.rename(CHESS_URL, 'Failed once')
+    await until(async () => (await app.deliveries(hook.id))[0]?.status === 'failed', 'the failed delivery')
+    const failedSeq = ((await app.deliveries(hook.id)) as { seq: number }[])[0]!.seq
+    const failedOnDisk = () =>
+      ((directoryOnDisk(file).webhook_deliveries ?? []) as { seq: number; status: string }[]).some(
+        (d) => d.seq === failedSeq && d.status === 'failed',
+      )
+    await until(failedOnDisk, 'the failed delivery on disk', 2_000)
+    refusing = false
+    for (let i = 1; i <= 100; i++) await app.rename(CHESS_URL, `Delivered ${i}`)
+    await until(() => got.received.length === 101, 'every delivery')
+    await until(
+      async () => ((await app.deliveries(hook.id)) as { seq: number }[]).every((d) => d.seq !== failedSeq),
+      'the failed one out of the newest 100',
+    )
+    await until(() => !failedOnDisk(), 'the failed delivery gone from disk', 2_000)
   })
 
   it('keeps a fan-out not attempted yet as its event and the webhooks it waits for, and sends it after a restart with the same webhook-id', async () => {

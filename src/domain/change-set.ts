@@ -37,6 +37,11 @@ export class Touched {
     this.#keys.add(key)
   }
 
+  /** Whether any key is marked and not taken yet. */
+  get any(): boolean {
+    return this.#keys.size > 0
+  }
+
   /** The keys marked since the last take, each once. */
   take(): string[] {
     const keys = [...this.#keys]
@@ -46,21 +51,34 @@ export class Touched {
 }
 
 /**
- * A collection's records changed since last asked, each with its key (null: removed), and how to
- * take them as landed once the write that carries them is durable.
+ * A collection's records changed since last asked, each with its key (null: removed); how to take
+ * them as landed once the write that carries them is durable, and how to carry them again with the
+ * next write when that one is refused.
  */
-export type Changed = () => { readonly changed: Iterable<readonly [string, object | null]>; land(): void }
+export type Changed = () => {
+  readonly changed: Iterable<readonly [string, object | null]>
+  land(): void
+  refused(): void
+}
 
-const NOTHING_TO_LAND = () => {}
+const NOTHING = () => {}
 
 /**
- * What changed in a collection whose records mark their keys (Touched): each key's record now.
- * Such a collection changes only inside a write, which is taken back when it does not land, so a
- * key is taken once. What it marked before this is called (loading the records) is what the store holds.
+ * What changed in a collection whose records mark their keys (Touched): each key's record now. A
+ * key is taken once; when the write that took it is refused, it is marked again, so the next write
+ * carries the record as it is then (taken back, or changed between writes as webhook outcomes are).
+ * What it marked before this is called (loading the records) is what the store holds.
  */
 export function touchedIn(touched: Touched, recordOf: (key: string) => object | null): Changed {
   touched.take()
-  return () => ({ changed: touched.take().map((key) => [key, recordOf(key)] as const), land: NOTHING_TO_LAND })
+  return () => {
+    const keys = touched.take()
+    return {
+      changed: keys.map((key) => [key, recordOf(key)] as const),
+      land: NOTHING,
+      refused: () => keys.forEach((key) => touched.mark(key)),
+    }
+  }
 }
 
 /**
@@ -89,6 +107,7 @@ export function diffedIn<R extends object>(records: () => readonly R[], keyOf: (
     for (const key of landed.values()) if (!kept.has(key)) changed.push([key, null])
     return {
       changed,
+      refused: NOTHING,
       land() {
         // Writes land in the order they were taken; an older one landing later changes nothing.
         if (take < landedTake) return

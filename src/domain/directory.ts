@@ -158,6 +158,7 @@ export function openDirectory(
         undo.push(unrecord, webhooks.enqueue(events))
         const records = takeChanges(replica)
         land = records.land
+        undo.push(records.refused)
         return { undo, changes: { records: records.records, events } }
       },
     )

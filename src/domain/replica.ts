@@ -170,12 +170,15 @@ export function replicaOf(parts: {
     } satisfies Collection<SessionRecord>,
     webhooks: {
       key: KEYS.webhooks,
-      changed: diffedIn(() => webhooks.snapshot().webhooks, KEYS.webhooks),
+      changed: touchedIn(webhooks.touched.webhooks, (id) => webhooks.hookOnDisk(Number(id))),
       put: (key, hook: WebhookRecord | null) => webhooks.putHook(Number(key), hook),
     } satisfies Collection<WebhookRecord>,
     webhook_deliveries: {
       key: KEYS.webhook_deliveries,
-      changed: diffedIn(() => webhooks.snapshot().webhook_deliveries, KEYS.webhook_deliveries),
+      changed: touchedIn(webhooks.touched.deliveries, (key) => {
+        const [webhook, seq] = split(key)
+        return webhooks.deliveryOnDisk(Number(webhook), Number(seq))
+      }),
       put(key, delivery: DeliveryRecord | null) {
         const [webhook, seq] = split(key)
         webhooks.putDelivery(Number(webhook), Number(seq), delivery)
@@ -183,7 +186,7 @@ export function replicaOf(parts: {
     } satisfies Collection<DeliveryRecord>,
     webhook_events: {
       key: KEYS.webhook_events,
-      changed: diffedIn(() => webhooks.snapshot().webhook_events, KEYS.webhook_events),
+      changed: touchedIn(webhooks.touched.events, (seq) => webhooks.eventOnDisk(Number(seq))),
       put: (key, event: WebhookEventRecord | null) => webhooks.putEvent(Number(key), event),
     } satisfies Collection<WebhookEventRecord>,
     interests: {
@@ -213,23 +216,28 @@ export function replicaOf(parts: {
   return collections
 }
 
-/** Records changed in memory, and how to take them as landed once they are durable. */
+/** Records changed in memory; how to take them as landed once they are durable, and how to carry them with the next write when refused. */
 export interface TakenChanges {
   readonly records: RecordChange[]
   land(): void
+  refused(): void
 }
 
 /**
  * Every record changed since last asked, collection by collection in the replica's order (tags
- * before the clubs naming them), and how to take them as landed once they are durable.
+ * before the clubs naming them); how to take them as landed once they are durable, and how to
+ * carry them with the next write when the one that took them is refused.
  */
 export function takeChanges(replica: Replica): TakenChanges {
   const records: RecordChange[] = []
-  const lands: (() => void)[] = []
-  for (const [collection, { changed }] of Object.entries(replica)) {
-    const taken = changed()
-    for (const [key, record] of taken.changed) records.push([collection, key, record])
-    lands.push(taken.land)
+  const taken = Object.entries(replica).map(([collection, { changed }]) => {
+    const now = changed()
+    for (const [key, record] of now.changed) records.push([collection, key, record])
+    return now
+  })
+  return {
+    records,
+    land: () => taken.forEach((now) => now.land()),
+    refused: () => taken.forEach((now) => now.refused()),
   }
-  return { records, land: () => lands.forEach((land) => land()) }
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { requireUser, type Caller } from './caller'
 import type { LoggedChange } from './change-log'
+import { pair, Touched } from './change-set'
 import { BodyCheck, fieldsOrRefuse } from './check'
 import { NotFound, PermissionDenied, ValidationFailed } from './errors'
 import type { Commit } from './journal'
@@ -28,6 +29,12 @@ export const KEPT_FINISHED = 100
 export const MAX_WAITING = 100
 /** Attempts at once to one webhook: a slow receiver holds its own deliveries back, no one else's. */
 const MAX_IN_FLIGHT = 5
+/**
+ * Attempts at once to all webhooks, shared among them (one each at least): the sending thread's
+ * HTTP client keeps 64 connections open for reuse, and an attempt past them opens and closes one
+ * of its own, which cost a fan-out to fifty webhooks, five at once each, 40% more CPU.
+ */
+const ATTEMPTS_AT_ONCE = 64
 /** Random bytes in an event's nonce, which its deliveries' message ids (the webhook-id header) start with. */
 const NONCE_BYTES = 16
 /** How soon after an attempt its outcome is on disk at the latest. */
@@ -149,10 +156,15 @@ export class WebhookService {
   readonly #givenUp = new WeakSet<DeliveryRecord>()
   /** The events each webhook has attempts of under way (kept when empty: a fan-out would make fifty anew each event). */
   readonly #inFlight = new Map<number, Set<number>>()
+  /** Attempts at once to one webhook: MAX_IN_FLIGHT, or its share of ATTEMPTS_AT_ONCE when there are many. */
+  #perWebhook = MAX_IN_FLIGHT
   readonly #retryDelays: readonly number[]
   #saving: ReturnType<typeof setTimeout> | null = null
-  /** When the oldest outcome that no snapshot has captured yet was noted (performance.now()); null when none. */
-  #unsavedSince: number | null = null
+  /**
+   * The keys of the records on disk (snapshot()) that changed since a write last took them, by
+   * collection: a write carries what changed, not the webhooks' every record.
+   */
+  readonly touched = { webhooks: new Touched(), deliveries: new Touched(), events: new Touched() }
 
   constructor(
     hooks: readonly WebhookRecord[],
@@ -162,8 +174,8 @@ export class WebhookService {
     private readonly now: () => Date,
     private readonly options: WebhookOptions,
   ) {
-    for (const hook of hooks) this.#hooks.set(hook.id, hook)
-    for (const event of events) this.#events.set(event.seq, event)
+    for (const hook of hooks) this.#setHook(hook.id, hook)
+    for (const event of events) this.#setEvent(event.seq, event)
     // A data file of an earlier release keeps a fan-out not attempted yet as records (attempts 0): they are retried as records.
     for (const delivery of [...deliveries].sort((a, b) => a.seq - b.seq))
       if (delivery.status === 'pending') this.#retriesOf(delivery.webhook).set(delivery.seq, delivery)
@@ -211,18 +223,21 @@ export class WebhookService {
       const retries = this.#retrying.get(hook.id)
       const finished = this.#finished.get(hook.id)
       const waitedFor = [...this.#events.values()].filter((event) => event.waiting?.includes(hook.id))
+      const onDisk = this.#deliveriesOnDisk(hook.id)
       this.#setHook(hook.id, null)
       this.#retrying.delete(hook.id)
-      for (const event of waitedFor) this.#events.set(event.seq, notWaitingFor(event, new Set([hook.id])))
+      for (const event of waitedFor) this.#setEvent(event.seq, notWaitingFor(event, new Set([hook.id])))
       this.#finished.delete(hook.id)
+      this.#touchDeliveries(onDisk)
       return () => {
         this.#setHook(hook.id, hook)
         if (retries) this.#retrying.set(hook.id, retries)
-        for (const event of waitedFor) this.#events.set(event.seq, event)
+        for (const event of waitedFor) this.#setEvent(event.seq, event)
         if (finished) {
           this.#finished.set(hook.id, finished)
           this.#failing.add(hook.id)
         }
+        this.#touchDeliveries(onDisk)
       }
     })
   }
@@ -253,18 +268,18 @@ export class WebhookService {
       const waiting = this.#wantingOf(type)
       if (!waiting.length) return
       const nonce = random.toString('base64url', i * NONCE_BYTES, (i + 1) * NONCE_BYTES)
-      this.#events.set(seq, { seq, body: text, nonce, waiting: waiting as number[] })
+      this.#setEvent(seq, { seq, body: text, nonce, waiting: waiting as number[] })
       queued.push(seq)
     })
     return () => {
-      for (const seq of queued) this.#events.delete(seq)
+      for (const seq of queued) this.#setEvent(seq, null)
     }
   }
 
   /**
    * The deliveries due now whose events are on disk, each marked as under way until settled (or
    * `release`d): those tried again when their time comes, and those not attempted yet as soon as
-   * their event is on disk. At most MAX_IN_FLIGHT at once per webhook, the oldest first.
+   * their event is on disk. At most #perWebhook at once per webhook, the oldest first.
    */
   take(): Due {
     const out: Due = { events: [], targets: this.#hooks }
@@ -285,18 +300,25 @@ export class WebhookService {
       if (!this.#hooks.has(id)) continue
       const flying = this.#flying(id)
       for (const delivery of retries.values()) {
-        if (flying.size >= MAX_IN_FLIGHT) break
+        if (flying.size >= this.#perWebhook) break
         if (flying.has(delivery.seq) || !isDue(delivery, now, published)) continue
         flying.add(delivery.seq)
         dueOf(delivery.seq).again.push([id, delivery.message_id])
       }
     }
+    // Once no webhook can take another attempt, no later event is looked at: with receivers
+    // behind, hundreds of events wait, and this runs after every write and every settled batch.
+    let room = 0
+    for (const id of this.#hooks.keys()) if (this.#flying(id).size < this.#perWebhook) room++
     for (const event of this.#events.values()) {
+      if (room === 0) break
       if (event.seq > published || !event.waiting?.length) continue
       let fresh: number[] | undefined
       for (const id of event.waiting) {
         if (!this.#sendable(id, event.seq)) continue
-        this.#inFlight.get(id)!.add(event.seq)
+        const flying = this.#inFlight.get(id)!
+        flying.add(event.seq)
+        if (flying.size === this.#perWebhook) room--
         ;(fresh ??= dueOf(event.seq).fresh).push(id)
       }
     }
@@ -308,17 +330,19 @@ export class WebhookService {
     this.#inFlight.get(webhook)?.delete(seq)
   }
 
-  /** Milliseconds until the next delivery that `take` would hand out is due; null when none is waiting. */
+  /**
+   * After a `take`, milliseconds until the next delivery to try again is due; null when none
+   * waits. Those not attempted yet need no timer: `take` handed out every one it could, and the
+   * rest can go when an event lands or an attempt settles, which look again.
+   */
   nextDueIn(): number | null {
     if (this.#retrying.size === 0 && this.#events.size === 0) return null
     if (this.options.sendsHere?.() === false) return SENDER_CHECK_MS
     const published = this.options.published()
-    for (const event of this.#events.values())
-      if (event.seq <= published && event.waiting?.some((id) => this.#sendable(id, event.seq))) return 0
     let next = Infinity
     for (const [id, retries] of this.#retrying) {
       const flying = this.#inFlight.get(id)
-      if ((flying?.size ?? 0) >= MAX_IN_FLIGHT) continue
+      if ((flying?.size ?? 0) >= this.#perWebhook) continue
       for (const delivery of retries.values())
         if (delivery.seq <= published && !flying?.has(delivery.seq)) next = Math.min(next, dueAt(delivery))
     }
@@ -337,11 +361,13 @@ export class WebhookService {
     let more = false
     /** Each event whose fresh deliveries are settled: the webhooks it waited for, and those that leave its `waiting` list. */
     const attempted = new Map<number, { readonly event: WebhookEventRecord; waited: Set<number>; done: Set<number> }>()
+    /** Events whose deliveries tried again are done: each goes once no delivery needs it. */
+    const unqueued = new Set<number>()
     /** The delivery of `seq` to `webhook` as it waited (a record, or made from its event), or null when none does (its webhook deleted meanwhile). */
     const waiting = (webhook: number, seq: number): DeliveryRecord | null => {
       const flying = this.#inFlight.get(webhook)
       // One held back by the limit of attempts at once can go now.
-      if (flying?.size === MAX_IN_FLIGHT) more = true
+      if ((flying?.size ?? 0) >= this.#perWebhook) more = true
       flying?.delete(seq)
       const record = this.#retrying.get(webhook)?.get(seq)
       if (record) return record
@@ -362,7 +388,7 @@ export class WebhookService {
         const webhook = outcome[i]!
         const was = waiting(webhook, seq)
         if (!was) continue
-        this.#unqueue(webhook, seq)
+        if (this.#unqueue(webhook, seq)) unqueued.add(seq)
         this.#finish({
           webhook,
           seq,
@@ -404,17 +430,17 @@ export class WebhookService {
         next_attempt_at: delay === undefined ? null : new Date(now + delay).toISOString(),
       }
       if (delay === undefined) {
-        this.#unqueue(webhook, seq)
+        if (this.#unqueue(webhook, seq)) unqueued.add(seq)
         this.#finish(next)
-      } else this.#retriesOf(webhook).set(seq, next)
+      } else this.#setRetry(next)
       failing.add(webhook)
     }
     for (const [seq, { event, done }] of attempted) {
       const rest = notWaitingFor(event, done)
-      // An event all sent goes now, not in the next snapshot: it is not written out again only to go.
-      if (rest.waiting?.length || this.#recorded(seq)) this.#events.set(seq, rest)
-      else this.#events.delete(seq)
+      // An event all sent goes now: it is not written out again only to go.
+      this.#setEvent(seq, rest.waiting?.length || this.#recorded(seq) ? rest : null)
     }
+    for (const seq of unqueued) this.#dropUnneeded(seq)
     for (const webhook of failing) this.#giveUpPastLimit(webhook)
     if (attempted.size || failing.size || delivered.length) this.#saveSoon()
     return { more, faulted }
@@ -443,8 +469,8 @@ export class WebhookService {
     const unhooked = new Set([webhook])
     for (const delivery of given) {
       const event = fresh.get(delivery.seq)
-      if (event) this.#events.set(delivery.seq, notWaitingFor(event, unhooked))
-      else this.#unqueue(webhook, delivery.seq)
+      if (event) this.#setEvent(delivery.seq, notWaitingFor(event, unhooked))
+      else if (this.#unqueue(webhook, delivery.seq)) this.#dropUnneeded(delivery.seq)
       const last_error = `Given up unsent: the receiver kept failing while ${MAX_WAITING} newer deliveries waited (GET /api/changes/?since=${delivery.seq - 1} has the event while the change log keeps it).`
       const record: DeliveryRecord = { ...delivery, status: 'failed', last_error, next_attempt_at: null }
       this.#givenUp.add(record)
@@ -455,23 +481,18 @@ export class WebhookService {
 
   /**
    * Saves the outcomes noted so far within OUTCOMES_SAVED_WITHIN_MS: a write of their own only for
-   * those that no write's snapshot has captured by then (with writes flowing, none; one captured
-   * by a write that then failed waits for the next write or outcome).
+   * those that no write has taken by then (with writes flowing, none; one taken by a write that
+   * was then refused waits for the next write or outcome).
    */
   #saveSoon(): void {
-    this.#unsavedSince ??= performance.now()
-    if (!this.#saving) this.#saveIn(OUTCOMES_SAVED_WITHIN_MS)
-  }
-
-  #saveIn(ms: number): void {
+    if (this.#saving) return
     this.#saving = setTimeout(() => {
       this.#saving = null
-      if (this.#unsavedSince === null) return
-      const wait = this.#unsavedSince + OUTCOMES_SAVED_WITHIN_MS - performance.now()
-      if (wait > 0) return this.#saveIn(wait)
+      const { webhooks, deliveries, events } = this.touched
+      if (!webhooks.any && !deliveries.any && !events.any) return
       // A failed save leaves the outcomes in memory: the next write, or the next try, saves them.
       this.commit(() => []).catch(() => this.#saveSoon())
-    }, ms)
+    }, OUTCOMES_SAVED_WITHIN_MS)
     this.#saving.unref?.()
   }
 
@@ -488,7 +509,8 @@ export class WebhookService {
     const finished = this.#kept(webhook)
     const at = finished.findIndex((delivery) => delivery.seq === seq)
     if (at >= 0) finished.splice(at, 1)
-    if (record?.status === 'pending') this.#retriesOf(webhook).set(seq, record)
+    this.touched.deliveries.mark(pair(webhook, seq))
+    if (record?.status === 'pending') this.#setRetry(record)
     else if (record) this.#finish(record)
   }
 
@@ -498,8 +520,7 @@ export class WebhookService {
    * there (their records, if still pending, come with putDelivery, in either order).
    */
   putEvent(seq: number, event: WebhookEventRecord | null): void {
-    if (event === null) this.#events.delete(seq)
-    else this.#events.set(seq, event)
+    this.#setEvent(seq, event)
   }
 
   snapshot(): {
@@ -507,8 +528,6 @@ export class WebhookService {
     webhook_deliveries: DeliveryRecord[]
     webhook_events: WebhookEventRecord[]
   } {
-    this.#unsavedSince = null
-    // Loops, not flat(): this runs with every write, over up to a hundred finished per webhook.
     const kept: DeliveryRecord[] = []
     const needed = new Set<number>()
     for (const retries of this.#retrying.values())
@@ -520,16 +539,12 @@ export class WebhookService {
     // each would weigh on every write. Failed ones, which an admin must see, stay, but for those
     // given up past the bound: one per event while a receiver is down, which its count stands for.
     for (const id of this.#failing) {
-      let any = false
-      for (const delivery of this.#kept(id))
-        if (delivery.status === 'failed' && !this.#givenUp.has(delivery)) {
-          kept.push(delivery)
-          any = true
-        }
-      if (!any) this.#failing.delete(id)
+      const failed = this.#failedKept(id)
+      kept.push(...failed)
+      if (!failed.length) this.#failing.delete(id)
     }
     // An event no pending delivery needs any more goes now (a webhook deleted, its events all sent).
-    for (const [seq, event] of this.#events) if (!event.waiting?.length && !needed.has(seq)) this.#events.delete(seq)
+    for (const [seq, event] of this.#events) if (!event.waiting?.length && !needed.has(seq)) this.#setEvent(seq, null)
     return {
       webhooks: [...this.#hooks.values()],
       webhook_deliveries: kept,
@@ -543,11 +558,59 @@ export class WebhookService {
     return hook
   }
 
+  /** The webhook `id` as the snapshot has it (null: none). */
+  hookOnDisk(id: number): WebhookRecord | null {
+    return this.#hooks.get(id) ?? null
+  }
+
+  /** The delivery of event `seq` to `webhook` as the snapshot has it: waiting to be tried again, or failed among the newest kept (null: none). */
+  deliveryOnDisk(webhook: number, seq: number): DeliveryRecord | null {
+    return this.#retrying.get(webhook)?.get(seq) ?? this.#failedKept(webhook).find((d) => d.seq === seq) ?? null
+  }
+
+  /** Event `seq` as the snapshot has it (null: none). */
+  eventOnDisk(seq: number): WebhookEventRecord | null {
+    return this.#events.get(seq) ?? null
+  }
+
   /** Sets (or, null, deletes) a webhook; the lists of webhooks wanting each type are made again. */
   #setHook(id: number, record: WebhookRecord | null): void {
     if (record) this.#hooks.set(id, record)
     else this.#hooks.delete(id)
     this.#wanting.clear()
+    this.#perWebhook = Math.min(MAX_IN_FLIGHT, Math.max(1, Math.floor(ATTEMPTS_AT_ONCE / this.#hooks.size)))
+    this.touched.webhooks.mark(String(id))
+  }
+
+  /** Puts (or, null, removes) event `seq`. */
+  #setEvent(seq: number, event: WebhookEventRecord | null): void {
+    if (event) this.#events.set(seq, event)
+    else if (!this.#events.delete(seq)) return
+    this.touched.events.mark(String(seq))
+  }
+
+  /** Removes event `seq` once nothing waits to send it: no webhook not attempted yet, no delivery to try again. */
+  #dropUnneeded(seq: number): void {
+    if (!this.#events.get(seq)?.waiting?.length && !this.#recorded(seq)) this.#setEvent(seq, null)
+  }
+
+  /** The deliveries of `webhook` the snapshot has: waiting to be tried again, and failed among the newest kept. */
+  #deliveriesOnDisk(webhook: number): DeliveryRecord[] {
+    return [...(this.#retrying.get(webhook)?.values() ?? []), ...this.#failedKept(webhook)]
+  }
+
+  /** The failed deliveries of `webhook` among its newest KEPT_FINISHED, but for those given up past the bound. */
+  #failedKept(webhook: number): DeliveryRecord[] {
+    return this.#kept(webhook).filter((delivery) => this.#failedOnDisk(delivery))
+  }
+
+  /** Whether a finished delivery is one the snapshot keeps (among its webhook's newest): failed, and not given up past the bound. */
+  #failedOnDisk(delivery: DeliveryRecord): boolean {
+    return delivery.status === 'failed' && !this.#givenUp.has(delivery)
+  }
+
+  #touchDeliveries(deliveries: readonly DeliveryRecord[]): void {
+    for (const { webhook, seq } of deliveries) this.touched.deliveries.mark(pair(webhook, seq))
   }
 
   #wantingOf(type: string): readonly number[] {
@@ -569,7 +632,7 @@ export class WebhookService {
   #sendable(webhook: number, seq: number): boolean {
     const flying = this.#flying(webhook)
     return (
-      flying.size < MAX_IN_FLIGHT &&
+      flying.size < this.#perWebhook &&
       !flying.has(seq) &&
       this.#hooks.has(webhook) &&
       !this.#retrying.get(webhook)?.has(seq)
@@ -588,11 +651,19 @@ export class WebhookService {
     return retries
   }
 
-  /** Drops the record of the delivery of `seq` to `webhook` waiting to be tried again, if any. */
-  #unqueue(webhook: number, seq: number): void {
+  /** Keeps a delivery attempted and waiting to be tried again. */
+  #setRetry(delivery: DeliveryRecord): void {
+    this.#retriesOf(delivery.webhook).set(delivery.seq, delivery)
+    this.#touchDeliveries([delivery])
+  }
+
+  /** Drops the record of the delivery of `seq` to `webhook` waiting to be tried again; answers whether there was one. */
+  #unqueue(webhook: number, seq: number): boolean {
     const retries = this.#retrying.get(webhook)
-    retries?.delete(seq)
-    if (retries?.size === 0) this.#retrying.delete(webhook)
+    if (!retries?.delete(seq)) return false
+    if (retries.size === 0) this.#retrying.delete(webhook)
+    this.touched.deliveries.mark(pair(webhook, seq))
+    return true
   }
 
   /**
@@ -604,8 +675,14 @@ export class WebhookService {
     let finished = this.#finished.get(delivery.webhook)
     if (!finished) this.#finished.set(delivery.webhook, (finished = []))
     finished.push(delivery)
+    // The one it pushed out of the newest KEPT_FINISHED leaves the snapshot, if it was there.
+    const out = finished[finished.length - 1 - KEPT_FINISHED]
+    if (out && this.#failedOnDisk(out)) this.#touchDeliveries([out])
     if (finished.length > 2 * KEPT_FINISHED) finished.splice(0, finished.length - KEPT_FINISHED)
-    if (delivery.status === 'failed' && !this.#givenUp.has(delivery)) this.#failing.add(delivery.webhook)
+    if (this.#failedOnDisk(delivery)) {
+      this.#failing.add(delivery.webhook)
+      this.#touchDeliveries([delivery])
+    }
   }
 
   /** The newest KEPT_FINISHED finished deliveries of `webhook`, oldest first. */

@@ -70,7 +70,7 @@ export class PostgresStore {
   }
   #log: SharedLog | null = null
   #replica: Replica = {}
-  #take: TakeChanges = () => ({ records: [], land() {} })
+  #take: TakeChanges = () => ({ records: [], land() {}, refused() {} })
   /** The highest revision applied here. */
   #rev: number
   /** The highest change number committed or taken in here. */
@@ -209,7 +209,7 @@ export class PostgresStore {
     await this.commit(() => {
       const taken = this.#take()
       land = () => taken.land()
-      return { undo: [], changes: { records: taken.records, events: [] } }
+      return { undo: [() => taken.refused()], changes: { records: taken.records, events: [] } }
     })
     land()
   }
