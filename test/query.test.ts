@@ -245,6 +245,32 @@ describe('search', () => {
     },
   )
 
+  it("finds what each write leaves, asked the same terms after every write (each term's matches are kept between searches)", async () => {
+    const app = await makeApp()
+    const found = async (search: string) => {
+      const res = await app.req(`/api/clubs/?search=${encodeURIComponent(search)}&fields=code`)
+      return codesOf(await readJson(res)).sort()
+    }
+    const patch = async (code: string, body: Record<string, unknown>) =>
+      expect((await app.admin.patch(`/api/clubs/${code}/`, body)).status).toBe(200)
+    expect(await found('quokka')).toEqual([])
+    expect(await found('intercollegiate')).toEqual(['penn-chess-society'])
+    await patch('mock-trial', { subtitle: 'Quokka appreciation' })
+    expect(await found('quokka')).toEqual(['mock-trial'])
+    expect((await app.admin.post('/api/clubs/', { code: 'quokka-club', name: 'Quokka Club' })).status).toBe(201)
+    expect(await found('quokka')).toEqual(['mock-trial'])
+    await patch('quokka-club', { approved: true })
+    expect(await found('quokka')).toEqual(['mock-trial', 'quokka-club'])
+    await patch('mock-trial', { subtitle: '', description: 'Now only its description says quokka.' })
+    expect(await found('quokka')).toEqual(['mock-trial', 'quokka-club'])
+    expect(await found('quokka description')).toEqual(['mock-trial'])
+    await patch('penn-chess-society', { name: 'Penn Draughts Society', description: 'Draughts.' })
+    expect(await found('intercollegiate')).toEqual([])
+    expect(await found('draughts')).toEqual(['penn-chess-society'])
+    expect((await app.admin.delete('/api/clubs/quokka-club/')).status).toBe(204)
+    expect(await found('quokka')).toEqual(['mock-trial'])
+  })
+
   it('does not find pending clubs for anonymous callers', async () => {
     expect(await list('?search=pending-probe')).toEqual([])
     expect(codesOf(await list('?search=pending-probe', ADMIN_TOKEN))).toEqual(['pending-probe'])

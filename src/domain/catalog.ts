@@ -3,6 +3,7 @@ import { weekIndex, type WeekIndex } from './week-index'
 import { meetingWeek, type MeetingWeek } from './week-slots'
 import type { ClubRecord, Tag } from '../model/club'
 import { Touched } from './change-set'
+import { TermMatches } from './term-matches'
 
 /** How many orders are kept sorted at once; the least recently used one goes first. */
 const SORTED_ORDERS = 16
@@ -87,6 +88,13 @@ export class Catalog {
   /** Slot numbers: the next new one, and those of removed clubs, to reuse. */
   #slotNumbers = 0
   #freeSlotNumbers: number[] = []
+  /** Each entry by its position (see `Entry.position`), archived ones too. */
+  #byPosition: (Entry | undefined)[] = []
+  /** The entries holding each search term asked for lately, kept up to date a changed position at a time. */
+  readonly #matches = new TermMatches((position, term) => {
+    const entry = this.#byPosition[position]
+    return entry !== undefined && (entry.haystack.includes(term) || entry.description.includes(term))
+  })
   /** The week index of one state (`version`), made on the first call after a change. */
   #weekIndexed: { version: number; indexed: WeekIndexed } | null = null
   /** Told the code of each club about to change, while a change set is being recorded. */
@@ -124,12 +132,10 @@ export class Catalog {
   weekIndexed(): WeekIndexed {
     const kept = this.#weekIndexed
     if (kept && kept.version === this.#version) return kept.indexed
-    const entries: (Entry | undefined)[] = new Array(2 * this.#slotNumbers).fill(undefined)
-    for (const slot of this.#slots.values()) {
-      if (isLive(slot.current)) entries[slot.current.position] = slot.current
-      if (slot.public && slot.public !== slot.current && isLive(slot.public))
-        entries[slot.public.position] = slot.public
-    }
+    const entries = Array.from({ length: 2 * this.#slotNumbers }, (_, position) => {
+      const entry = this.#byPosition[position]
+      return entry && isLive(entry) ? entry : undefined
+    })
     const index = weekIndex(entries.map((entry) => entry?.week))
     for (let p = 0; p < entries.length; p++) if (!index.covers(p)) entries[p] = undefined
     const indexed = { index, entries }
@@ -248,7 +254,7 @@ export class Catalog {
     }
     this.#resort(before, slot)
     this.#slots.set(record.code, slot)
-    this.#version++
+    this.#place(number, slot)
     return previous
   }
 
@@ -262,7 +268,21 @@ export class Catalog {
     this.#resort(slot, undefined)
     this.#slots.delete(code)
     this.#freeSlotNumbers.push(slot.number)
+    this.#place(slot.number, undefined)
+  }
+
+  /** The entries holding search term `term` (folded), by position: 1 at each one's (docs/reference.md §16). */
+  holding(term: string): Uint8Array {
+    return this.#matches.of(term, this.#version, 2 * this.#slotNumbers)
+  }
+
+  /** Puts slot `number`'s entries (none: the club is gone) at their positions, as a new version. */
+  #place(number: number, slot: Slot | undefined): void {
     this.#version++
+    this.#byPosition[2 * number] = slot?.current
+    this.#byPosition[2 * number + 1] = slot?.public === slot?.current ? undefined : slot?.public
+    this.#matches.changed(2 * number, this.#version)
+    this.#matches.changed(2 * number + 1, this.#version)
   }
 
   #releaseNames(record: ClubRecord): void {

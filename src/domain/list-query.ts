@@ -67,7 +67,8 @@ export function parseListQuery(params: URLSearchParams, catalog: Catalog): ListQ
     .split(/\s+/)
     .filter(Boolean)
   if (terms.length) {
-    predicates.push((e) => terms.every((term) => e.haystack.includes(term) || e.description.includes(term)))
+    const holding = terms.map((term) => catalog.holding(term))
+    predicates.push((e) => holding.every((matched) => matched[e.position] === 1))
     if (ordering === undefined) relevance = relevanceOf(terms)
   }
   const tags = value('tags')

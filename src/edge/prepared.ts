@@ -1,5 +1,6 @@
 const GZIP_THRESHOLD = 1024
 const JSON_TYPE = 'application/json'
+const COMMA = 0x2c
 /** How many distinct small bodies `Prepared.repeated` keeps, and how long a body it keeps. */
 const REPEATED_BODIES = 256
 const REPEATED_LENGTH = 4096
@@ -52,6 +53,25 @@ export class Prepared {
 
   static fromJson(json: string): Prepared {
     return new Prepared(json, JSON_TYPE, true)
+  }
+
+  /**
+   * The JSON text `head`, then the JSON texts `items` joined by commas, then `tail`, each encoded
+   * straight into one buffer. Joined as one string first, the list of ten thousand clubs (a
+   * string of two-byte characters as soon as one name has an accent) was flattened, hashed and
+   * re-encoded whole: 13 ms of each rebuild after a write, against 3 ms this way.
+   */
+  static fromJsonItems(head: string, items: readonly string[], tail: string): Prepared {
+    let size = Buffer.byteLength(head) + Math.max(0, items.length - 1) + Buffer.byteLength(tail)
+    for (const item of items) size += Buffer.byteLength(item)
+    const bytes = Buffer.allocUnsafe(size)
+    let at = bytes.write(head)
+    for (let i = 0; i < items.length; i++) {
+      if (i > 0) bytes[at++] = COMMA
+      at += bytes.write(items[i]!, at)
+    }
+    bytes.write(tail, at)
+    return new Prepared(bytes, JSON_TYPE, true)
   }
 
   /** Any other body: a text (compressed like JSON) or bytes already compressed (an XLSX file is a zip). */

@@ -51,8 +51,8 @@ export const changeList = endpoint({
         const since = changeNumber('since', ex.query.get('since') ?? '0', { min: 0, max: MAX_SEQ })
         const limit = changeNumber('limit', ex.query.get('limit') ?? String(DEFAULT_LIMIT), { min: 1, max: MAX_LIMIT })
         const events = changes.since(since, limit)
-        const body = `{"results":[${events.map((event) => event.text).join(',')}],"last_seq":${changes.lastSeq}}`
-        return { status: 200, body: Prepared.fromJson(body) }
+        const texts = events.map((event) => event.text)
+        return { status: 200, body: Prepared.fromJsonItems('{"results":[', texts, `],"last_seq":${changes.lastSeq}}`) }
       },
     },
   },

@@ -190,9 +190,13 @@ function listBody({ ex, caller, services }: Call<unknown>, page: ClubPage, field
   const items = page.records.map((record) =>
     clubs.seesAsPublic(caller, record) ? answers.listItems.of(record) : JSON.stringify(clubs.listItem(caller, record)),
   )
-  const array = `[${items.join(',')}]`
-  if (!page.page) return Prepared.fromJson(array)
-  return Prepared.fromJson(`${JSON.stringify(pageLinks(page, ex)).slice(0, -1)},"results":${array}}`)
+  return listJson(page, ex, items)
+}
+
+/** A list answer's body from its items' JSON texts: the array, or on a page, the page's links with the array as its results. */
+export function listJson(page: Pick<ClubPage, 'total' | 'page'>, ex: Exchange, items: readonly string[]): Prepared {
+  if (!page.page) return Prepared.fromJsonItems('[', items, ']')
+  return Prepared.fromJsonItems(`${JSON.stringify(pageLinks(page, ex)).slice(0, -1)},"results":[`, items, ']}')
 }
 
 const DETAIL_ONLY: ReadonlySet<string> = new Set(DETAIL_FIELDS)
@@ -253,7 +257,7 @@ function pageUrl(ex: Exchange, n: number): string {
   return url.toString()
 }
 
-export function pageLinks({ total, page }: ClubPage, ex: Exchange) {
+export function pageLinks({ total, page }: Pick<ClubPage, 'total' | 'page'>, ex: Exchange) {
   const { number, last } = page!
   return {
     count: total,

@@ -4,9 +4,8 @@ import { ClubListItem, Meeting } from '../../model/club'
 import { headerRefs } from '../docs/components'
 import { json } from '../docs/openapi'
 import { endpoint } from '../endpoint'
-import { Prepared } from '../prepared'
 import { busyTimes, MAX_OCCURRENCES, MAX_TIMETABLE_BYTES, readTimetableBody } from '../timetable'
-import { FILTER_PARAMETERS, listHeaders, PAGE_PARAMETERS, pageLinks } from './clubs'
+import { FILTER_PARAMETERS, listHeaders, listJson, PAGE_PARAMETERS } from './clubs'
 
 // Clubs that fit a student's week (docs/reference.md §24 "By time"): a timetable in, the public clubs
 // with a meeting that clashes with none of it out. It reads public data only, so anyone may ask;
@@ -105,9 +104,7 @@ export const clubFitting = endpoint({
             `${listItems.of(record).slice(0, -1)},"fitting_meetings":${JSON.stringify(meetings)}}`,
         )
         const page = { ...found, records: [] }
-        const array = `[${items.join(',')}]`
-        const answer = found.page ? `${JSON.stringify(pageLinks(page, ex)).slice(0, -1)},"results":${array}}` : array
-        return { status: 200, body: Prepared.fromJson(answer), headers: listHeaders(page, ex) }
+        return { status: 200, body: listJson(page, ex, items), headers: listHeaders(page, ex) }
       },
     },
   },
