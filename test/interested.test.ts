@@ -4,6 +4,7 @@ import { parse } from 'csv-parse/sync'
 import { ADMIN_TOKEN, makeApp, NOW, ON_POSTGRES, readJson, tempDir, testDatabase } from '../harness/app'
 import { FORM, ORIGIN } from '../harness/site-session'
 import { directoryOnDisk } from '../harness/on-disk'
+import { blockWrites } from '../harness/write-fault'
 import { users } from '../harness/users'
 
 // Students interested in a club without an account (docs/reference.md §23): entries made with the club
@@ -271,6 +272,30 @@ describe('the entries of a club deleted from the directory', () => {
     await makeApp({ dataFile })
     const stored = directoryOnDisk(dataFile)
     expect(stored.interests.map((entry: Json) => entry.club)).toEqual([CODE])
+  })
+})
+
+describe('entries in the data file', () => {
+  it('hold what each write leaves: made, made again under a new name, deleted; a delete the disk refused leaves the entry there, the one that lands removes it', async () => {
+    const dataFile = join(tempDir(), 'db.json')
+    const w = await world({ dataFile })
+    const onDisk = () => (directoryOnDisk(dataFile).interests as Json[]).map((entry) => [entry.club, entry.name]).sort()
+    await w.interest(ADA)
+    await w.interest({ ...ADA, name: 'Ada King' })
+    await w.interest(ADA, 'robotics-collective')
+    const both = [
+      [CODE, 'Ada King'],
+      ['robotics-collective', 'Ada Lovelace'],
+    ]
+    expect(onDisk()).toEqual(both)
+    const [entry] = await w.entries()
+    const blocked = blockWrites(dataFile)
+    expect((await w.admin.delete(`${URL_OF()}${entry!.id}/`)).status).toBe(503)
+    blocked.unblock()
+    expect(await w.entries()).toHaveLength(1)
+    expect(onDisk()).toEqual(both)
+    expect((await w.admin.delete(`${URL_OF()}${entry!.id}/`)).status).toBe(204)
+    expect(onDisk()).toEqual([['robotics-collective', 'Ada Lovelace']])
   })
 })
 

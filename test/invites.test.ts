@@ -7,6 +7,7 @@ import { freePort, spawnService, stopService, waitForHealth } from '../harness/s
 import { siteSession, textOf } from '../harness/site-session'
 import { snapshotProblem } from '../src/domain/snapshot-format'
 import { directoryOnDisk } from '../harness/on-disk'
+import { blockWrites } from '../harness/write-fault'
 import { users } from '../harness/users'
 
 // Invite links (docs/reference.md §23): who may make, list and end them, what a link is (a random token
@@ -435,6 +436,28 @@ describe('the invite links on the club’s members page', () => {
 })
 
 describe('invite links in the data file', () => {
+  it('hold what each write leaves: a use counted, a link ended or used up gone; a join the disk refused counts no use there, the one that lands does', async () => {
+    const dataFile = join(tempDir('clubs-invites-'), 'db.json')
+    const w = await world({ dataFile })
+    const twice = await w.invite({ expires_in_hours: 24, max_uses: 2 })
+    const ended = await w.invite()
+    const usesOnDisk = () =>
+      Object.fromEntries(directoryOnDisk(dataFile).invites.map((i: { id: string; uses: number }) => [i.id, i.uses]))
+    expect(usesOnDisk()).toEqual({ [twice.id]: 0, [ended.id]: 0 })
+    expect((await w.as('officer')(`${INVITES}${ended.id}/`, { method: 'DELETE' })).status).toBe(204)
+    expect(usesOnDisk()).toEqual({ [twice.id]: 0 })
+    const ann = await siteSession(w, w.tokens.ann!)
+    const blocked = blockWrites(dataFile)
+    expect((await ann.post(`/invites/${twice.token}`)).status).toBe(503)
+    blocked.unblock()
+    expect(usesOnDisk()).toEqual({ [twice.id]: 0 })
+    expect((await ann.post(`/invites/${twice.token}`)).status).toBe(200)
+    expect(usesOnDisk()).toEqual({ [twice.id]: 1 })
+    const ben = await siteSession(w, w.tokens.ben!)
+    expect((await ben.post(`/invites/${twice.token}`)).status).toBe(200)
+    expect(usesOnDisk()).toEqual({})
+  })
+
   const SEED = JSON.parse(readFileSync(join(import.meta.dir, '..', 'data', 'seed.json'), 'utf8'))
   const invite = (id: string, token: string) => ({
     id,

@@ -449,6 +449,10 @@ describe('requests in the data file', () => {
     expect(readFileSync(dataFile, 'utf8')).toBe(fileBefore)
     blocked.unblock()
     expect((await w.as('user')(REQUESTS_URL, { method: 'POST', json: {} })).status).toBe(201)
+    expect(directoryOnDisk(dataFile).requests).toEqual([
+      { club: CODE, ...ASKERS_REQUEST },
+      { club: CODE, username: 'user', message: '', created_at: NOW_ISO },
+    ])
   })
 
   it('start empty in a file the previous release wrote (format version 1), then are saved in version 2', async () => {

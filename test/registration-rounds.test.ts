@@ -320,6 +320,12 @@ describe.skipIf(ON_POSTGRES)('a close on the data file', () => {
     const closed = await w.post('admin', `${CURRENT}close/`)
     expect(closed.status).toBe(200)
     expect(await readJson(closed)).toEqual({ lapsed: [DANCE, ROBOTS] })
+    // On disk while the service runs (the journal), not only once a restart wrote the snapshot whole.
+    const file = directoryOnDisk(dataFile)
+    expect(file.registration_rounds).toEqual([
+      expect.objectContaining({ id: 1, closed_at: NOW.toISOString(), closed_by: 'admin', lapsed: [DANCE, ROBOTS] }),
+    ])
+    expect(file.registration_confirmations.length).toBe(toConfirm)
     // The service restarted reads both lapsed, the round closed, each club's lapse in its history.
     const restarted = await makeApp({ dataFile })
     for (const code of [DANCE, ROBOTS]) {
@@ -327,11 +333,6 @@ describe.skipIf(ON_POSTGRES)('a close on the data file', () => {
       expect((await readJson(await restarted.admin.get(`/api/clubs/${code}/history/`)))[0].event).toBe('lapsed')
     }
     expect((await restarted.admin.get(CURRENT)).status).toBe(404)
-    const file = directoryOnDisk(dataFile)
-    expect(file.registration_rounds).toEqual([
-      expect.objectContaining({ id: 1, closed_at: NOW.toISOString(), closed_by: 'admin', lapsed: [DANCE, ROBOTS] }),
-    ])
-    expect(file.registration_confirmations.length).toBe(toConfirm)
     rmSync(dir, { recursive: true, force: true })
   })
 })

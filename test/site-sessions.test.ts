@@ -7,6 +7,7 @@ import { ADMIN_TOKEN, makeApp, NOW, tempDir } from '../harness/app'
 import { freePort, spawnService, stopService, waitForHealth } from '../harness/service'
 import { snapshotProblem } from '../src/domain/snapshot-format'
 import { directoryOnDisk } from '../harness/on-disk'
+import { blockWrites } from '../harness/write-fault'
 import { users } from '../harness/users'
 
 // The site's sessions (docs/reference.md §20): a random id in an HttpOnly cookie, refused once signed out
@@ -258,6 +259,68 @@ describe('site sessions across a restart (a real process)', () => {
     expect([approve.status, approve.headers.get('location')]).toEqual([303, '/sign-in?next=%2Freview'])
     const club = await fetch(`${base}/api/clubs/leak-watchers/`, { headers: { authorization: `Bearer ${NEW_TOKEN}` } })
     expect((await club.json()).approved).toBe(false)
+  })
+})
+
+describe('sessions in the data file', () => {
+  /** The app on a data file at a clock the test moves; `signIn` starts a session with a service token. */
+  async function onFile() {
+    const file = join(tempDir('clubs-sessions-'), 'db.json')
+    let now = NOW.getTime()
+    const app = await makeApp({ dataFile: file, now: () => new Date(now) })
+    const tokens = await users(app, 'bob', 'carol')
+    const signIn = async (username: 'bob' | 'carol') => {
+      const res = await app.req('/sign-in', {
+        method: 'POST',
+        headers: { 'content-type': FORM, origin: 'http://localhost' },
+        body: new URLSearchParams({ token: tokens[username]! }),
+      })
+      expect(res.status).toBe(303)
+      return sessionOf(res)!
+    }
+    const visit = (session: string) => app.req(PAGE, { headers: { ...HTML, cookie: `clubs_session=${session}` } })
+    const onDisk = () =>
+      ((directoryOnDisk(file).sessions ?? []) as { username: string; last_seen_at: string }[]).map(
+        ({ username, last_seen_at }) => [username, last_seen_at],
+      )
+    return { ...app, file, signIn, visit, onDisk, advance: (ms: number) => void (now += ms), at: () => now }
+  }
+
+  it('saves a later use of a session, and drops those ended by 8 h without use when the next one starts', async () => {
+    const app = await onFile()
+    const bobs = await app.signIn('bob')
+    expect(app.onDisk()).toEqual([['bob', NOW.toISOString()]])
+    app.advance(HOUR)
+    await app.visit(bobs)
+    // The last use is saved by a write of its own, which lands before the sign-in made after it.
+    await app.signIn('carol')
+    const later = new Date(app.at()).toISOString()
+    expect(app.onDisk()).toEqual([
+      ['bob', later],
+      ['carol', later],
+    ])
+    app.advance(8 * HOUR)
+    await app.signIn('bob')
+    expect(app.onDisk()).toEqual([['bob', new Date(app.at()).toISOString()]])
+  })
+
+  it('keeps a session whose sign-out the disk refused, on disk too, and ends it there with the sign-out that lands', async () => {
+    const app = await onFile()
+    const bobs = await app.signIn('bob')
+    const csrf = viewerIn(await (await app.visit(bobs)).text()).csrf!
+    const signOut = () =>
+      app.req('/sign-out', {
+        method: 'POST',
+        headers: { cookie: `clubs_session=${bobs}`, 'content-type': FORM, origin: 'http://localhost' },
+        body: new URLSearchParams({ csrf }),
+      })
+    const blocked = blockWrites(app.file)
+    expect((await signOut()).status).toBe(503)
+    blocked.unblock()
+    expect(viewerIn(await (await app.visit(bobs)).text()).username).toBe('bob')
+    expect(app.onDisk()).toEqual([['bob', NOW.toISOString()]])
+    expect((await signOut()).status).toBe(303)
+    expect(app.onDisk()).toEqual([])
   })
 })
 

@@ -453,6 +453,11 @@ describe('tags in the data file', () => {
       name: 'Robotics',
       clubs: 0,
     })
+    expect((await w.admin.patch(GAMES_URL, { name: 'Tabletop' })).status).toBe(200)
+    const onDisk = directoryOnDisk(dataFile).tags
+    expect(onDisk).toContainEqual({ id: GAMES, name: 'Tabletop' })
+    expect(onDisk).toContainEqual({ id: 21, name: 'Robotics' })
+    expect(onDisk).toHaveLength((before.tags as Json[]).length + 1)
   })
 })
 

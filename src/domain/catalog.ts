@@ -83,6 +83,8 @@ export class Catalog {
   #version = 0
   /** Codes of the clubs changed since last taken. */
   readonly touched = new Touched()
+  /** Ids of the tags changed since last taken. */
+  readonly touchedTags = new Touched()
   /** Live clubs of a view in each order asked for, kept in order on every change instead of sorted per request. */
   #sorted = new Map<string, { view: View; order: Order; entries: Entry[] }>()
   /** Slot numbers: the next new one, and those of removed clubs, to reuse. */
@@ -99,6 +101,8 @@ export class Catalog {
   #weekIndexed: { version: number; indexed: WeekIndexed } | null = null
   /** Told the code of each club about to change, while a change set is being recorded. */
   #beforeChange: ((code: string) => void) | null = null
+  /** Told the code of each club that joins or leaves the live ones (made, archived, put back, removed). */
+  #liveChanged: (code: string) => void = () => {}
 
   constructor(clubs: readonly ClubRecord[], tags: readonly Tag[]) {
     for (const tag of tags) this.#setTag(tag.id, tag)
@@ -218,6 +222,7 @@ export class Catalog {
   }
 
   #setTag(id: number, tag: Tag | null): void {
+    this.touchedTags.mark(String(id))
     const before = this.#tags.get(id)
     if (before && this.#tagsByName.get(nameIdentity(before.name)) === before)
       this.#tagsByName.delete(nameIdentity(before.name))
@@ -255,6 +260,7 @@ export class Catalog {
     this.#resort(before, slot)
     this.#slots.set(record.code, slot)
     this.#place(number, slot)
+    if ((before !== undefined && isLive(before.current)) !== isLive(current)) this.#liveChanged(record.code)
     return previous
   }
 
@@ -269,6 +275,12 @@ export class Catalog {
     this.#slots.delete(code)
     this.#freeSlotNumbers.push(slot.number)
     this.#place(slot.number, undefined)
+    if (isLive(slot.current)) this.#liveChanged(code)
+  }
+
+  /** Tells `listener` the code of each club that joins or leaves the live ones from now on: what is kept of live clubs alone follows. */
+  onLiveChange(listener: (code: string) => void): void {
+    this.#liveChanged = listener
   }
 
   /** The entries holding search term `term` (folded), by position: 1 at each one's (docs/reference.md §16). */

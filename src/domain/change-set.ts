@@ -51,17 +51,13 @@ export class Touched {
 }
 
 /**
- * A collection's records changed since last asked, each with its key (null: removed); how to take
- * them as landed once the write that carries them is durable, and how to carry them again with the
- * next write when that one is refused.
+ * A collection's records changed since last asked, each with its key (null: removed), and how to
+ * carry them again with the next write when the one that took them is refused.
  */
 export type Changed = () => {
   readonly changed: Iterable<readonly [string, object | null]>
-  land(): void
   refused(): void
 }
-
-const NOTHING = () => {}
 
 /**
  * What changed in a collection whose records mark their keys (Touched): each key's record now. A
@@ -75,45 +71,7 @@ export function touchedIn(touched: Touched, recordOf: (key: string) => object | 
     const keys = touched.take()
     return {
       changed: keys.map((key) => [key, recordOf(key)] as const),
-      land: NOTHING,
       refused: () => keys.forEach((key) => touched.mark(key)),
-    }
-  }
-}
-
-/**
- * What changed in a small collection, found by comparing its records with those of the last write
- * that landed: a record never changes in place, so one seen then is unchanged, and a comparison
- * costs a lookup a record. Its records may change between writes (webhook outcomes, saved with the
- * next write), and are not taken back when that write fails: until one lands, each write carries
- * them again. Collections that grow with the directory mark their keys instead (touchedIn).
- */
-export function diffedIn<R extends object>(records: () => readonly R[], keyOf: (record: R) => string): Changed {
-  let landed = new Map<R, string>()
-  for (const record of records()) landed.set(record, keyOf(record))
-  let takes = 0
-  let landedTake = 0
-  return () => {
-    const take = ++takes
-    const now = new Map<R, string>()
-    const changed: [string, R | null][] = []
-    const kept = new Set<string>()
-    for (const record of records()) {
-      const key = landed.get(record) ?? keyOf(record)
-      now.set(record, key)
-      kept.add(key)
-      if (!landed.has(record)) changed.push([key, record])
-    }
-    for (const key of landed.values()) if (!kept.has(key)) changed.push([key, null])
-    return {
-      changed,
-      refused: NOTHING,
-      land() {
-        // Writes land in the order they were taken; an older one landing later changes nothing.
-        if (take < landedTake) return
-        landedTake = take
-        landed = now
-      },
     }
   }
 }

@@ -119,6 +119,7 @@ export function openDirectory(
   const directory = new UserDirectory(data.users)
   const history = new History(data.history)
   const pendingRequests = new PendingRequests(data.requests, (code) => catalog.get(code) !== undefined)
+  catalog.onLiveChange((code) => pendingRequests.liveChanged(code))
   const changeLog = new ChangeLog(changes?.kept ?? [], {
     issued: Math.max(data.changes_seq ?? 0, changes?.issued ?? 0),
     trimmedUpTo: changes?.trimmedUpTo ?? 0,
@@ -137,7 +138,6 @@ export function openDirectory(
   const commit: Commit = async (apply) => {
     // Every event numbered up to here, this write's last, is durable once the write is.
     let landed = 0
-    let land = () => {}
     await storeFailing(
       (wrapped) => store.commit(wrapped),
       () => {
@@ -157,12 +157,10 @@ export function openDirectory(
         landed = changeLog.issued
         undo.push(unrecord, webhooks.enqueue(events))
         const records = takeChanges(replica)
-        land = records.land
         undo.push(records.refused)
         return { undo, changes: { records: records.records, events } }
       },
     )
-    land()
     changeLog.publish(landed)
     void logos?.sweep()
   }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { ANONYMOUS, type Caller } from './caller'
 import type { FieldErrors } from './check'
+import { Touched } from './change-set'
 import type { ClubService } from './clubs'
 import { NotFound, ValidationFailed } from './errors'
 import type { Commit } from './journal'
@@ -46,6 +47,8 @@ export const INTEREST_WORDS = {
  */
 export class InterestService {
   readonly #byId = new Map<string, InterestRecord>()
+  /** Ids of the entries changed since last taken. */
+  readonly touched = new Touched()
 
   constructor(
     records: readonly InterestRecord[],
@@ -55,7 +58,7 @@ export class InterestService {
     /** Whether the directory has a club of this code, in any state. */
     private readonly exists: (code: string) => boolean,
   ) {
-    for (const record of records) this.#byId.set(record.id, record)
+    for (const record of records) this.put(record.id, record)
   }
 
   /** Whether the club takes entries: the public sees it, and it accepts members. */
@@ -116,8 +119,14 @@ export class InterestService {
 
   /** Puts the entry `id` as another instance left it (null: deleted). */
   put(id: string, record: InterestRecord | null): void {
+    this.touched.mark(id)
     if (record) this.#byId.set(id, record)
     else this.#byId.delete(id)
+  }
+
+  /** The entry `id` as the data file keeps it, expired or not (null: none). */
+  stored(id: string): InterestRecord | null {
+    return this.#byId.get(id) ?? null
   }
 
   snapshot(): InterestRecord[] {
@@ -136,7 +145,7 @@ export class InterestService {
   /** Puts `records` in (each replacing the one of its id); answers the undo. */
   #put(records: readonly InterestRecord[]): Undo {
     const before = records.map((record) => [record.id, this.#byId.get(record.id)] as const)
-    for (const record of records) this.#byId.set(record.id, record)
+    for (const record of records) this.put(record.id, record)
     return () => {
       for (const [id, was] of before) this.put(id, was ?? null)
     }
@@ -144,9 +153,9 @@ export class InterestService {
 
   /** Takes `records` out; answers the undo. */
   #drop(records: readonly InterestRecord[]): Undo {
-    for (const record of records) this.#byId.delete(record.id)
+    for (const record of records) this.put(record.id, null)
     return () => {
-      for (const record of records) this.#byId.set(record.id, record)
+      for (const record of records) this.put(record.id, record)
     }
   }
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { requireUser, type Caller } from './caller'
 import type { Catalog } from './catalog'
+import { Touched } from './change-set'
 import { BodyCheck, fieldsOrRefuse } from './check'
 import type { ClubService } from './clubs'
 import { NotFound, ValidationFailed } from './errors'
@@ -61,6 +62,8 @@ const shown = ({ id, created_by, created_at, expires_at, max_uses, uses }: Invit
 export class InviteService {
   readonly #byHash = new Map<string, InviteRecord>()
   readonly #byId = new Map<string, InviteRecord>()
+  /** Ids of the invites changed since last taken. */
+  readonly touched = new Touched()
 
   constructor(
     records: readonly InviteRecord[],
@@ -164,6 +167,11 @@ export class InviteService {
     if (record) this.#set(record)
   }
 
+  /** The invite `id` as the data file keeps it, expired or not (null: none). */
+  stored(id: string): InviteRecord | null {
+    return this.#byId.get(id) ?? null
+  }
+
   snapshot(): InviteRecord[] {
     return [...this.#byId.values()]
   }
@@ -194,11 +202,13 @@ export class InviteService {
   }
 
   #set(record: InviteRecord): void {
+    this.touched.mark(record.id)
     this.#byId.set(record.id, record)
     this.#byHash.set(record.token_sha256, record)
   }
 
   #delete(record: InviteRecord): void {
+    this.touched.mark(record.id)
     this.#byId.delete(record.id)
     this.#byHash.delete(record.token_sha256)
   }

@@ -1,4 +1,5 @@
 import type { JoinRequestRecord } from '../model/join-request'
+import { pair, Touched } from './change-set'
 import type { Undo } from './undo'
 
 const NOTHING: Undo = () => {}
@@ -12,6 +13,8 @@ export class PendingRequests {
   #byUser = new Map<string, Set<string>>()
   /** Grows on every change: a page made from the requests stays valid until it moves. */
   version = 0
+  /** Keys (club and user) of the requests changed on disk since last taken: put, removed, or shown or hidden with their club. */
+  readonly touched = new Touched()
 
   constructor(
     records: readonly JoinRequestRecord[],
@@ -70,6 +73,11 @@ export class PendingRequests {
     if (record) this.#insert(record, at >= 0 ? at : this.#of(club).length)
   }
 
+  /** Marks the requests of `club`, which come onto disk or leave it as the club joins or leaves the live ones. */
+  liveChanged(club: string): void {
+    for (const { username } of this.#byClub.get(club) ?? []) this.touched.mark(pair(club, username))
+  }
+
   /** Every pending request of a live club, as the data file keeps them. */
   snapshot(): JoinRequestRecord[] {
     const out: JoinRequestRecord[] = []
@@ -85,6 +93,7 @@ export class PendingRequests {
 
   #insert(record: JoinRequestRecord, at: number): void {
     this.version++
+    this.touched.mark(pair(record.club, record.username))
     this.#of(record.club).splice(at, 0, record)
     let clubs = this.#byUser.get(record.username)
     if (!clubs) this.#byUser.set(record.username, (clubs = new Set()))
@@ -96,6 +105,7 @@ export class PendingRequests {
     const at = requests.findIndex((request) => request.username === username)
     if (at < 0) return undefined
     this.version++
+    this.touched.mark(pair(club, username))
     const [record] = requests.splice(at, 1)
     this.#byUser.get(username)?.delete(club)
     return record

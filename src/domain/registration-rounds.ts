@@ -1,5 +1,6 @@
 import { requireUser, type Caller } from './caller'
 import type { Catalog } from './catalog'
+import { pair, Touched } from './change-set'
 import { BodyCheck, fieldsOrRefuse } from './check'
 import type { ClubService } from './clubs'
 import { Conflict, NotFound, PermissionDenied } from './errors'
@@ -46,6 +47,8 @@ export class RegistrationRounds {
   /** Each round's confirmations, by club code. */
   #confirmed = new Map<number, Map<string, ConfirmationRecord>>()
   #version = 0
+  /** The keys of the rounds and of the confirmations changed since last taken. */
+  readonly touched = { rounds: new Touched(), confirmations: new Touched() }
 
   constructor(
     rounds: readonly RoundRecord[],
@@ -199,6 +202,7 @@ export class RegistrationRounds {
   /** Puts round `id` as another instance left it (null: gone). */
   putRound(id: number, round: RoundRecord | null): void {
     this.#version++
+    this.touched.rounds.mark(String(id))
     if (round) this.#rounds.set(id, round)
     else this.#rounds.delete(id)
   }
@@ -206,8 +210,19 @@ export class RegistrationRounds {
   /** Puts club `club`'s confirmation in round `round` as another instance left it (null: gone). */
   putConfirmation(round: number, club: string, confirmation: ConfirmationRecord | null): void {
     this.#version++
+    this.touched.confirmations.mark(pair(round, club))
     if (confirmation) this.#confirmationsOf(round).set(club, confirmation)
     else this.#confirmed.get(round)?.delete(club)
+  }
+
+  /** Round `id` (null: none). */
+  round(id: number): RoundRecord | null {
+    return this.#rounds.get(id) ?? null
+  }
+
+  /** Club `club`'s confirmation in round `round` (null: none). */
+  confirmation(round: number, club: string): ConfirmationRecord | null {
+    return this.#confirmed.get(round)?.get(club) ?? null
   }
 
   snapshot(): { registration_rounds: RoundRecord[]; registration_confirmations: ConfirmationRecord[] } {
@@ -237,14 +252,14 @@ export class RegistrationRounds {
   }
 
   #putRound(round: RoundRecord): Undo {
-    const before = this.#rounds.get(round.id) ?? null
+    const before = this.round(round.id)
     this.putRound(round.id, round)
     return () => this.putRound(round.id, before)
   }
 
   #putConfirmation(confirmation: ConfirmationRecord): Undo {
     const { round, club } = confirmation
-    const before = this.#confirmed.get(round)?.get(club) ?? null
+    const before = this.confirmation(round, club)
     this.putConfirmation(round, club, confirmation)
     return () => this.putConfirmation(round, club, before)
   }

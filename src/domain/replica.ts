@@ -17,7 +17,7 @@ import type { LinkSet, Relations } from './relations'
 import type { SessionService } from './sessions'
 import type { UserDirectory } from './user-directory'
 import type { WebhookService } from './webhooks'
-import { diffedIn, pair, touchedIn, type Changed, type RecordChange } from './change-set'
+import { pair, touchedIn, type Changed, type RecordChange } from './change-set'
 
 /**
  * One kind of record of the snapshot: what names a record among its kind, which records changed
@@ -114,7 +114,7 @@ export function replicaOf(parts: {
   const collections: { [name: string]: Collection<object> } = {
     tags: {
       key: KEYS.tags,
-      changed: diffedIn(() => catalog.tags(), KEYS.tags),
+      changed: touchedIn(catalog.touchedTags, (id) => catalog.tag(Number(id)) ?? null),
       // A rename reaches its clubs' search text; their records come as clubs of the same change.
       put: (key, tag: Tag | null) => void catalog.changeTag(Number(key), tag, (record) => record),
     } satisfies Collection<Tag>,
@@ -157,7 +157,10 @@ export function replicaOf(parts: {
     } satisfies Collection<HistoryRecord>,
     requests: {
       key: KEYS.requests,
-      changed: diffedIn(() => requests.snapshot(), KEYS.requests),
+      changed: touchedIn(requests.touched, (key) => {
+        const [club, username] = split(key)
+        return requests.get(club, username) ?? null
+      }),
       put(key, request: JoinRequestRecord | null) {
         const [club, username] = split(key)
         requests.put(club, username, request)
@@ -165,7 +168,7 @@ export function replicaOf(parts: {
     } satisfies Collection<JoinRequestRecord>,
     sessions: {
       key: KEYS.sessions,
-      changed: diffedIn(() => sessions.snapshot(), KEYS.sessions),
+      changed: touchedIn(sessions.touched, (idHash) => sessions.stored(idHash)),
       put: (key, session: SessionRecord | null) => sessions.put(key, session),
     } satisfies Collection<SessionRecord>,
     webhooks: {
@@ -191,22 +194,25 @@ export function replicaOf(parts: {
     } satisfies Collection<WebhookEventRecord>,
     interests: {
       key: KEYS.interests,
-      changed: diffedIn(() => interests.snapshot(), KEYS.interests),
+      changed: touchedIn(interests.touched, (id) => interests.stored(id)),
       put: (key, entry: InterestRecord | null) => interests.put(key, entry),
     } satisfies Collection<InterestRecord>,
     invites: {
       key: KEYS.invites,
-      changed: diffedIn(() => invites.snapshot(), KEYS.invites),
+      changed: touchedIn(invites.touched, (id) => invites.stored(id)),
       put: (key, invite: InviteRecord | null) => invites.put(key, invite),
     } satisfies Collection<InviteRecord>,
     registration_rounds: {
       key: KEYS.registration_rounds,
-      changed: diffedIn(() => rounds.snapshot().registration_rounds, KEYS.registration_rounds),
+      changed: touchedIn(rounds.touched.rounds, (id) => rounds.round(Number(id))),
       put: (key, round: RoundRecord | null) => rounds.putRound(Number(key), round),
     } satisfies Collection<RoundRecord>,
     registration_confirmations: {
       key: KEYS.registration_confirmations,
-      changed: diffedIn(() => rounds.snapshot().registration_confirmations, KEYS.registration_confirmations),
+      changed: touchedIn(rounds.touched.confirmations, (key) => {
+        const [round, club] = split(key)
+        return rounds.confirmation(Number(round), club)
+      }),
       put(key, confirmation: ConfirmationRecord | null) {
         const [round, club] = split(key)
         rounds.putConfirmation(Number(round), club, confirmation)
@@ -216,17 +222,16 @@ export function replicaOf(parts: {
   return collections
 }
 
-/** Records changed in memory; how to take them as landed once they are durable, and how to carry them with the next write when refused. */
+/** Records changed in memory, and how to carry them with the next write when the one that took them is refused. */
 export interface TakenChanges {
   readonly records: RecordChange[]
-  land(): void
   refused(): void
 }
 
 /**
  * Every record changed since last asked, collection by collection in the replica's order (tags
- * before the clubs naming them); how to take them as landed once they are durable, and how to
- * carry them with the next write when the one that took them is refused.
+ * before the clubs naming them), and how to carry them with the next write when the one that took
+ * them is refused.
  */
 export function takeChanges(replica: Replica): TakenChanges {
   const records: RecordChange[] = []
@@ -235,9 +240,5 @@ export function takeChanges(replica: Replica): TakenChanges {
     for (const [key, record] of now.changed) records.push([collection, key, record])
     return now
   })
-  return {
-    records,
-    land: () => taken.forEach((now) => now.land()),
-    refused: () => taken.forEach((now) => now.refused()),
-  }
+  return { records, refused: () => taken.forEach((now) => now.refused()) }
 }

@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto'
 import { requireUser, type Caller } from './caller'
+import { Touched } from './change-set'
 import { NotFound, PermissionDenied } from './errors'
 import type { Commit } from './journal'
 import { sha256 } from './user-directory'
@@ -57,6 +58,8 @@ export class SessionService {
   readonly #fingerprints = new Map<string, string>()
   /** Each live session record's CSRF token: the record is found by its id's hash, so one id makes it. */
   readonly #csrfs = new WeakMap<SessionRecord, string>()
+  /** Id hashes of the sessions changed since last taken. */
+  readonly touched = new Touched()
 
   constructor(
     records: readonly SessionRecord[],
@@ -67,7 +70,7 @@ export class SessionService {
     private readonly key: Uint8Array,
     private readonly admin: AdminTokens,
   ) {
-    for (const record of records) this.#byHash.set(record.id_sha256, record)
+    for (const record of records) this.put(record.id_sha256, record)
     this.#adminTokenHash = admin.adminToken === null ? null : sha256(admin.adminToken)
   }
 
@@ -92,9 +95,9 @@ export class SessionService {
     const ended = [...this.#byHash.values()].filter((session) => this.#ended(session))
     await this.commit(() => {
       const putBack = this.#drop(ended)
-      this.#byHash.set(record.id_sha256, record)
+      this.put(record.id_sha256, record)
       return () => {
-        this.#byHash.delete(record.id_sha256)
+        this.put(record.id_sha256, null)
         putBack()
       }
     })
@@ -136,8 +139,14 @@ export class SessionService {
 
   /** Puts the session with hash `idHash` as `record` says (null: ended), as another instance left it. */
   put(idHash: string, record: SessionRecord | null): void {
+    this.touched.mark(idHash)
     if (record) this.#byHash.set(idHash, record)
     else this.#byHash.delete(idHash)
+  }
+
+  /** The session with hash `idHash` as the data file keeps it, ended or not (null: none). */
+  stored(idHash: string): SessionRecord | null {
+    return this.#byHash.get(idHash) ?? null
   }
 
   snapshot(): SessionRecord[] {
@@ -146,9 +155,9 @@ export class SessionService {
 
   /** Takes `sessions` out; answers what puts them back (the undo of a write that could not be saved). */
   #drop(sessions: readonly SessionRecord[]): () => void {
-    for (const session of sessions) this.#byHash.delete(session.id_sha256)
+    for (const session of sessions) this.put(session.id_sha256, null)
     return () => {
-      for (const session of sessions) this.#byHash.set(session.id_sha256, session)
+      for (const session of sessions) this.put(session.id_sha256, session)
     }
   }
 
@@ -206,12 +215,12 @@ export class SessionService {
   }
 
   #touch(record: SessionRecord, now: Date): void {
-    const touched = { ...record, last_seen_at: now.toISOString() }
+    const refreshed = { ...record, last_seen_at: now.toISOString() }
     void this.commit(() => {
       if (this.#byHash.get(record.id_sha256) !== record) return []
-      this.#byHash.set(record.id_sha256, touched)
+      this.put(record.id_sha256, refreshed)
       return () => {
-        if (this.#byHash.get(record.id_sha256) === touched) this.#byHash.set(record.id_sha256, record)
+        if (this.#byHash.get(record.id_sha256) === refreshed) this.put(record.id_sha256, record)
       }
     }).catch(() => undefined)
   }

@@ -15,8 +15,8 @@ export interface Applied {
   readonly changes: ChangeSet
 }
 
-/** Every record changed in memory since last asked; how to take them as landed once they are durable, and how to carry them with the next write when refused. */
-export type TakeChanges = () => { readonly records: readonly RecordRow[]; land(): void; refused(): void }
+/** Every record changed in memory since last asked, and how to carry them with the next write when refused. */
+export type TakeChanges = () => { readonly records: readonly RecordRow[]; refused(): void }
 
 /** A store's commit: applies a write in memory and resolves once its change set is durable (taken back and refused when it cannot be). */
 export type StoreCommit = (apply: () => Applied) => Promise<void>

@@ -23,7 +23,7 @@ export interface SharedLog extends LogSource {
 export interface Collection {
   key(record: object): string
   put(key: string, record: object | null): void
-  changed(): { land(): void }
+  changed(): unknown
 }
 export type Replica = { readonly [collection: string]: Collection }
 
@@ -70,7 +70,7 @@ export class PostgresStore {
   }
   #log: SharedLog | null = null
   #replica: Replica = {}
-  #take: TakeChanges = () => ({ records: [], land() {}, refused() {} })
+  #take: TakeChanges = () => ({ records: [], refused() {} })
   /** The highest revision applied here. */
   #rev: number
   /** The highest change number committed or taken in here. */
@@ -205,13 +205,10 @@ export class PostgresStore {
 
   /** Commits whatever changed in memory since the last write. */
   async save(): Promise<void> {
-    let land = () => {}
     await this.commit(() => {
       const taken = this.#take()
-      land = () => taken.land()
       return { undo: [() => taken.refused()], changes: { records: taken.records, events: [] } }
     })
-    land()
   }
 
   /**
@@ -411,9 +408,9 @@ export class PostgresStore {
     return touched
   }
 
-  /** Takes what memory holds now of the `touched` collections (others' records, put in place) as committed, not as changes of this instance's. */
+  /** Takes what changed in the `touched` collections (others' records, put in place) as committed, not as changes of this instance's. */
   #absorb(touched: ReadonlySet<string>): void {
-    for (const collection of touched) this.#replica[collection]?.changed().land()
+    for (const collection of touched) this.#replica[collection]?.changed()
   }
 
   /** Applies what others committed, when woken or on the poll; also notes whether the database answers. */
