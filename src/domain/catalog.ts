@@ -13,7 +13,7 @@ export interface Entry {
   readonly record: ClubRecord
   /** Name folded for ordering as a person reads it (case and accents ignored). */
   readonly nameKey: string
-  /** Folded name, subtitle, code and tag names, for search. */
+  /** Folded name, subtitle, code and tag names, for search (docs/reference.md §16): made on the first search that needs it. */
   readonly haystack: string
   /** Folded description, for search (docs/reference.md §16): made on the first search that needs it. */
   readonly description: string
@@ -354,36 +354,42 @@ export class Catalog {
   }
 
   #entry(record: ClubRecord, position: number): Entry {
-    const tagNames = record.tags.map((id) => this.#tags.get(id)?.name ?? '')
-    return new CatalogEntry(
-      record,
-      fold(record.name),
-      fold([record.name, record.subtitle, record.code, ...tagNames].join('\n')),
-      meetingWeek(record.meetings),
-      position,
-    )
+    return new CatalogEntry(record, fold(record.name), meetingWeek(record.meetings), position, this.#tags)
   }
 }
 
 /**
- * An entry as the catalog keeps one per club: its description folded on the first search that
- * needs it, by a getter of the class (a getter of its own per entry cost three objects each, some
- * 15 MB at 100,000 clubs).
+ * An entry as the catalog keeps one per club: its search text and its description folded on the
+ * first search that needs them, by getters of the class (a getter of its own per entry cost three
+ * objects each, some 15 MB at 100,000 clubs; search texts folded for every club as it was stored
+ * cost some 60 MB of RSS there, their garbage's holes with them, for a service that may never be
+ * searched).
  */
 class CatalogEntry implements Entry {
+  #haystack: string | undefined
   #description: string | undefined
 
   constructor(
     readonly record: ClubRecord,
     readonly nameKey: string,
-    readonly haystack: string,
     readonly week: MeetingWeek,
     readonly position: number,
+    /** The catalog's tags: a tag renamed or removed stores its clubs anew (Catalog.changeTag), so the names read are the entry's own. */
+    private readonly catalogTags: ReadonlyMap<number, Tag>,
   ) {}
+
+  get haystack(): string {
+    return (this.#haystack ??= searchText(this.record, this.catalogTags))
+  }
 
   get description(): string {
     return (this.#description ??= fold(this.record.description))
   }
+}
+
+/** A club's folded name, subtitle, code and tag names, a line each. */
+function searchText({ name, subtitle, code, tags }: ClubRecord, catalogTags: ReadonlyMap<number, Tag>): string {
+  return fold([name, subtitle, code, ...tags.map((id) => catalogTags.get(id)?.name ?? '')].join('\n'))
 }
 
 const isLive = (entry: Entry) => entry.record.archived_at === null

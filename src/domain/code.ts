@@ -1,7 +1,11 @@
 const MAX_BASE = 90
 
+const ASCII = /^[\x00-\x7f]*$/
+
 /** Folds case and accents: "Société" → "societe". Used for codes, sorting and search. */
 export function fold(text: string): string {
+  // ASCII has nothing to decompose and no marks: half the time for most of a directory's text.
+  if (ASCII.test(text)) return text.toLowerCase()
   return text
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')

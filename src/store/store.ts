@@ -7,6 +7,7 @@ import { GroupCommit } from './group-commit'
 import { ChangeFile, ChangeFileError, changeFileOf, type LogLine, type ReadLog } from './change-file'
 import { acquireLock } from './lock'
 import { SnapshotFile } from './snapshot-file'
+import { shareStrings } from './shared-strings'
 import type { SnapshotShape } from './snapshot-text'
 import type { ChangeSet, RecordKeys, RecordRow, StoreCommit } from './change-set'
 import { JournalError, JournalFile, journalFileOf, writeJournal } from './journal-file'
@@ -524,22 +525,31 @@ export const lockFileOf = (dataFile: string) => `${dataFile}.lock`
 
 /** The snapshot in `file`, or null when there is no such file. */
 async function readSnapshotIfAny<Snapshot>(file: string, check: SnapshotCheck): Promise<Snapshot | null> {
+  const data = await parseFileIfAny(file)
+  if (data === undefined) return null
+  const problem = check(data)
+  if (problem)
+    throw new StoreError(file, `it is not a club directory snapshot (${problem}); fix or move it, then start again`)
+  shareStrings(data as object)
+  // The copies of the strings shared are garbage now: collected before the directory is built,
+  // its indexes take their place instead of new pages (RSS idle at 100,000 clubs, issue 40).
+  Bun.gc(true)
+  return data as Snapshot
+}
+
+/** The JSON in `file`, or undefined when there is no such file; its text is gone once this returns. */
+async function parseFileIfAny(file: string): Promise<unknown> {
   let text: string
   try {
     text = await Bun.file(file).text()
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') return null
+    if (code === 'ENOENT') return undefined
     throw new StoreError(file, `it cannot be read (${code ?? String(e)})`)
   }
-  let data: unknown
   try {
-    data = JSON.parse(text)
+    return JSON.parse(text)
   } catch (e) {
     throw new StoreError(file, `it is not valid JSON (${(e as Error).message}); fix or move it, then start again`)
   }
-  const problem = check(data)
-  if (problem)
-    throw new StoreError(file, `it is not a club directory snapshot (${problem}); fix or move it, then start again`)
-  return data as Snapshot
 }
