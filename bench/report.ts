@@ -263,12 +263,12 @@ function targets({
       `(${mb(sheets!.spreadsheets!.csvBytes)} of CSV, ${mb(sheets!.spreadsheets!.sameBytes.bytes)} of JSON)`,
   )
   check(
-    `Import of ${num(sheets?.spreadsheets?.importRows ?? 1000)} rows at ${sheetsAt} clubs within 2 s, in one snapshot write`,
+    `Import of ${num(sheets?.spreadsheets?.importRows ?? 1000)} rows at ${sheetsAt} clubs within 2 s, in one write`,
     !!sheets,
     () => sheets!.spreadsheets!.importMs <= 2000 && sheets!.spreadsheets!.importWrites === 1,
     () => {
       const { importMs, importWrites, importCounts: c } = sheets!.spreadsheets!
-      const writes = importWrites > 1 ? 'more than one snapshot write' : `${importWrites} snapshot write`
+      const writes = importWrites > 1 ? 'more than one write' : `${importWrites} write`
       return `${num(importMs)} ms, ${writes} (${c.created} created, ${c.updated} updated, ${c.unchanged} unchanged)`
     },
   )
@@ -578,7 +578,7 @@ export function markdown(results: Results): string {
     lines.push(`### ${title}`, '', ...scenarioTable(sizes, key, ceiling), '')
   }
   lines.push(
-    '## Memory, start-up, snapshot writes',
+    '## Memory, start-up, durable writes',
     '',
     '| clubs | data file | list body | RSS once started | RSS, list load and after (peak) | RSS, all reads (peak) | RSS, creates and mix (peak) | CEILING RSS, list load (peak) | start-up to first 200 | one durable create in process (median, min–max) |',
     '|---|---|---|---|---|---|---|---|---|---|',
@@ -596,7 +596,7 @@ export function markdown(results: Results): string {
     '  counts above), which weighs on the RSS of the writes.',
     '- Start-up is from spawn to the first 200 on `/api/clubs/`, polled every 5 ms; the median of several starts.',
     `- One durable create (bench/snapshot-write.ts): the Store and app in process, ${sizes[0]?.snapshotWrite.creates ?? ''} sequential`,
-    '  creates through `app.handle` with the admin token; each writes and fsyncs a whole snapshot.',
+    '  creates through `app.handle` with the admin token; each appends its change set to the journal and syncs it.',
   )
   if (gzip)
     lines.push(
@@ -620,8 +620,6 @@ export function markdown(results: Results): string {
 function scaleSection(s: ScaleResult, postgres: PostgresResult | null): string[] {
   const perClubKb = (s.rssIdleMb * 1e3) / s.clubs
   const createMs = median([...s.createMs])
-  // A snapshot write grows with the directory: the clubs at which a create would take 100 ms.
-  const under100ms = (100 / createMs) * s.clubs
   // The clubs whose RSS, with the 1.5× a write may add, fits in 1 GB.
   const perGb = 1e6 / (1.5 * perClubKb)
   const onPostgres = postgres?.creates.find((row) => row.clubs === s.clubs)
@@ -635,25 +633,26 @@ function scaleSection(s: ScaleResult, postgres: PostgresResult | null): string[]
     '',
     '- bench/scale.ts: OURS over a generated data set; a first start over it (spawn to the first 200 on',
     '  `/api/clubs/`, which builds the whole list), RSS settled 3 s later, five creates one after the other with',
-    '  the admin token (each waits for its snapshot on disk), RSS sampled every 50 ms meanwhile and settled 3 s',
+    '  the admin token (each waits for its journal entry on disk), RSS sampled every 50 ms meanwhile and settled 3 s',
     '  after; then a restart over the file the service wrote.',
-    '- Each write streams the snapshot to a temp file a megabyte at a time (src/store/snapshot-file.ts) from the',
-    "  records' kept JSON texts: after the first write those texts stay (about the data file's size), and no write",
-    '  holds the whole text, or its bytes, at once.',
+    "- Each write appends its change set to the data file's journal and syncs it (src/store/journal-file.ts); the",
+    '  snapshot is written again in the background once the journal passes `CLUBS_JOURNAL_BYTES` (8 MiB), a',
+    "  megabyte at a time (src/store/snapshot-file.ts), each record serialised as its chunk is written: no record's",
+    '  text is kept between writes. The first create over a data set from before journals writes it whole once.',
+    "- What a club keeps in memory: its record as parsed, the data file's equal strings made one string",
+    '  (src/store/shared-strings.ts); its catalog entry (its folded name, its meetings in minutes; its search text',
+    "  and description folded by the first search that needs them); its list item's text once a list has shown it.",
     '- PostgreSQL (bench/postgres.ts, below): an instance on a database loaded from the same data set; its first',
     '  start loads the data set into the empty database.',
     '',
     '### Where one node ends',
     '',
-    `Everything is in memory (${num(perClubKb, 1)} KB of RSS a club here) and every write rewrites the whole snapshot,`,
-    `so a write's time grows with the directory: a create took ${msText(createMs)} (median) at ${num(s.clubs)} clubs,`,
-    `which puts 100 ms at about ${num(Math.round(under100ms / 1000) * 1000)} clubs, and 1 GB of memory (with the`,
-    `half again a write may add) at about ${num(Math.round(perGb / 1000) * 1000)}. Concurrent writes share one`,
-    'snapshot write (group commit), so under load writes queue rather than fail. A campus (hundreds to a few',
-    'thousand clubs) is far inside these bounds. Past them the next step is a store that writes a changed record',
-    'alone, not a bigger node: memory is the first limit a small container meets, and a whole-snapshot write the',
-    'first a busy one does. PostgreSQL (docs/reference.md §19) is that store: a write commits the rows it changed, and more',
-    'instances can share the reads.',
+    `Everything is in memory (${num(perClubKb, 1)} KB of RSS a club here), and a write costs what it changed, not the`,
+    `directory's size: a create took ${msText(createMs)} (median) at ${num(s.clubs)} clubs, as at 1,000 (the creates below).`,
+    `Memory is the limit: 1 GB (with the half again a write may add) at about ${num(Math.round(perGb / 1000) * 1000)} clubs.`,
+    'Concurrent writes share one journal append (group commit), so under load writes queue rather than fail. A',
+    'campus (hundreds to a few thousand clubs) is far inside these bounds. Past them the next step is not a bigger',
+    'node but more of them: PostgreSQL (docs/reference.md §19), where several instances share the reads.',
   ]
 }
 
@@ -720,8 +719,8 @@ function postgresSection(p: PostgresResult): string[] {
         : `| ${num(c.clubs)} | ${c.creates} | — | — | ${msText(c.file.p50)} | ${msText(c.file.p99)} | did not start: ${c.failure} | — |`,
     ),
     '',
-    '- `POST /api/clubs/` with the admin token, each waiting for its answer: on the data file each rewrites the',
-    '  whole snapshot, on PostgreSQL each commits the rows it changed.',
+    '- `POST /api/clubs/` with the admin token, each waiting for its answer: on the data file each appends its',
+    '  change set to the journal, on PostgreSQL each commits the rows it changed.',
     '',
     `### The 95/5 mix at ${num(p.mix.clubs)} clubs`,
     '',

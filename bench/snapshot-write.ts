@@ -1,4 +1,4 @@
-// Times durable creates in process, one at a time: each is one snapshot write plus the work
+// Times durable creates in process, one at a time: each is one journal append plus the work
 // around it. Prints {medianMs, minMs, maxMs, creates} as JSON.
 //   npx bun bench/snapshot-write.ts <copy of a data set> <creates>
 import { createApp } from '../src/app'
