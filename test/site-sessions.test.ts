@@ -103,13 +103,20 @@ describe('site sessions', () => {
   })
 
   it('ends a session after 8 h without use, and not before; each use starts the 8 h again', async () => {
-    const { viewer, advance } = await signedIn()
+    const { viewer, advance, store } = await signedIn()
+    // A use refreshes the session by a write it does not wait for (on PostgreSQL, applied once the
+    // store's lock is taken): landed before the clock moves on, as a person's next click would find it.
+    const use = async () => {
+      const seen = await viewer()
+      await store.save()
+      return seen.username
+    }
     advance(8 * HOUR - 60_000)
-    expect((await viewer()).username).toBe('bob')
+    expect(await use()).toBe('bob')
     advance(8 * HOUR - 60_000)
-    expect((await viewer()).username).toBe('bob')
+    expect(await use()).toBe('bob')
     advance(8 * HOUR)
-    expect((await viewer()).username).toBe(null)
+    expect(await use()).toBe(null)
   })
 })
 
