@@ -228,7 +228,7 @@ export class WebhookService {
       this.#retrying.delete(hook.id)
       for (const event of waitedFor) this.#setEvent(event.seq, notWaitingFor(event, new Set([hook.id])))
       this.#finished.delete(hook.id)
-      this.#touchDeliveries(onDisk)
+      for (const { webhook, seq } of onDisk) this.#touchDelivery(webhook, seq)
       return () => {
         this.#setHook(hook.id, hook)
         if (retries) this.#retrying.set(hook.id, retries)
@@ -237,7 +237,7 @@ export class WebhookService {
           this.#finished.set(hook.id, finished)
           this.#failing.add(hook.id)
         }
-        this.#touchDeliveries(onDisk)
+        for (const { webhook, seq } of onDisk) this.#touchDelivery(webhook, seq)
       }
     })
   }
@@ -509,7 +509,7 @@ export class WebhookService {
     const finished = this.#kept(webhook)
     const at = finished.findIndex((delivery) => delivery.seq === seq)
     if (at >= 0) finished.splice(at, 1)
-    this.touched.deliveries.mark(pair(webhook, seq))
+    this.#touchDelivery(webhook, seq)
     if (record?.status === 'pending') this.#setRetry(record)
     else if (record) this.#finish(record)
   }
@@ -609,8 +609,9 @@ export class WebhookService {
     return delivery.status === 'failed' && !this.#givenUp.has(delivery)
   }
 
-  #touchDeliveries(deliveries: readonly DeliveryRecord[]): void {
-    for (const { webhook, seq } of deliveries) this.touched.deliveries.mark(pair(webhook, seq))
+  /** Marks the delivery of event `seq` to `webhook` as changed on disk (put, changed or gone). */
+  #touchDelivery(webhook: number, seq: number): void {
+    this.touched.deliveries.mark(pair(webhook, seq))
   }
 
   #wantingOf(type: string): readonly number[] {
@@ -654,7 +655,7 @@ export class WebhookService {
   /** Keeps a delivery attempted and waiting to be tried again. */
   #setRetry(delivery: DeliveryRecord): void {
     this.#retriesOf(delivery.webhook).set(delivery.seq, delivery)
-    this.#touchDeliveries([delivery])
+    this.#touchDelivery(delivery.webhook, delivery.seq)
   }
 
   /** Drops the record of the delivery of `seq` to `webhook` waiting to be tried again; answers whether there was one. */
@@ -662,7 +663,7 @@ export class WebhookService {
     const retries = this.#retrying.get(webhook)
     if (!retries?.delete(seq)) return false
     if (retries.size === 0) this.#retrying.delete(webhook)
-    this.touched.deliveries.mark(pair(webhook, seq))
+    this.#touchDelivery(webhook, seq)
     return true
   }
 
@@ -677,11 +678,11 @@ export class WebhookService {
     finished.push(delivery)
     // The one it pushed out of the newest KEPT_FINISHED leaves the snapshot, if it was there.
     const out = finished[finished.length - 1 - KEPT_FINISHED]
-    if (out && this.#failedOnDisk(out)) this.#touchDeliveries([out])
+    if (out && this.#failedOnDisk(out)) this.#touchDelivery(out.webhook, out.seq)
     if (finished.length > 2 * KEPT_FINISHED) finished.splice(0, finished.length - KEPT_FINISHED)
     if (this.#failedOnDisk(delivery)) {
       this.#failing.add(delivery.webhook)
-      this.#touchDeliveries([delivery])
+      this.#touchDelivery(delivery.webhook, delivery.seq)
     }
   }
 
