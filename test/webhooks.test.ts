@@ -38,13 +38,13 @@ function receiver(...args: Parameters<typeof startReceiver>) {
   return started
 }
 
-/** A receiver that answers nothing until released (after the test at the latest). */
-function hungReceiver() {
+/** A receiver that answers nothing until released (after the test at the latest), then answers `status`. */
+function hungReceiver(status = 200) {
   let release = () => {}
   const held = new Promise<void>((resolve) => (release = resolve))
   const hung = receiver(async () => {
     await held
-    return new Response('late')
+    return new Response(status === 204 ? null : 'late', { status })
   })
   cleanups.unshift(release)
   return { hung, release }
@@ -74,6 +74,12 @@ async function world(options: { allowPrivate?: boolean; dataFile?: string; retri
 /** The body of a request the receiver got, verified with the webhook's secret (throws when the signature is wrong). */
 const verified = (secret: string, { headers, body }: { headers: Record<string, string>; body: string }) =>
   new Webhook(secret).verify(body, headers) as { seq: number; type: string; code: string; club: unknown }
+
+/** Whether every delivery a data file keeps was attempted: no record unattempted, no event waiting for a first attempt. */
+const everyOneAttempted = (saved: {
+  webhook_deliveries: { attempts: number }[]
+  webhook_events: { waiting?: number[] }[]
+}) => saved.webhook_deliveries.every((d) => d.attempts > 0) && saved.webhook_events.every((e) => !e.waiting?.length)
 
 describe('managing webhooks', () => {
   it('adds one with its secret shown once, lists and reads it without, and deletes it', async () => {
@@ -514,6 +520,17 @@ describe('deliveries on disk', () => {
     expect(JSON.parse(saved.webhook_events[0].body).club.subtitle).toBe('While the receiver is down')
   })
 
+  it('takes the events only a deleted webhook waited to send off the data file with it', async () => {
+    const file = dataFile()
+    const app = await world({ dataFile: file, retries: [60_000] })
+    const hook = await app.addHook({ url: `http://127.0.0.1:${freePort()}/down` })
+    await app.rename(CHESS_URL, 'Tried once')
+    await until(() => directoryOnDisk(file).webhook_deliveries?.[0]?.attempts === 1, 'a refused attempt on disk')
+    expect(directoryOnDisk(file).webhook_events).toHaveLength(1)
+    expect((await app.admin.delete(`/api/webhooks/${hook.id}/`)).status).toBe(204)
+    expect(directoryOnDisk(file)).toMatchObject({ webhooks: [], webhook_deliveries: [], webhook_events: [] })
+  })
+
   it('saves an outcome noted while writes are refused with the first write that lands', async () => {
     const file = dataFile()
     const app = await world({ dataFile: file, retries: [60_000] })
@@ -664,6 +681,27 @@ describe('deliveries on disk', () => {
     expect(listed[0].seq).toBe(Math.max(...got.events().map((event) => event.seq)))
   })
 
+  it('gives up deliveries not attempted yet too, and their events leave the data file with them', async () => {
+    // The receiver holds the first attempts while the events pile up, then fails them: the
+    // oldest given up then are mostly ones never attempted, whose events wait on disk.
+    const { hung, release } = hungReceiver(500)
+    const file = dataFile()
+    const app = await world({ dataFile: file, retries: [60_000] })
+    const hook = await app.addHook({ url: hung.url })
+    for (let i = 1; i <= MAX_WAITING + 50; i++) await app.rename(CHESS_URL, `Piling up ${i}`)
+    release()
+    await until(() => {
+      const saved = directoryOnDisk(file)
+      return saved.webhooks[0].dropped_deliveries === 50 && everyOneAttempted(saved)
+    }, '50 given up and every waiting one attempted, on disk')
+    const saved = directoryOnDisk(file)
+    const seqs = (records: { seq: number }[]) => records.map(({ seq }) => seq).sort((a, b) => a - b)
+    expect(saved.webhook_deliveries).toHaveLength(MAX_WAITING)
+    expect(seqs(saved.webhook_events)).toEqual(seqs(saved.webhook_deliveries))
+    const pending = (await app.deliveries(hook.id)).filter((d: { status: string }) => d.status === 'pending')
+    expect(seqs(pending)).toEqual(seqs(saved.webhook_deliveries))
+  })
+
   it('keeps at most 100 deliveries waiting for a receiver that is down: the oldest are given up, listed failed and counted', async () => {
     const file = dataFile()
     const app = await world({ dataFile: file, retries: [60_000] })
@@ -695,8 +733,7 @@ describe('deliveries on disk', () => {
     const settledOnDisk = async (dropped: number) => {
       await until(
         () =>
-          onDisk().webhooks[0].dropped_deliveries === dropped &&
-          onDisk().webhook_deliveries.every((d: { attempts: number }) => d.attempts > 0),
+          onDisk().webhooks[0].dropped_deliveries === dropped && everyOneAttempted(onDisk()),
         `${dropped} given up and every waiting one attempted, on disk`,
       )
       const saved = onDisk()
@@ -728,12 +765,7 @@ describe('deliveries on disk', () => {
 
   it('sends a burst of more than 100 events in full to a receiver that takes them, however late', async () => {
     // The receiver holds its answers until every write is made: the burst waits, and nothing fails.
-    let open: () => void = () => {}
-    const gate = new Promise<void>((resolve) => (open = resolve))
-    const got = receiver(async () => {
-      await gate
-      return new Response(null, { status: 204 })
-    })
+    const { hung: got, release: open } = hungReceiver(204)
     const app = await world()
     const hook = await app.addHook({ url: got.url })
     const events = MAX_WAITING + 50

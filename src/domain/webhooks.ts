@@ -222,17 +222,20 @@ export class WebhookService {
     await this.commit(() => {
       const retries = this.#retrying.get(hook.id)
       const finished = this.#finished.get(hook.id)
-      const waitedFor = [...this.#events.values()].filter((event) => event.waiting?.includes(hook.id))
+      // The events it waits to send or try again: those no other webhook needs go with it.
+      const needed = [...this.#events.values()].filter(
+        (event) => event.waiting?.includes(hook.id) || retries?.has(event.seq),
+      )
       const onDisk = this.#deliveriesOnDisk(hook.id)
       this.#setHook(hook.id, null)
       this.#retrying.delete(hook.id)
-      for (const event of waitedFor) this.#setEvent(event.seq, notWaitingFor(event, new Set([hook.id])))
+      for (const { seq } of needed) this.#stopWaiting(seq, new Set([hook.id]))
       this.#finished.delete(hook.id)
       for (const { webhook, seq } of onDisk) this.#touchDelivery(webhook, seq)
       return () => {
         this.#setHook(hook.id, hook)
         if (retries) this.#retrying.set(hook.id, retries)
-        for (const event of waitedFor) this.#setEvent(event.seq, event)
+        for (const event of needed) this.#setEvent(event.seq, event)
         if (finished) {
           this.#finished.set(hook.id, finished)
           this.#failing.add(hook.id)
@@ -435,11 +438,7 @@ export class WebhookService {
       } else this.#setRetry(next)
       failing.add(webhook)
     }
-    for (const [seq, { event, done }] of attempted) {
-      const rest = notWaitingFor(event, done)
-      // An event all sent goes now: it is not written out again only to go.
-      this.#setEvent(seq, rest.waiting?.length || this.#recorded(seq) ? rest : null)
-    }
+    for (const [seq, { done }] of attempted) this.#stopWaiting(seq, done)
     for (const seq of unqueued) this.#dropUnneeded(seq)
     for (const webhook of failing) this.#giveUpPastLimit(webhook)
     if (attempted.size || failing.size || delivered.length) this.#saveSoon()
@@ -469,7 +468,7 @@ export class WebhookService {
     const unhooked = new Set([webhook])
     for (const delivery of given) {
       const event = fresh.get(delivery.seq)
-      if (event) this.#setEvent(delivery.seq, notWaitingFor(event, unhooked))
+      if (event) this.#stopWaiting(delivery.seq, unhooked)
       else if (this.#unqueue(webhook, delivery.seq)) this.#dropUnneeded(delivery.seq)
       const last_error = `Given up unsent: the receiver kept failing while ${MAX_WAITING} newer deliveries waited (GET /api/changes/?since=${delivery.seq - 1} has the event while the change log keeps it).`
       const record: DeliveryRecord = { ...delivery, status: 'failed', last_error, next_attempt_at: null }
@@ -587,6 +586,17 @@ export class WebhookService {
     if (event) this.#events.set(seq, event)
     else if (!this.#events.delete(seq)) return
     this.touched.events.mark(String(seq))
+  }
+
+  /**
+   * Takes `webhooks` off event `seq`'s list of those not attempted yet; the event goes once nothing
+   * waits to send it (it is not written out again only to go).
+   */
+  #stopWaiting(seq: number, webhooks: ReadonlySet<number>): void {
+    const event = this.#events.get(seq)
+    if (!event) return
+    const rest = notWaitingFor(event, webhooks)
+    this.#setEvent(seq, rest.waiting?.length || this.#recorded(seq) ? rest : null)
   }
 
   /** Removes event `seq` once nothing waits to send it: no webhook not attempted yet, no delivery to try again. */
