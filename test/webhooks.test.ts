@@ -733,8 +733,7 @@ describe('deliveries on disk', () => {
     const onDisk = () => directoryOnDisk(file)
     const settledOnDisk = async (dropped: number) => {
       await until(
-        () =>
-          onDisk().webhooks[0].dropped_deliveries === dropped && everyOneAttempted(onDisk()),
+        () => onDisk().webhooks[0].dropped_deliveries === dropped && everyOneAttempted(onDisk()),
         `${dropped} given up and every waiting one attempted, on disk`,
       )
       const saved = onDisk()
