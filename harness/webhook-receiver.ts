@@ -34,6 +34,17 @@ export function startReceiver(answer: Answerer = () => new Response('ok'), port 
   }
 }
 
+/** A receiver that answers nothing until released, then answers `status` ("late", or no body for 204). */
+export function heldReceiver(status = 200) {
+  let release = () => {}
+  const held = new Promise<void>((resolve) => (release = resolve))
+  const receiver = startReceiver(async () => {
+    await held
+    return new Response(status === 204 ? null : 'late', { status })
+  })
+  return { ...receiver, release }
+}
+
 /** Waits until `check` holds, looking every 20 ms; fails with `what` after `ms`. */
 export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
   const deadline = performance.now() + ms

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
 import { ADMIN_TOKEN, makeApp, NOW, readJson, SEED_FILE, tempDir } from '../harness/app'
 import { freePort, sleep, spawnService, stopService, waitForHealth } from '../harness/service'
-import { startReceiver, until } from '../harness/webhook-receiver'
+import { heldReceiver, startReceiver, until } from '../harness/webhook-receiver'
 import { snapshotProblem } from '../src/domain/snapshot-format'
 import { isPublicAddress } from '../src/domain/webhook-targets'
 import { MAX_WAITING } from '../src/domain/webhooks'
@@ -40,14 +40,10 @@ function receiver(...args: Parameters<typeof startReceiver>) {
 
 /** A receiver that answers nothing until released (after the test at the latest), then answers `status`. */
 function hungReceiver(status = 200) {
-  let release = () => {}
-  const held = new Promise<void>((resolve) => (release = resolve))
-  const hung = receiver(async () => {
-    await held
-    return new Response(status === 204 ? null : 'late', { status })
-  })
-  cleanups.unshift(release)
-  return { hung, release }
+  const hung = heldReceiver(status)
+  cleanups.push(hung.stop)
+  cleanups.unshift(hung.release)
+  return { hung, release: hung.release }
 }
 
 /** The app on the real clock (deliveries are due by it), allowing receivers on this machine. */
