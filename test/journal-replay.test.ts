@@ -124,16 +124,20 @@ describe('the journal', () => {
     await w.ok('admin', 'DELETE', `/api/webhooks/${deletedHook}/`, undefined, 204)
     held.release()
     // Quiet: every event sent or given up, every outcome saved (the webhooks save them within a second).
-    await until(() => {
-      const saved = directoryOnDisk(w.dataFile)
-      const dropped = saved.webhooks.find((h: Json) => h.id === heldHook)?.dropped_deliveries
-      return (
-        dropped === events - MAX_WAITING &&
-        taking.received.length === events &&
-        (saved.webhook_events ?? []).every((e: Json) => !e.waiting?.length) &&
-        (saved.webhook_deliveries ?? []).every((d: Json) => d.attempts > 0)
-      )
-    }, 'the webhooks quiet, their outcomes on disk')
+    await until(
+      () => {
+        const saved = directoryOnDisk(w.dataFile)
+        const dropped = saved.webhooks.find((h: Json) => h.id === heldHook)?.dropped_deliveries
+        return (
+          dropped === events - MAX_WAITING &&
+          new Set(taking.events().map((event) => event.seq)).size === events &&
+          (saved.webhook_events ?? []).every((e: Json) => !e.waiting?.length) &&
+          (saved.webhook_deliveries ?? []).every((d: Json) => d.attempts > 0)
+        )
+      },
+      'the webhooks quiet, their outcomes on disk',
+      30_000,
+    )
     const { replayed, whole } = await replayedAndWhole(w.store, w.dataFile)
     expect(replayed).toEqual(whole)
   })
