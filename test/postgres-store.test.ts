@@ -11,7 +11,7 @@ import { ADMIN_TOKEN, makeApp, readJson } from '../harness/app'
 import { putLogo, solidPng } from '../harness/logo-upload'
 import { startPostgres, type Postgres } from '../harness/postgres'
 import { sleep } from '../harness/service'
-import { startReceiver } from '../harness/webhook-receiver'
+import { startReceiver, until } from '../harness/webhook-receiver'
 import { MIGRATIONS } from '../src/store/postgres-schema'
 import { users } from '../harness/users'
 
@@ -51,18 +51,11 @@ const newClub = (code: string, name = `Club ${code}`) => ({
   email: `${code}@clubs.example.edu`,
 })
 
-/** Polls `read` until it answers true; answers how long that took (ms), or fails after `within`. */
 /**
- * Waits until `read` sees it. Another instance has a commit within a second on an idle machine
- * (npm run bench measures the lag); the wait allows a loaded one, and nothing else would bring it.
+ * Waits until `read` sees another instance's commit: within a second on an idle machine (npm run
+ * bench measures the lag); the wait allows a loaded one, and nothing else would bring it.
  */
-async function until(read: () => Promise<boolean>, within = 5_000): Promise<void> {
-  const started = performance.now()
-  while (!(await read())) {
-    if (performance.now() - started > within) throw new Error(`not seen within ${within} ms`)
-    await sleep(10)
-  }
-}
+const caughtUp = (read: () => Promise<boolean>, within = 5_000) => until(read, 'the commit on this instance', within)
 
 describe('several instances on one database', () => {
   test('a first start loads the seed once, even when two instances start on an empty database at once', async () => {
@@ -82,10 +75,10 @@ describe('several instances on one database', () => {
     const { url, apps } = await instances(3)
     const [a, b, c] = apps as [App, App, App]
     expect((await a.admin.post('/api/clubs/', newClub('relay'))).status).toBe(201)
-    for (const other of [b, c]) await until(async () => (await other.admin.get('/api/clubs/relay/')).status === 200)
+    for (const other of [b, c]) await caughtUp(async () => (await other.admin.get('/api/clubs/relay/')).status === 200)
     // A user issued on one instance: its token opens the API on another.
     const issued = await readJson(await b.admin.post('/api/users/', { username: 'dana' }))
-    await until(async () => (await c.req('/api/users/me/', { token: issued.token })).status === 200)
+    await caughtUp(async () => (await c.req('/api/users/me/', { token: issued.token })).status === 200)
     const later = await instance(url)
     expect((await later.admin.get('/api/clubs/relay/')).status).toBe(200)
     expect(readJson(await later.req('/api/users/me/', { token: issued.token }))).resolves.toMatchObject({
@@ -122,7 +115,7 @@ describe('several instances on one database', () => {
     const [a, b] = apps as [App, App]
     const usernames = ['ann', 'ben', 'cat', 'dev', 'eve', 'fay'] as const
     const tokens = Object.values(await users(a, ...usernames))
-    await until(async () => (await b.req('/api/users/me/', { token: tokens.at(-1)! })).status === 200)
+    await caughtUp(async () => (await b.req('/api/users/me/', { token: tokens.at(-1)! })).status === 200)
     const code = 'pre-health-society'
     const before = (await readJson(await a.req(`/api/clubs/${code}/`))).favorite_count
     // Each user twice, once through each instance, all at once.
@@ -134,7 +127,7 @@ describe('several instances on one database', () => {
     for (const res of answers) expect(res.status).toBeLessThan(500)
     expect(answers.filter((res) => res.status === 201)).toHaveLength(usernames.length)
     for (const app of apps)
-      await until(
+      await caughtUp(
         async () => (await readJson(await app.req(`/api/clubs/${code}/`))).favorite_count === before + usernames.length,
       )
     await sleep(600)
@@ -167,7 +160,8 @@ describe('several instances on one database', () => {
     )
     expect((await Promise.all(writes)).map((res) => res.status)).toEqual(writes.map(() => 200))
     const last = first + writes.length
-    for (const app of apps) await until(async () => (await readJson(await app.req('/api/changes/'))).last_seq === last)
+    for (const app of apps)
+      await caughtUp(async () => (await readJson(await app.req('/api/changes/'))).last_seq === last)
     following = false
     await follower
     const lists = await Promise.all(
@@ -202,7 +196,7 @@ describe('an instance further behind than the kept revisions', () => {
     } finally {
       await sql.close()
     }
-    await until(
+    await caughtUp(
       async () =>
         (await readJson(await b.req(`/api/clubs/${code}/`))).subtitle === 'Changed while nobody kept the revision',
     )
@@ -222,7 +216,7 @@ describe('a read-only instance', () => {
     started.push(reader)
     expect((await reader.admin.post('/api/clubs/', newClub('refused-here'))).status).toBe(405)
     expect((await writer.admin.post('/api/clubs/', newClub('made-there'))).status).toBe(201)
-    await until(async () => (await reader.admin.get('/api/clubs/made-there/')).status === 200)
+    await caughtUp(async () => (await reader.admin.get('/api/clubs/made-there/')).status === 200)
   })
 })
 
@@ -231,7 +225,7 @@ describe('what instances share besides records', () => {
     const { apps } = await instances(2)
     const [a, b] = apps as [App, App]
     const imageUrl = await putLogo(a, 'pre-health-society', await solidPng(120, 80, '#3366cc'))
-    await until(
+    await caughtUp(
       async () => (await readJson(await b.admin.get('/api/clubs/pre-health-society/'))).image_url === imageUrl.href,
     )
     const served = await b.req(imageUrl.pathname)
@@ -244,11 +238,11 @@ describe('what instances share besides records', () => {
     const { apps } = await instances(2)
     const [a, b] = apps as [App, App]
     const { cal } = await users(a, 'cal')
-    await until(async () => (await b.req('/api/users/me/', { token: cal })).status === 200)
+    await caughtUp(async () => (await b.req('/api/users/me/', { token: cal })).status === 200)
     const made = await a.req('/api/users/me/calendar-url/', { token: cal })
     expect(made.status).toBe(200)
     const address = new URL((await readJson(made)).url as string)
-    await until(async () => (await b.req(address.pathname)).status === 200)
+    await caughtUp(async () => (await b.req(address.pathname)).status === 200)
     expect(await readJson(await b.req('/api/users/me/calendar-url/', { token: cal }))).toEqual({
       url: address.href,
     })
@@ -272,11 +266,11 @@ describe('webhooks on several instances', () => {
     const receiver = startReceiver()
     try {
       expect((await b.admin.post('/api/webhooks/', { url: receiver.url })).status).toBe(201)
-      await until(async () => (await readJson(await a.admin.get('/api/webhooks/'))).length === 1)
+      await caughtUp(async () => (await readJson(await a.admin.get('/api/webhooks/'))).length === 1)
       const code = 'pre-health-society'
       for (let n = 0; n < 6; n++)
         expect((await [a, b][n % 2]!.admin.patch(`/api/clubs/${code}/`, { subtitle: `Hook ${n}` })).status).toBe(200)
-      await until(async () => new Set(receiver.events().map((event) => event.seq)).size === 6, 10_000)
+      await caughtUp(async () => new Set(receiver.events().map((event) => event.seq)).size === 6, 10_000)
       await sleep(500)
       const seqs = receiver.events().map((event) => event.seq)
       expect(seqs).toHaveLength(6)
@@ -289,7 +283,7 @@ describe('webhooks on several instances', () => {
       started.splice(started.indexOf(sender), 1)
       for (let n = 0; n < 3; n++)
         expect((await other.admin.patch(`/api/clubs/${code}/`, { subtitle: `After ${n}` })).status).toBe(200)
-      await until(async () => new Set(receiver.events().map((event) => event.seq)).size === 9, 10_000)
+      await caughtUp(async () => new Set(receiver.events().map((event) => event.seq)).size === 9, 10_000)
     } finally {
       receiver.stop()
     }
@@ -301,7 +295,7 @@ describe('a lost database', () => {
     const { apps } = await instances(2)
     const [a, b] = apps as [App, App]
     expect((await a.admin.post('/api/clubs/', newClub('before-outage'))).status).toBe(201)
-    await until(async () => (await b.admin.get('/api/clubs/before-outage/')).status === 200)
+    await caughtUp(async () => (await b.admin.get('/api/clubs/before-outage/')).status === 200)
     pg.kill()
     try {
       expect((await a.req('/api/clubs/before-outage/', { token: ADMIN_TOKEN })).status).toBe(200)
@@ -309,14 +303,14 @@ describe('a lost database', () => {
       const refused = await a.admin.post('/api/clubs/', newClub('during-outage'))
       expect(refused.status).toBe(503)
       expect(refused.headers.get('retry-after')).toBeTruthy()
-      await until(async () => (await b.req('/readyz')).status === 503)
+      await caughtUp(async () => (await b.req('/readyz')).status === 503)
       expect(await (await b.req('/readyz')).text()).toContain('database')
     } finally {
       await pg.restart()
     }
-    await until(async () => (await a.admin.post('/api/clubs/', newClub('after-outage'))).status === 201, 15_000)
-    await until(async () => (await b.admin.get('/api/clubs/after-outage/')).status === 200)
-    await until(async () => (await a.req('/readyz')).status === 200)
+    await caughtUp(async () => (await a.admin.post('/api/clubs/', newClub('after-outage'))).status === 201, 15_000)
+    await caughtUp(async () => (await b.admin.get('/api/clubs/after-outage/')).status === 200)
+    await caughtUp(async () => (await a.req('/readyz')).status === 200)
     expect((await a.admin.get('/api/clubs/during-outage/')).status).toBe(404)
   }, 60_000)
 })

@@ -467,8 +467,7 @@ export class WebhookService {
     if (!given.length) return
     const unhooked = new Set([webhook])
     for (const delivery of given) {
-      const event = fresh.get(delivery.seq)
-      if (event) this.#stopWaiting(delivery.seq, unhooked)
+      if (fresh.has(delivery.seq)) this.#stopWaiting(delivery.seq, unhooked)
       else if (this.#unqueue(webhook, delivery.seq)) this.#dropUnneeded(delivery.seq)
       const last_error = `Given up unsent: the receiver kept failing while ${MAX_WAITING} newer deliveries waited (GET /api/changes/?since=${delivery.seq - 1} has the event while the change log keeps it).`
       const record: DeliveryRecord = { ...delivery, status: 'failed', last_error, next_attempt_at: null }
