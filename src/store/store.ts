@@ -251,13 +251,16 @@ export class Store<Snapshot extends SnapshotShape = SnapshotShape> {
   }
 
   /**
-   * Waits for the writes under way, writes the snapshot whole when the journal holds entries (a
-   * data file at rest is one file a person can open; a failure leaves the journal to replay), then
-   * lets other processes use the file.
+   * Waits for the writes under way, writes the snapshot whole when the journal holds entries it
+   * does not (a data file at rest is one file a person can open; a failure leaves the journal to
+   * replay), then lets other processes use the file.
    */
   async close(): Promise<void> {
     await this.#idle()
-    if (this.#journalFile?.entries) await this.save().catch(() => undefined)
+    // A compaction that landed with every commit leaves only its entries to cut: writing the same
+    // snapshot again would only put it in place of the older backup.
+    if (this.#cutUpTo === this.#committed) await this.#journalFile?.dropUpTo(this.#committed).catch(() => undefined)
+    else if (this.#journalFile?.entries) await this.save().catch(() => undefined)
     this.unlock()
   }
 
